@@ -1,0 +1,241 @@
+"""The renderer-neutral prompt model: one tree every front end maps into and every renderer reads.
+
+It knows no format, no provider and no syntax (the pandoc idea: readers -> one tree -> writers).
+Pydantic validates it at the edge, where user data comes in; renderers then read plain attributes.
+Fields a format cannot express are reported by that format's renderer, not refused here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_validator
+
+from .budget import Budget
+from .contract import OutputContract
+
+__all__ = [
+    "AudioPart",
+    "ChatTurn",
+    "ContentPart",
+    "ContextItem",
+    "FilePart",
+    "GenerateConfig",
+    "Identity",
+    "ImagePart",
+    "Prompt",
+    "Resource",
+    "Retry",
+    "Section",
+    "TextPart",
+    "ThinkSetting",
+    "ToolCall",
+    "ToolDefinition",
+    "ToolResult",
+]
+
+_STRICT = ConfigDict(extra="forbid")
+
+ThinkSetting = StrictBool | Literal["auto", "low", "medium", "high"]
+
+
+class Identity(BaseModel):
+    """Who the model is asked to be (AgentScript's ``role`` and ``description``)."""
+
+    model_config = _STRICT
+
+    role: str
+    description: str = ""
+
+
+class ContextItem(BaseModel):
+    """One selected piece of context: the value, how it was selected (``source``), its label and budget.
+
+    The rendered text and its clipping are computed by the renderers (they depend on the format's
+    text form of a value), so nothing derived is stored here.
+    """
+
+    model_config = _STRICT
+
+    value: Any = None
+    label: str | None = None
+    source: str | None = None
+    budget: Budget | None = None
+
+
+class TextPart(BaseModel):
+    model_config = _STRICT
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class _Located(BaseModel):
+    """A part that is either at a URL or inline as base64 data, never both."""
+
+    model_config = _STRICT
+
+    url: str | None = None
+    data: str | None = None
+    media_type: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> _Located:
+        if (self.url is None) == (self.data is None):
+            raise ValueError("give exactly one of 'url' or 'data' (base64)")
+        return self
+
+    @property
+    def data_url(self) -> str:
+        """The part as a URL: its own URL, or a ``data:`` URL built from the inline bytes."""
+        if self.url is not None:
+            return self.url
+        return f"data:{self.media_type or 'application/octet-stream'};base64,{self.data}"
+
+
+class ImagePart(_Located):
+    type: Literal["image"] = "image"
+    detail: Literal["auto", "low", "high"] | None = None
+
+
+class AudioPart(BaseModel):
+    model_config = _STRICT
+
+    type: Literal["audio"] = "audio"
+    data: str
+    format: str = Field(description="audio container, e.g. 'wav' or 'mp3'")
+
+
+class FilePart(_Located):
+    type: Literal["file"] = "file"
+    filename: str | None = None
+
+
+ContentPart = Annotated[TextPart | ImagePart | AudioPart | FilePart, Field(discriminator="type")]
+
+
+class ChatTurn(BaseModel):
+    """One earlier message of the conversation. Roles are free text: dialects map them."""
+
+    model_config = _STRICT
+
+    role: str = "user"
+    content: str | list[ContentPart]
+    name: str | None = None
+
+
+class Section(BaseModel):
+    """A titled block of the prompt body, kept in the order written.
+
+    ``kind`` says what the block is for (Agently's info / instruct / examples, or a custom block);
+    ``key`` is the block's own name (a custom block's title, or a sub-name the dialect used).
+    """
+
+    model_config = _STRICT
+
+    kind: Literal["info", "instruct", "examples", "custom"]
+    key: str | None = None
+    value: Any = None
+
+
+class ToolDefinition(BaseModel):
+    """A tool the model may call. ``native`` keeps the dialect's own form (e.g. an opaque Agens string)."""
+
+    model_config = _STRICT
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    returns: Any = None
+    native: Any = None
+
+
+class ToolCall(BaseModel):
+    model_config = _STRICT
+
+    name: str
+    id: str | None = None
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    native: Any = None
+
+
+class ToolResult(BaseModel):
+    model_config = _STRICT
+
+    content: Any = None
+    call_id: str | None = None
+    name: str | None = None
+    is_error: bool = False
+
+
+class Resource(BaseModel):
+    """A document handed to the model (Agens/MCP resources); ``content`` None means "not loaded"."""
+
+    model_config = _STRICT
+
+    uri: str
+    name: str | None = None
+    description: str | None = None
+    content: str | None = None
+
+
+class Retry(BaseModel):
+    """Why the previous attempt was rejected, and what it returned.
+
+    ``previous_output`` counts as given only when it was set explicitly (``None`` then means the
+    model returned JSON ``null``); leave it unset when the previous output was not valid JSON.
+    """
+
+    model_config = _STRICT
+
+    reason: str | None = None
+    previous_output: Any = None
+    attempt: StrictInt | None = Field(default=None, ge=1)
+
+    @property
+    def has_previous_output(self) -> bool:
+        return "previous_output" in self.model_fields_set
+
+
+class GenerateConfig(BaseModel):
+    """Generation options exactly as the AgentScript seed defines them."""
+
+    model_config = _STRICT
+
+    max_output: Budget | None = None
+    attempts: StrictInt = Field(default=1, ge=1)
+    temperature: float | None = Field(default=None, allow_inf_nan=False)
+    think: ThinkSetting = False
+    strict: StrictBool = False
+    debug: StrictBool = False
+
+
+class Prompt(BaseModel):
+    """Everything a model is to be told, independent of any format or provider."""
+
+    model_config = _STRICT
+
+    identity: Identity | None = None
+    system: str | None = None
+    developer: str | None = None
+    context: list[ContextItem] = Field(default_factory=list)
+    instruction: Any = None
+    sections: list[Section] = Field(default_factory=list)
+    history: list[ChatTurn] = Field(default_factory=list)
+    attachments: list[ContentPart] = Field(default_factory=list)
+    tools: list[ToolDefinition] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_results: list[ToolResult] = Field(default_factory=list)
+    resources: list[Resource] = Field(default_factory=list)
+    previous_result: Any = None
+    retry: Retry | None = None
+    output: OutputContract | None = None
+    config: GenerateConfig = Field(default_factory=GenerateConfig)
+
+    def populated_fields(self) -> tuple[str, ...]:
+        """Names of the content fields that carry something (``config`` is for adapters, not layout)."""
+        return tuple(
+            name
+            for name in type(self).model_fields
+            if name != "config" and getattr(self, name) not in (None, [])
+        )

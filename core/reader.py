@@ -1,0 +1,21 @@
+"""The front door for prompts written directly as data (JSON or YAML in the core model's shape)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .prompt import Prompt
+from .validation import validate_model
+
+__all__ = ["PromptReader", "reader"]
+
+
+class PromptReader:
+    name = "prompt"
+    description = "the core Prompt model as JSON/YAML data"
+
+    def read(self, data: Any) -> Prompt:
+        return validate_model(Prompt, data)
+
+
+reader = PromptReader()

@@ -1,0 +1,95 @@
+"""What a renderer produces: provider-neutral chat messages plus the format's own structure.
+
+Plain frozen dataclasses: a render is output, not user input, so it is never re-validated.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Message", "RenderedPrompt", "RenderedSection"]
+
+MessageContent = str | list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message; ``content`` is a string or a list of OpenAI-style content parts."""
+
+    role: str
+    content: MessageContent
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedSection:
+    """One named block of a render, as the format built it (for inspection and tooling).
+
+    ``role`` is the message the block went into, ``key`` the prompt field it came from,
+    ``title`` and ``detail`` the format's heading for it, ``body`` the text under the heading.
+    """
+
+    role: str
+    key: str
+    title: str
+    body: str
+    detail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedPrompt:
+    format: str
+    messages: tuple[Message, ...]
+    text: str | None = None
+    sections: tuple[RenderedSection, ...] = ()
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def system(self) -> str | None:
+        """The system message's text, when the first message is a plain-text system message."""
+        if self.messages and self.messages[0].role == "system" and isinstance(self.messages[0].content, str):
+            return self.messages[0].content
+        return None
+
+    @property
+    def user(self) -> MessageContent | None:
+        """The content of the last user message (the turn being asked now)."""
+        for message in reversed(self.messages):
+            if message.role == "user":
+                return message.content
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "messages": [m.to_dict() for m in self.messages],
+            "text": self.text,
+            "sections": [
+                {"role": s.role, "key": s.key, "title": s.title, "detail": s.detail, "body": s.body}
+                for s in self.sections
+            ],
+            "warnings": list(self.warnings),
+        }
+
+    def display(self) -> str:
+        """The render as a person reads it: each message under a ``--- role ---`` line, verbatim.
+
+        Text goes out byte for byte; content parts other than text are shown as one line of JSON.
+        Every message is followed by one newline, so a message ending in ``\\n`` shows a blank line.
+        """
+        chunks: list[str] = []
+        for message in self.messages:
+            chunks.append(f"--- {message.role} ---\n")
+            if isinstance(message.content, str):
+                chunks.append(message.content + "\n")
+                continue
+            for part in message.content:
+                if part.get("type") == "text" and isinstance(part.get("text"), str):
+                    chunks.append(part["text"] + "\n")
+                else:
+                    chunks.append(json.dumps(part, ensure_ascii=False, sort_keys=True) + "\n")
+        return "".join(chunks)

@@ -1,0 +1,53 @@
+"""The renderer contract every format implements, built-in or third party.
+
+A renderer is a pure function of a :class:`Prompt` and its options. Formats differ in what they
+can say; rather than silently dropping the rest, each renderer declares the fields it expresses and
+:func:`unexpressed_fields` turns the others into one warning (or an error when ``strict=True``).
+
+Convention for built-in formats: the module ``promptwire.renderers.<name>`` exposes a module-level
+``renderer`` object satisfying :class:`Renderer`; ``plugins/builtins.py`` registers a lazy proxy
+to it, so the module is imported only when the format is used. Every renderer accepts the option
+``strict: bool = False`` and passes it to :func:`unexpressed_fields`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Protocol, runtime_checkable
+
+from ..core.errors import UnsupportedFieldsError, UnsupportedFieldsWarning, unsupported_fields_message, warn
+from ..core.prompt import Prompt
+from ..core.rendered import RenderedPrompt
+
+__all__ = ["Renderer", "unexpressed_fields"]
+
+
+@runtime_checkable
+class Renderer(Protocol):
+    """A named format. ``render`` must not do I/O or keep state between calls."""
+
+    name: str
+    description: str
+    fields: frozenset[str]
+    """The ``Prompt`` fields this format can express; the others are reported, never dropped silently."""
+
+    def render(self, prompt: Prompt, **options: Any) -> RenderedPrompt: ...
+
+
+def unexpressed_fields(
+    prompt: Prompt, format_name: str, expressible: Iterable[str], *, strict: bool = False
+) -> tuple[str, ...]:
+    """Report the populated fields of ``prompt`` that ``format_name`` cannot express.
+
+    Returns the warning texts to store on the :class:`RenderedPrompt` (empty when all is said).
+    With ``strict`` the render is refused instead.
+    """
+    allowed = frozenset(expressible)
+    missing = [name for name in prompt.populated_fields() if name not in allowed]
+    if not missing:
+        return ()
+    if strict:
+        raise UnsupportedFieldsError(format_name, missing)
+    message = unsupported_fields_message(format_name, missing)
+    warn(message, UnsupportedFieldsWarning, stacklevel=4)
+    return (message,)

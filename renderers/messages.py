@@ -1,0 +1,88 @@
+"""Chat messages with rich content, around any text layout.
+
+The layout (AgentScript's by default, or any renderer object passed as ``layout=``) decides the
+words of the system and user messages; this format turns the conversation into real chat turns:
+the system message, a developer message when the layout has no place for one, the history turns,
+then the user turn, whose content becomes a list of parts when there are attachments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.prompt import Prompt
+from ..core.rendered import Message, RenderedPrompt
+from .base import Renderer, unexpressed_fields
+from .parts import openai_content, openai_part
+
+__all__ = ["MessagesRenderer", "renderer"]
+
+_TURN_FIELDS = frozenset({"history", "attachments"})
+
+
+class MessagesRenderer:
+    name = "messages"
+    description = "chat messages with rich content: system, history, then the user turn with attachment parts"
+
+    @property
+    def fields(self) -> frozenset[str]:
+        return _default_layout().fields | _TURN_FIELDS | {"developer"}
+
+    def render(self, prompt: Prompt, *, layout: Renderer | None = None, strict: bool = False) -> RenderedPrompt:
+        layout = layout or _default_layout()
+        own = _TURN_FIELDS | ({"developer"} - layout.fields)
+        expressible = layout.fields | own
+        warnings = unexpressed_fields(prompt, self.name, expressible, strict=strict)
+        # The layout sees only what it can say, so the one warning above is the only one.
+        dropped = own | (set(prompt.populated_fields()) - expressible)
+        fields = type(prompt).model_fields
+        inner = prompt.model_copy(
+            update={name: fields[name].get_default(call_default_factory=True) for name in dropped}
+        )
+        laid_out = layout.render(inner)
+
+        leading = _leading_system(laid_out.messages)
+        rest = list(laid_out.messages[len(leading) :])
+        if "developer" in own and prompt.developer is not None:
+            leading.append(Message("developer", prompt.developer))
+        history = [Message(turn.role, openai_content(turn.content)) for turn in prompt.history]
+        if prompt.attachments:
+            rest = _attach(rest, [openai_part(part) for part in prompt.attachments])
+        return RenderedPrompt(
+            format=self.name,
+            messages=tuple(leading + history + rest),
+            sections=laid_out.sections,
+            warnings=warnings,
+        )
+
+
+def _leading_system(messages: tuple[Message, ...]) -> list[Message]:
+    leading = []
+    for message in messages:
+        if message.role not in ("system", "developer"):
+            break
+        leading.append(message)
+    return leading
+
+
+def _attach(messages: list[Message], parts: list[dict[str, Any]]) -> list[Message]:
+    """Append the parts to the last user message (adding an empty user turn if there is none)."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role == "user":
+            content = message.content
+            if isinstance(content, str):
+                head = [{"type": "text", "text": content}] if content else []
+            else:
+                head = list(content)
+            return [*messages[:index], Message("user", head + parts), *messages[index + 1 :]]
+    return [*messages, Message("user", parts)]
+
+
+def _default_layout() -> Renderer:
+    from .agentscript import renderer as agentscript_renderer
+
+    return agentscript_renderer
+
+
+renderer = MessagesRenderer()
