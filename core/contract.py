@@ -35,7 +35,9 @@ def shape_type_schema(type_text: str) -> dict[str, Any]:
         return {"type": "array", "items": shape_type_schema(text[5:-1])}
     schema = _SCALAR_SCHEMAS.get(text)
     if schema is None:
-        raise ValueError(f"unsupported shape type {type_text!r} (expected one of {', '.join(sorted(SHAPE_TYPES))} or list[T])")
+        raise ValueError(
+            f"unsupported shape type {type_text!r} (expected one of {', '.join(sorted(SHAPE_TYPES))} or list[T])"
+        )
     return dict(schema)
 
 

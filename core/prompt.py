@@ -235,7 +235,5 @@ class Prompt(BaseModel):
     def populated_fields(self) -> tuple[str, ...]:
         """Names of the content fields that carry something (``config`` is for adapters, not layout)."""
         return tuple(
-            name
-            for name in type(self).model_fields
-            if name != "config" and getattr(self, name) not in (None, [])
+            name for name in type(self).model_fields if name != "config" and getattr(self, name) not in (None, [])
         )

@@ -27,16 +27,14 @@ def validate_model(model: type[M], data: Any, *, root: str | None = None) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise _field_error(exc, root) from None
+        raise _field_error(exc, data, root) from None
 
 
-def _field_error(exc: ValidationError, root: str | None) -> FieldError:
+def _field_error(exc: ValidationError, data: Any, root: str | None) -> FieldError:
     errors = exc.errors(include_url=False)
     first = errors[0]
-    # Union members add their type name to the location ("str", "list[...]"); keep only real fields.
-    location = [part for part in first["loc"] if not _is_union_tag(part)]
     path: list[str | int] = [root] if root else []
-    path.extend(location)
+    path.extend(_path_in_input(first["loc"], data, missing=first["type"] == "missing"))
     reason = first["msg"]
     if first["type"] == "extra_forbidden":
         reason = "unknown field"
@@ -45,7 +43,29 @@ def _field_error(exc: ValidationError, root: str | None) -> FieldError:
     return FieldError(field_path(path), reason)
 
 
-def _is_union_tag(part: str | int) -> bool:
-    return isinstance(part, str) and (
-        part in {"str", "int", "float", "bool", "none"} or "[" in part or part.startswith("function-")
-    )
+def _path_in_input(location: tuple[str | int, ...], data: Any, *, missing: bool) -> list[str | int]:
+    """Keep the parts of pydantic's location that exist in the user's data.
+
+    Pydantic also puts union arms (``str``, ``list[...]``), discriminator tags (``image``) and
+    sub-fields of values given in shorthand (``budget: "0k"`` -> ``amount``) into the location;
+    the user never wrote those. A missing field is the one part kept although absent.
+    """
+    path: list[str | int] = []
+    current = data
+    last = len(location) - 1
+    for index, part in enumerate(location):
+        found, child = _child(current, part)
+        if found:
+            current = child
+        elif not (missing and index == last and isinstance(current, dict)):
+            continue
+        path.append(part)
+    return path
+
+
+def _child(container: Any, part: str | int) -> tuple[bool, Any]:
+    if isinstance(container, dict) and part in container:
+        return True, container[part]
+    if isinstance(container, list | tuple) and isinstance(part, int) and 0 <= part < len(container):
+        return True, container[part]
+    return False, None

@@ -65,12 +65,19 @@ def _parser() -> argparse.ArgumentParser:
         "--from", dest="reader", default="prompt", metavar="DIALECT", help="input dialect (default: prompt)"
     )
     render.add_argument(
-        "--output", "-O", choices=OUTPUTS, default="display",
+        "--output",
+        "-O",
+        choices=OUTPUTS,
+        default="display",
         help="display: messages as text (default); json: the whole render; text: the single-string form",
     )
     render.add_argument("--strict", action="store_true", help="fail when the format cannot express a field")
     render.add_argument(
-        "--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="a renderer option; VALUE is read as JSON when it parses, else as text (repeatable)",
     )
     render.set_defaults(run=_cmd_render)
@@ -176,4 +183,3 @@ def _parse_options(raw: Sequence[str]) -> dict[str, Any]:
 def _usage_error(message: str) -> NoReturn:
     print(f"asrender: error: {message}", file=sys.stderr)
     raise SystemExit(2)
-

@@ -12,6 +12,7 @@ raises :class:`promptwire.core.errors.RegistrationError` naming both plugins.
 from __future__ import annotations
 
 from collections.abc import Callable
+
 import pluggy
 
 PROJECT_NAME = "promptwire"
@@ -60,4 +61,3 @@ def _spec_names() -> tuple[str, ...]:
 HOOK_NAMES: tuple[str, ...] = _spec_names()
 
 __all__ = ["HOOK_NAMES", "PROJECT_NAME", "RegisterCallback", "hookspec"]
-

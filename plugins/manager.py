@@ -130,8 +130,7 @@ class PluginHost:
                 plugin = entry_point.load()
             except Exception as exc:  # a broken third-party plugin must not look like our crash
                 raise RegistrationError(
-                    f"plugin {entry_point.name!r} ({entry_point.value}) failed to load: "
-                    f"{type(exc).__name__}: {exc}"
+                    f"plugin {entry_point.name!r} ({entry_point.value}) failed to load: {type(exc).__name__}: {exc}"
                 ) from exc
             self._add(plugin, entry_point.name, dist.version if dist is not None else None)
 

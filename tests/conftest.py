@@ -8,7 +8,7 @@ from syrupy.assertion import SnapshotAssertion
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from snapshot_ext import RawTextSnapshot  # noqa: E402
+from snapshot_ext import RawTextSnapshot
 
 
 @pytest.fixture

@@ -1,0 +1,178 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from promptwire import Budget, FieldError, Prompt, render
+from promptwire.core import GenerateConfig, OutputContract, Retry
+from promptwire.core.errors import SourceError, field_path
+from promptwire.core.validation import validate_model
+
+
+class TestBudget:
+    @pytest.mark.parametrize(
+        ("raw", "amount", "unit", "limit", "tokens"),
+        [
+            ("2k", 2.0, "k", 2000, 2000),
+            ("500", 500.0, None, 500, 500),
+            ("1.5k", 1.5, "k", 1500, 1500),
+            ("0.005k", 0.005, "k", 5, 5),
+            ("10tokens", 10.0, "tokens", 10, 10),  # unknown units count plainly, as upstream
+            ("4K", 4.0, "K", 4, 4),  # only lower-case k multiplies
+            ("0.0004k", 0.0004, "k", 0, 1),  # limit 0 disables clipping; output clamps to 1
+            ("2.9", 2.9, None, 2, 2),
+        ],
+    )
+    def test_parse_and_readings(self, raw: str, amount: float, unit: str | None, limit: int, tokens: int) -> None:
+        budget = Budget.parse(raw)
+        assert (budget.amount, budget.unit) == (amount, unit)
+        assert budget.context_limit == limit
+        assert budget.output_tokens == tokens
+
+    @pytest.mark.parametrize("raw", ["1e5", "k", "-1", "2 k", "", "1.k"])
+    def test_rejects_bad_literals(self, raw: str) -> None:
+        with pytest.raises(ValueError, match="invalid budget"):
+            Budget.parse(raw)
+
+    @pytest.mark.parametrize("raw", ["0", "0k", "0.0"])
+    def test_amount_must_be_positive(self, raw: str) -> None:
+        with pytest.raises(ValueError, match="greater than 0"):
+            Budget.parse(raw)
+
+    def test_accepts_number_string_and_mapping(self) -> None:
+        assert Budget.model_validate(300) == Budget(amount=300)
+        assert Budget.model_validate("3k") == Budget(amount=3, unit="k")
+        assert Budget.model_validate({"amount": 3, "unit": "k"}).context_limit == 3000
+
+    def test_bool_is_not_a_budget(self) -> None:
+        with pytest.raises(ValueError):
+            Budget.model_validate(True)
+
+    @given(st.integers(min_value=1, max_value=10**6), st.sampled_from(["", "k", "tokens"]))
+    def test_str_round_trips(self, amount: int, unit: str) -> None:
+        budget = Budget.parse(f"{amount}{unit}")
+        assert Budget.parse(str(budget)) == budget
+
+
+class TestGenerateConfig:
+    def test_defaults_match_the_seed(self) -> None:
+        config = GenerateConfig()
+        assert (config.max_output, config.attempts, config.temperature) == (None, 1, None)
+        assert (config.think, config.strict, config.debug) == (False, False, False)
+
+    @pytest.mark.parametrize("think", [False, True, "auto", "low", "medium", "high"])
+    def test_think_values(self, think: object) -> None:
+        assert GenerateConfig.model_validate({"think": think}).think == think
+
+    @pytest.mark.parametrize(
+        ("data", "field"),
+        [
+            ({"think": "extreme"}, "think"),
+            ({"think": 1}, "think"),
+            ({"attempts": 0}, "attempts"),
+            ({"attempts": 1.5}, "attempts"),
+            ({"attempts": True}, "attempts"),
+            ({"max_output": "0k"}, "max_output"),
+            ({"strict": "yes"}, "strict"),
+            ({"temperature": float("nan")}, "temperature"),
+            ({"bogus": 1}, "bogus"),
+        ],
+    )
+    def test_bad_values_name_the_field(self, data: dict[str, object], field: str) -> None:
+        with pytest.raises(FieldError) as info:
+            validate_model(GenerateConfig, data, root="config")
+        assert info.value.field == f"config.{field}"
+
+
+class TestPromptValidation:
+    def test_error_names_nested_field(self) -> None:
+        with pytest.raises(FieldError) as info:
+            validate_model(Prompt, {"context": [{"value": 1}, {"value": 2, "budget": "lots"}]})
+        assert info.value.field == "context[1].budget"
+        assert "invalid budget 'lots'" in str(info.value)
+
+    def test_unknown_field_is_named(self) -> None:
+        with pytest.raises(FieldError, match=r"^instructions: unknown field$"):
+            validate_model(Prompt, {"instructions": "typo"})
+
+    def test_image_needs_exactly_one_source(self) -> None:
+        with pytest.raises(FieldError) as info:
+            validate_model(Prompt, {"attachments": [{"type": "image"}]})
+        assert info.value.field == "attachments[0]"
+        assert "exactly one of 'url' or 'data'" in info.value.reason
+
+    def test_unknown_part_type(self) -> None:
+        with pytest.raises(FieldError) as info:
+            validate_model(Prompt, {"attachments": [{"type": "video", "url": "x"}]})
+        assert info.value.field == "attachments[0]"
+
+    def test_render_validates_plain_data(self) -> None:
+        with pytest.raises(FieldError, match=r"^prompt\.config\.attempts: "):
+            render({"instruction": "x", "config": {"attempts": 0}})
+
+    def test_populated_fields_ignore_defaults_and_config(self) -> None:
+        prompt = Prompt(instruction="x", config=GenerateConfig(attempts=3))
+        assert prompt.populated_fields() == ("instruction",)
+        assert Prompt(previous_result="").populated_fields() == ("previous_result",)
+
+    def test_retry_previous_output_present_only_when_set(self) -> None:
+        assert not Retry(reason="bad").has_previous_output
+        assert Retry(reason="bad", previous_output=None).has_previous_output
+
+    @given(
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(), lambda c: st.lists(c) | st.dictionaries(st.text(), c)
+        )
+    )
+    def test_any_json_value_is_a_valid_instruction(self, value: object) -> None:
+        assert Prompt(instruction=value).instruction == value
+
+
+class TestOutputContract:
+    def test_shape_to_schema_follows_agentscript(self) -> None:
+        contract = OutputContract.from_shape(
+            {
+                "title": "string",
+                "score": "number",
+                "ok": "boolean",
+                "meta": "json",
+                "raw": "list",
+                "tags": "list[string]",
+                "rows": "list[json]",
+                "grid": "list[list[number]]",
+            }
+        )
+        assert contract.json_schema == {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string"},
+                "score": {"type": "number"},
+                "ok": {"type": "boolean"},
+                "meta": {},
+                "raw": {"type": "array"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "rows": {"type": "array", "items": {}},
+                "grid": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
+            },
+            "required": ["title", "score", "ok", "meta", "raw", "tags", "rows", "grid"],
+            "additionalProperties": False,
+        }
+        assert list(contract.json_schema["properties"]) == list(contract.json_schema["required"])
+
+    def test_unknown_shape_type_names_the_field(self) -> None:
+        with pytest.raises(ValueError, match="shape field 'n': unsupported shape type 'integer'"):
+            OutputContract.from_shape({"n": "integer"})
+
+    def test_schema_alias(self) -> None:
+        assert OutputContract.model_validate({"schema": {"type": "string"}}).json_schema == {"type": "string"}
+
+
+class TestErrors:
+    def test_field_path_spelling(self) -> None:
+        assert field_path(["context", 2, "budget"]) == "context[2].budget"
+        assert field_path([0, "a"]) == "[0].a"
+        assert field_path([]) == "<root>"
+
+    def test_source_error_prints_like_a_compiler(self) -> None:
+        err = SourceError("Expected ','", file="a.as", line=3, column=5, source_line="\tx = {a: 1 b: 2}\n")
+        assert str(err) == "a.as:3:5: error: Expected ','\n\tx = {a: 1 b: 2}\n\t   ^"

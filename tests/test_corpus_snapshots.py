@@ -1,0 +1,52 @@
+"""Every built-in format renders every corpus prompt; the bytes are pinned in ``snapshots/``."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from corpus import CORPUS
+from promptwire import PluginHost, Prompt
+from promptwire.core.errors import UnsupportedFieldsError, UnsupportedFieldsWarning
+from syrupy.assertion import SnapshotAssertion
+
+HOST = PluginHost(entry_points=False)
+FORMATS = HOST.renderers.names()
+CASES = [pytest.param(fmt, name, id=f"{fmt}-{name}") for fmt in FORMATS for name in CORPUS]
+
+
+def _render_quietly(fmt: str, prompt: Prompt) -> str:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsupportedFieldsWarning)
+        text: str = HOST.renderer(fmt).render(prompt).display()
+    return text
+
+
+@pytest.mark.parametrize(("fmt", "name"), CASES)
+def test_render(fmt: str, name: str, snapshot: SnapshotAssertion) -> None:
+    assert _render_quietly(fmt, CORPUS[name]) == snapshot
+
+
+@pytest.mark.parametrize(("fmt", "name"), CASES)
+def test_unexpressible_fields_warn_once_or_fail_strict(fmt: str, name: str) -> None:
+    prompt = CORPUS[name]
+    renderer = HOST.renderer(fmt)
+    missing = [field for field in prompt.populated_fields() if field not in renderer.fields]
+    if not missing:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UnsupportedFieldsWarning)
+            assert renderer.render(prompt, strict=True).warnings == ()
+        return
+    with pytest.warns(UnsupportedFieldsWarning) as record:
+        rendered = renderer.render(prompt)
+    assert len(record) == 1
+    assert rendered.warnings == (str(record[0].message),)
+    for field in missing:
+        assert field in rendered.warnings[0]
+    with pytest.raises(UnsupportedFieldsError) as info:
+        renderer.render(prompt, strict=True)
+    assert list(info.value.fields) == missing
+
+
+def test_corpus_is_large_enough() -> None:
+    assert len(CORPUS) >= 30
