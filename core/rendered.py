@@ -78,7 +78,8 @@ class RenderedPrompt:
     def display(self) -> str:
         """The render as a person reads it: each message under a ``--- role ---`` line, verbatim.
 
-        Text goes out byte for byte; content parts other than text are shown as one line of JSON.
+        Text goes out byte for byte. A content-part list shows each part under a ``-- part: type --``
+        line: text parts verbatim, other parts as one line of JSON.
         Every message is followed by one newline, so a message ending in ``\\n`` shows a blank line.
         """
         chunks: list[str] = []
@@ -88,7 +89,9 @@ class RenderedPrompt:
                 chunks.append(message.content + "\n")
                 continue
             for part in message.content:
-                if part.get("type") == "text" and isinstance(part.get("text"), str):
+                kind = part.get("type", "?")
+                chunks.append(f"-- part: {kind} --\n")
+                if kind == "text" and isinstance(part.get("text"), str):
                     chunks.append(part["text"] + "\n")
                 else:
                     chunks.append(json.dumps(part, ensure_ascii=False, sort_keys=True) + "\n")

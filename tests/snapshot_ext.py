@@ -24,5 +24,5 @@ class RawTextSnapshot(SingleFileSnapshotExtension):
 
     def serialize(self, data: Any, **kwargs: Any) -> bytes:
         if isinstance(data, str):
-            data = data.encode("utf-8")
+            data = data.encode("utf-8", "surrogatepass")  # a clip may split a surrogate pair, as JS does
         return super().serialize(data, **kwargs)  # type: ignore[no-any-return]

@@ -80,7 +80,7 @@ def test_agens_order_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         (
             "bad.json",
             '{"instruction": "x",}',
-            "bad.json:1:20: invalid JSON: Expecting property name enclosed in double quotes",
+            "bad.json:1:21: invalid JSON: Expecting property name enclosed in double quotes",
         ),
         ("bad.yaml", "instruction: [unclosed\n", "bad.yaml:2:1: invalid YAML: "),
         ("field.yaml", "context:\n  - value: 1\n    budget: lots\n", "field.yaml: context[0].budget: "),

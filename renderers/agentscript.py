@@ -1,0 +1,211 @@
+"""The ``agentscript`` format: AgentScript 0.1.5's layered prompt text, byte for byte (agentscript.md §5).
+
+Two messages. The system message is ``"You are " + role + ".\\n" + description``. The final user
+message is its sections joined by a single ``\\n`` (no blank lines, no trailing newline):
+
+* ``Context:`` and, per context item *i*, ``[label]`` (or ``[i]``, the item's *global* index, when it
+  has no label), ``source: <expr>``, then the value's text clipped to its budget (strings raw,
+  anything else ``JSON.stringify(value, null, 2)``);
+* ``Instruction:`` and the instruction's text, with the §7.3 repair text on a retry;
+* ``Return JSON matching this schema:`` and the output contract's JSON Schema, pretty-printed.
+
+Beyond what AgentScript itself produces (it always has an identity, sources and an instruction), a
+core ``Prompt`` may lack them, so these choices keep every render a faithful superset:
+
+* ``system`` text follows the identity lines in the system message (joined by ``\\n``), or is the
+  whole system message when there is no identity; with neither there is no system message.
+* An item without ``source`` (or with an empty one) has no ``source:`` line, as upstream would print.
+* The ``Instruction:`` section appears when an instruction was given (an explicit ``None`` prints
+  ``null``, like AgentScript's ``input: none``) or when there is a retry to explain.
+
+Every other populated field is reported by one warning (an error with ``strict=True``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.clipping import Clip, clip, value_text
+from ..core.errors import FieldError
+from ..core.jsjson import object_entries, pretty
+from ..core.prompt import ContextItem, Prompt, Retry
+from ..core.rendered import Message, RenderedPrompt, RenderedSection
+from .base import unexpressed_fields
+
+__all__ = [
+    "AgentScriptRenderer",
+    "context_clips",
+    "instruction_value",
+    "renderer",
+    "repair_message",
+    "system_text",
+    "user_text",
+]
+
+CONTEXT_HEADING = "Context:"
+INSTRUCTION_HEADING = "Instruction:"
+SCHEMA_HEADING = "Return JSON matching this schema:"
+
+_REPAIR_OPENING = "Previous generation failed."
+_REPAIR_CLOSING = "Return corrected JSON matching the requested schema only."
+
+_FIELDS = frozenset({"identity", "system", "context", "instruction", "retry", "output"})
+
+
+class AgentScriptRenderer:
+    """Renders a :class:`Prompt` as AgentScript 0.1.5 builds its ``generate`` prompt."""
+
+    name = "agentscript"
+    description = "AgentScript 0.1.5 layered text: identity system text; Context, Instruction, schema user message"
+    fields: frozenset[str] = _FIELDS
+
+    def render(self, prompt: Prompt, *, strict: bool = False) -> RenderedPrompt:
+        warnings = unexpressed_fields(prompt, self.name, self.fields, strict=strict)
+        sections = _sections(prompt)
+        messages = [Message(s.role, s.body) for s in sections if s.role == "system"]
+        messages.append(Message("user", _join_user(sections)))
+        return RenderedPrompt(format=self.name, messages=tuple(messages), sections=tuple(sections), warnings=warnings)
+
+
+renderer = AgentScriptRenderer()
+
+
+# --------------------------------------------------------------------------------------------
+# System message
+
+
+def system_text(prompt: Prompt) -> str | None:
+    """``You are <role>.\\n<description>``, then any ``system`` text; None when there is neither."""
+    parts: list[str] = []
+    if prompt.identity is not None:
+        parts.append(f"You are {prompt.identity.role}.\n{prompt.identity.description}")
+    if prompt.system is not None:
+        parts.append(prompt.system)
+    return "\n".join(parts) if parts else None
+
+
+# --------------------------------------------------------------------------------------------
+# User message
+
+
+def user_text(prompt: Prompt) -> str:
+    """The final user message alone (what AgentScript's trace calls ``finalUserMessage``)."""
+    return _join_user(_sections(prompt))
+
+
+def _join_user(sections: list[RenderedSection]) -> str:
+    lines: list[str] = []
+    context_started = False
+    for section in sections:
+        if section.role != "user":
+            continue
+        if section.key.startswith("context[") and not context_started:
+            lines.append(CONTEXT_HEADING)
+            context_started = True
+        lines.append(section.title)
+        if section.detail is not None:
+            lines.append(section.detail)
+        lines.append(section.body)
+    return "\n".join(lines)
+
+
+def _sections(prompt: Prompt) -> list[RenderedSection]:
+    """The render's parts in order; the user message is their lines joined by ``\\n``.
+
+    A context item is one section: title ``[label]``, detail ``source: <expr>``, body the clipped
+    text. The ``Context:`` line belongs to the layout, printed before the first item.
+    """
+    sections: list[RenderedSection] = []
+    system = system_text(prompt)
+    if system is not None:
+        sections.append(RenderedSection(role="system", key="identity", title="", body=system))
+    for index, (item, clipped) in enumerate(zip(prompt.context, context_clips(prompt), strict=True)):
+        sections.append(_context_section(index, item, clipped))
+    if "instruction" in prompt.model_fields_set or prompt.retry is not None:
+        text = _text_of(instruction_value(prompt), "instruction")
+        sections.append(RenderedSection(role="user", key="instruction", title=INSTRUCTION_HEADING, body=text))
+    if prompt.output is not None:
+        schema = _pretty_of(prompt.output.json_schema, "output.schema")
+        sections.append(RenderedSection(role="user", key="output", title=SCHEMA_HEADING, body=schema))
+    return sections
+
+
+def _context_section(index: int, item: ContextItem, clipped: Clip) -> RenderedSection:
+    label = str(index) if item.label is None else item.label
+    detail = f"source: {item.source}" if item.source else None
+    return RenderedSection(role="user", key=f"context[{index}]", title=f"[{label}]", detail=detail, body=clipped.text)
+
+
+def context_clips(prompt: Prompt) -> list[Clip]:
+    """Each context item's value clipped to its budget (§1.1), in order.
+
+    Exposed for whoever records what was shown (a generate trace wants ``clipped`` and both sizes).
+    """
+    clips: list[Clip] = []
+    for index, item in enumerate(prompt.context):
+        limit = item.budget.context_limit if item.budget is not None else None
+        try:
+            clips.append(clip(item.value, limit))
+        except (TypeError, ValueError) as exc:
+            raise FieldError(("context", index, "value"), str(exc)) from None
+    return clips
+
+
+# --------------------------------------------------------------------------------------------
+# Instruction and the repair text (§7.3)
+
+
+def instruction_value(prompt: Prompt) -> Any:
+    """The instruction as this attempt shows it: the original, or with the repair text on a retry.
+
+    A string gets ``"\\n\\n" + message`` appended; an object gets a ``repair`` key (JS spread: an
+    existing ``repair`` is replaced in place); anything else is wrapped as ``{input, repair}``.
+    """
+    instruction = prompt.instruction
+    if prompt.retry is None:
+        return instruction
+    message = repair_message(prompt.retry)
+    if isinstance(instruction, str):
+        return f"{instruction}\n\n{message}"
+    if isinstance(instruction, Mapping):
+        repaired: dict[str, Any] = dict(_entries_of(instruction, "instruction"))
+        repaired["repair"] = message
+        return repaired
+    return {"input": instruction, "repair": message}
+
+
+def repair_message(retry: Retry) -> str:
+    """The repair text: fixed opening and closing, the previous output and the error when known."""
+    parts = [_REPAIR_OPENING]
+    if retry.has_previous_output:
+        parts.append("Previous output:\n" + _pretty_of(retry.previous_output, "retry.previous_output"))
+    if retry.reason is not None:
+        parts.append("Error:\n" + retry.reason)
+    parts.append(_REPAIR_CLOSING)
+    return "\n\n".join(parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Text of user data, with errors that name the field
+
+
+def _text_of(value: Any, field: str) -> str:
+    try:
+        return value_text(value)
+    except (TypeError, ValueError) as exc:
+        raise FieldError(field, str(exc)) from None
+
+
+def _pretty_of(value: Any, field: str) -> str:
+    try:
+        return pretty(value)
+    except (TypeError, ValueError) as exc:
+        raise FieldError(field, str(exc)) from None
+
+
+def _entries_of(value: Mapping[Any, Any], field: str) -> list[tuple[str, object]]:
+    try:
+        return object_entries(value)
+    except TypeError as exc:
+        raise FieldError(field, str(exc)) from None

@@ -1,0 +1,365 @@
+"""JSON text exactly as Elixir's Jason 1.4 prints it (``Jason.encode!/1`` defaults).
+
+Agens puts every list and map of a prompt through ``Jason.encode!``, so byte compatibility with
+Agens needs Jason's spelling, which Python's ``json.dumps`` does not give: Jason escapes other
+control characters as uppercase ``\\u00XX``, spells floats the Erlang way (``1.0e3``, never ``1e+03``)
+and orders map keys by the BEAM's map order, not by insertion.
+
+How Python values stand in for Elixir terms:
+
+=====================================  ===========================================================
+Python                                 Elixir term and its JSON
+=====================================  ===========================================================
+``str``                                binary (a string); a lone surrogate is invalid UTF-8 and
+                                       raises, as Jason's ``EncodeError`` does
+``int`` (not ``bool``)                 integer
+``float``                              float, ``:erlang.float_to_binary(f, [:short])``; NaN and
+                                       infinities do not exist on the BEAM and raise
+``True`` / ``False`` / ``None``        the atoms ``true`` / ``false`` / ``nil`` (``nil`` -> ``null``)
+``list``                               list -> array
+any ``Mapping``                        map -> object
+``date``, ``time``, ``datetime``       ``Date``, ``Time``, ``NaiveDateTime`` / ``DateTime`` ->
+                                       ISO-8601 string (an aware ``datetime`` with a zero offset
+                                       ends in ``Z``, like a UTC ``DateTime``)
+=====================================  ===========================================================
+
+Map keys: ``str`` as is; ``int`` and ``float`` through ``to_string``; ``True``, ``False`` and ``None``
+are atoms and print as ``"true"``, ``"false"``, ``"nil"``. Keys are ordered as a BEAM map of up to 32
+keys iterates: integers (numerically), floats (numerically), atoms (alphabetically, the OTP <= 25
+order), then strings (bytewise). Larger maps iterate in hash order on the BEAM, which nobody can
+reproduce; they are sorted the same way.
+
+Everything else raises :class:`~promptwire.core.errors.FieldError` naming the path to the bad
+value, where Jason would crash with ``Protocol.UndefinedError``: tuples (what Agens stores for a
+failed tool call), sets, bytes (binary data, not text: decode it first), objects, and a
+self-containing list or map. We refuse rather than guess, so a prompt never holds a Python repr.
+Nesting deeper than Python's recursion limit (about a thousand levels) is refused too, as
+``json.dumps`` refuses it; the BEAM has no such limit, but no prompt needs one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
+from typing import Any, cast
+
+from ..core.errors import FieldError, field_path
+
+__all__ = ["encode", "encode_float", "encode_key", "encode_string"]
+
+Path = Sequence[str | int]
+
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+_ESCAPES = {chr(code): _SHORT_ESCAPES.get(chr(code), f"\\u{code:04X}") for code in range(0x20)}
+_ESCAPES.update(_SHORT_ESCAPES)
+_NEEDS_ESCAPE = re.compile(r'[\x00-\x1f"\\]')
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SPECIAL = re.compile(r'[\x00-\x1f"\\\ud800-\udfff]')  # anything _quote must look at twice
+
+_TWO_POW_53 = 1 << 53
+
+# Rank of a key's type in the BEAM's map order (integers < floats < atoms < binaries).
+_INT_KEY, _FLOAT_KEY, _ATOM_KEY, _STRING_KEY = range(4)
+
+
+def encode(value: object, path: Path = ()) -> str:
+    """Compact JSON text of ``value``, byte for byte what ``Jason.encode!/1`` prints.
+
+    ``path`` is where ``value`` sits in the caller's data; errors name the full path to the bad
+    part (``tool_results.call_1[2]``) so the user can find it.
+    """
+    out: list[str] = []
+    try:
+        _write(value, out, set())
+    except _Unencodable as error:
+        raise FieldError([*path, *reversed(error.reversed_path)], error.reason) from None
+    except RecursionError:
+        raise FieldError(field_path(path), "nested too deeply to encode") from None
+    return "".join(out)
+
+
+def encode_string(text: str, path: Path = ()) -> str:
+    """``text`` as a JSON string literal with Jason's escapes (``"``, ``\\``, C0 controls only)."""
+    return encode(str.__str__(text), path)
+
+
+def encode_float(number: float, path: Path = ()) -> str:
+    """``:erlang.float_to_binary(number, [:short])``: shortest round-trip digits, Erlang layout.
+
+    The decimal form is used when it is not longer than the scientific one (``1.0e3`` beats
+    ``1000.0``, ``100.0`` ties ``1.0e2`` and wins); whole numbers from 2**53 up are always scientific.
+    """
+    return encode(float.__float__(number), path)
+
+
+def encode_key(key: object, path: Path = ()) -> str:
+    """A map key as the JSON string Jason writes for it (``1`` -> ``"1"``, ``None`` -> ``"nil"``)."""
+    try:
+        text = _key_text(key)
+    except _Unencodable as error:
+        raise FieldError(field_path(path), error.reason) from None
+    return encode_string(text, path)
+
+
+def _escape_match(match: re.Match[str]) -> str:
+    return _ESCAPES[match.group()]
+
+
+def _finite_float_text(number: float) -> str:
+    text = float.__repr__(number)
+    if "e" not in text and not text.endswith(".0") and abs(number) >= 0.001:
+        # A fraction with at most two zeros after the point: Python's repr is Erlang's decimal form.
+        return text
+    sign = "-" if math.copysign(1.0, number) < 0 else ""
+    if number == 0:
+        return sign + "0.0"
+    digits, exponent = _shortest_digits(abs(number))
+    if _prefers_decimal(digits, exponent):
+        return sign + _decimal_form(digits, exponent)
+    return sign + _scientific_form(digits, exponent)
+
+
+def _shortest_digits(number: float) -> tuple[str, int]:
+    """Significant digits (no leading or trailing zeros) and exponent: ``number == int(d) * 10**e``.
+
+    Python's ``repr`` gives the same shortest round-trip digits as Ryu, which Erlang uses.
+    """
+    mantissa, _, exp_text = float.__repr__(number).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    exponent = int(exp_text or "0") - len(fraction)
+    significant = digits.rstrip("0")
+    return significant, exponent + len(digits) - len(significant)
+
+
+def _prefers_decimal(digits: str, exponent: int) -> bool:
+    """Erlang's choice between the two layouts (``erts/emulator/ryu/to_chars.h``)."""
+    length = len(digits)
+    scientific_exponent = exponent + length - 1
+    if length == 1:
+        lower, upper = -4, 2
+    elif scientific_exponent >= 10:
+        lower, upper = -(length + 2), 2
+    else:
+        lower, upper = -(length + 2), 1
+    if not lower <= exponent <= upper:
+        return False
+    return int(digits) * 10**exponent < _TWO_POW_53 if exponent >= 0 else True
+
+
+def _decimal_form(digits: str, exponent: int) -> str:
+    if exponent >= 0:
+        return digits + "0" * exponent + ".0"
+    whole = len(digits) + exponent
+    if whole > 0:
+        return digits[:whole] + "." + digits[whole:]
+    return "0." + "0" * -whole + digits
+
+
+def _scientific_form(digits: str, exponent: int) -> str:
+    return f"{digits[0]}.{digits[1:] or '0'}e{exponent + len(digits) - 1}"
+
+
+def _key_text(key: object) -> str:
+    if isinstance(key, str):
+        return str.__str__(key)
+    if key is None or isinstance(key, bool):
+        return "nil" if key is None else ("true" if key else "false")
+    if isinstance(key, int):
+        return _int_text(key)
+    if isinstance(key, float):
+        return _float_text(key)
+    raise _Unencodable(f"a map key must be a str, int, float, bool or None, not {_kind(key)}")
+
+
+def _key_rank(key: object) -> tuple[int, float | int | str]:
+    """Where a (valid) key sorts in a BEAM map: integers < floats < atoms < binaries."""
+    if isinstance(key, str):
+        return (_STRING_KEY, key)  # code point order is UTF-8 byte order
+    if key is None or isinstance(key, bool):
+        return (_ATOM_KEY, "nil" if key is None else ("true" if key else "false"))
+    if isinstance(key, int):
+        return (_INT_KEY, key)
+    assert isinstance(key, float)
+    return (_FLOAT_KEY, key)
+
+
+def _int_text(number: int) -> str:
+    try:
+        return int.__repr__(number)
+    except ValueError:  # beyond sys.get_int_max_str_digits()
+        raise _Unencodable("integer has too many digits to print") from None
+
+
+def _float_text(number: float) -> str:
+    if not math.isfinite(number):
+        raise _Unencodable(f"{number!r} has no JSON form (the BEAM has no NaN or infinity)")
+    return _finite_float_text(number)
+
+
+def _kind(value: object) -> str:
+    return type(value).__name__
+
+
+def _datetime_text(value: dt.date | dt.time) -> str:
+    if isinstance(value, dt.datetime):
+        offset = value.utcoffset()
+        text = value.replace(tzinfo=None).isoformat()
+        if offset is None:
+            return text
+        if offset == dt.timedelta(0):
+            return text + "Z"
+        return text + value.isoformat()[len(text) :]
+    if isinstance(value, dt.time) and value.utcoffset() is not None:
+        raise _Unencodable("a time of day with a UTC offset has no Elixir form; use a datetime")
+    return value.isoformat()
+
+
+class _Unencodable(Exception):
+    """Raised deep inside a value; each enclosing list or map adds its key on the way out, so the
+    path is only built when something is wrong."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.reversed_path: list[str | int] = []
+
+
+def _write(value: object, out: list[str], open_ids: set[int]) -> None:
+    """Append ``value``'s JSON to ``out``.
+
+    Nearly all of a big value is scalars, so the loops below look a scalar's writer up by its exact
+    type and call it directly; containers recurse one frame per level.
+    """
+    writer = _SCALAR_WRITERS.get(type(value))
+    if writer is not None:
+        out.append(writer(value))
+    elif isinstance(value, list):
+        _write_list(value, out, open_ids)
+    elif isinstance(value, Mapping):
+        _write_map(value, out, open_ids)
+    else:
+        out.append(_scalar(value))
+
+
+def _write_list(items: list[object], out: list[str], open_ids: set[int]) -> None:
+    ident = _enter(items, open_ids)
+    out.append("[")
+    for index, item in enumerate(items):
+        if index:
+            out.append(",")
+        try:
+            writer = _SCALAR_WRITERS.get(type(item))
+            if writer is not None:
+                out.append(writer(item))
+            elif type(item) is list:
+                _write_list(item, out, open_ids)
+            elif type(item) is dict:
+                _write_map(item, out, open_ids)
+            else:
+                _write(item, out, open_ids)
+        except _Unencodable as error:
+            error.reversed_path.append(index)
+            raise
+    out.append("]")
+    open_ids.discard(ident)
+
+
+def _write_map(mapping: Mapping[object, object], out: list[str], open_ids: set[int]) -> None:
+    ident = _enter(mapping, open_ids)
+    out.append("{")
+    for position, (key_text, item) in enumerate(_sorted_items(mapping)):
+        if position:
+            out.append(",")
+        try:
+            out.append(_quote(key_text) + ":")
+            writer = _SCALAR_WRITERS.get(type(item))
+            if writer is not None:
+                out.append(writer(item))
+            elif type(item) is list:
+                _write_list(item, out, open_ids)
+            elif type(item) is dict:
+                _write_map(item, out, open_ids)
+            else:
+                _write(item, out, open_ids)
+        except _Unencodable as error:
+            error.reversed_path.append(key_text)
+            raise
+    out.append("}")
+    open_ids.discard(ident)
+
+
+def _enter(container: object, open_ids: set[int]) -> int:
+    ident = id(container)
+    if ident in open_ids:
+        raise _Unencodable(f"this {_kind(container)} contains itself, so it has no JSON form")
+    open_ids.add(ident)
+    return ident
+
+
+def _sorted_items(mapping: Mapping[object, object]) -> list[tuple[str, object]]:
+    if all(type(key) is str for key in mapping):  # the common case: one sort on the strings
+        items = cast("list[tuple[str, object]]", list(mapping.items()))
+        items.sort(key=itemgetter(0))
+        return items
+    ranked = []
+    for key, item in mapping.items():
+        text = _key_text(key)  # first: it refuses the keys _key_rank cannot rank
+        ranked.append((_key_rank(key), text, item))
+    ranked.sort(key=itemgetter(0))
+    return [(text, item) for _, text, item in ranked]
+
+
+def _quote(text: str) -> str:
+    if _SPECIAL.search(text) is None:  # the common case: one scan, nothing to escape
+        return '"' + text + '"'
+    if _SURROGATE.search(text) is not None:
+        raise _Unencodable("text holds a lone surrogate, which is not valid UTF-8")
+    return '"' + _NEEDS_ESCAPE.sub(_escape_match, text) + '"'
+
+
+def _bool_text(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _null_text(_: None) -> str:
+    return "null"
+
+
+_SCALAR_WRITERS: dict[type, Callable[[Any], str]] = {
+    str: _quote,
+    int: _int_text,
+    float: _float_text,
+    bool: _bool_text,
+    type(None): _null_text,
+}
+"""Writers by exact type; subclasses (an ``IntEnum``, a ``str`` subclass) take the isinstance path."""
+
+
+def _scalar(value: object) -> str:
+    if isinstance(value, str):
+        return _quote(value)
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else ("true" if value else "false")
+    if isinstance(value, int):
+        return _int_text(value)
+    if isinstance(value, float):
+        return _float_text(value)
+    if isinstance(value, dt.date | dt.time):
+        return _quote(_datetime_text(value))
+    raise _Unencodable(_unencodable_reason(value))
+
+
+def _unencodable_reason(value: object) -> str:
+    if isinstance(value, tuple):
+        return "a tuple has no JSON form (Jason raises on tuples); use a list"
+    if isinstance(value, bytes | bytearray):
+        return "bytes are binary data, not text; decode them to str first"
+    if isinstance(value, set | frozenset):
+        return f"a {_kind(value)} has no JSON form; use a list"
+    if isinstance(value, BaseException):
+        return f"an exception ({_kind(value)}) has no JSON form; turn it into a string"
+    return f"a {_kind(value)} has no JSON form (only str, int, float, bool, None, list, mappings and dates do)"
