@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import pytest
+
+import promptwire
+from promptwire import PluginHost, Prompt
+from promptwire.core.errors import UnsupportedFieldsError, UnsupportedFieldsWarning
+
+HOST = PluginHost(entry_points=False)
+
+
+def test_plain_string_content_without_parts() -> None:
+    rendered = promptwire.render(
+        {"identity": {"role": "Helper", "description": "Be brief."}, "instruction": "Hi."}, "messages", host=HOST
+    )
+    assert [m.to_dict() for m in rendered.messages] == [
+        {"role": "system", "content": "You are Helper.\nBe brief."},
+        {"role": "user", "content": "Instruction:\nHi."},
+    ]
+
+
+def test_history_goes_between_system_and_the_asked_turn() -> None:
+    rendered = promptwire.render(
+        {
+            "system": "S",
+            "history": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}],
+            "instruction": "c",
+        },
+        "messages",
+        host=HOST,
+    )
+    assert [(m.role, m.content) for m in rendered.messages] == [
+        ("system", "S"),
+        ("user", "a"),
+        ("assistant", "b"),
+        ("user", "Instruction:\nc"),
+    ]
+
+
+def test_attachments_become_openai_parts_after_the_text() -> None:
+    rendered = promptwire.render(
+        {
+            "instruction": "Look.",
+            "attachments": [
+                {"type": "image", "url": "https://x/y.png", "detail": "low"},
+                {"type": "image", "data": "AAAA", "media_type": "image/png"},
+                {"type": "audio", "data": "BBBB", "format": "mp3"},
+                {"type": "file", "url": "https://x/doc.pdf"},
+            ],
+        },
+        "messages",
+        host=HOST,
+    )
+    assert rendered.user == [
+        {"type": "text", "text": "Instruction:\nLook."},
+        {"type": "image_url", "image_url": {"url": "https://x/y.png", "detail": "low"}},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+        {"type": "input_audio", "input_audio": {"data": "BBBB", "format": "mp3"}},
+        {"type": "file", "file": {"file_url": "https://x/doc.pdf"}},
+    ]
+
+
+def test_history_parts_are_converted_too() -> None:
+    rendered = promptwire.render(
+        {"history": [{"role": "user", "content": [{"type": "text", "text": "see"}, {"type": "image", "url": "u"}]}]},
+        "messages",
+        host=HOST,
+    )
+    assert rendered.messages[0].content == [
+        {"type": "text", "text": "see"},
+        {"type": "image_url", "image_url": {"url": "u"}},
+    ]
+
+
+def test_attachments_without_a_user_turn_get_one() -> None:
+    rendered = promptwire.render({"attachments": [{"type": "text", "text": "only"}]}, "messages", host=HOST)
+    assert rendered.messages[-1].to_dict() == {"role": "user", "content": [{"type": "text", "text": "only"}]}
+
+
+def test_developer_message_when_the_layout_has_no_place_for_it() -> None:
+    rendered = promptwire.render({"system": "S", "developer": "D", "instruction": "x"}, "messages", host=HOST)
+    assert [m.role for m in rendered.messages] == ["system", "developer", "user"]
+    assert rendered.messages[1].content == "D"
+    assert rendered.warnings == ()
+
+
+def test_any_renderer_can_be_the_layout() -> None:
+    prompt = Prompt(instruction="Summarize.", previous_result="prev", history=[{"role": "user", "content": "hi"}])
+    rendered = HOST.renderer("messages").render(prompt, layout=HOST.renderer("agens"))
+    roles = [m.role for m in rendered.messages]
+    assert roles == ["system", "user", "user"]
+    assert rendered.messages[-1].content.startswith("## Input\n")
+    assert "## Previous Result" in rendered.messages[-1].content
+
+
+def test_one_warning_naming_what_neither_layout_nor_chat_can_say() -> None:
+    prompt = Prompt(instruction="x", tools=[{"name": "t"}], history=[{"content": "h"}])
+    with pytest.warns(UnsupportedFieldsWarning) as record:
+        rendered = HOST.renderer("messages").render(prompt)
+    assert len(record) == 1
+    assert rendered.warnings == ("format 'messages' cannot express these prompt fields, which were left out: tools",)
+    with pytest.raises(UnsupportedFieldsError, match="tools"):
+        HOST.renderer("messages").render(prompt, strict=True)
+
+
+def test_fields_are_the_layout_fields_plus_chat_turns() -> None:
+    fields = HOST.renderer("messages").fields
+    assert {"history", "attachments", "developer"} <= fields
+    assert HOST.renderer("agentscript").fields <= fields
