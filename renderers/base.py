@@ -13,7 +13,7 @@ to it, so the module is imported only when the format is used. Every renderer ac
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from ..core.errors import UnsupportedFieldsError, UnsupportedFieldsWarning, unsupported_fields_message, warn
 from ..core.prompt import Prompt
@@ -31,7 +31,9 @@ class Renderer(Protocol):
     fields: frozenset[str]
     """The ``Prompt`` fields this format can express; the others are reported, never dropped silently."""
 
-    def render(self, prompt: Prompt, **options: Any) -> RenderedPrompt: ...
+    def render(self, prompt: Prompt, *, strict: bool = False) -> RenderedPrompt:
+        """Render ``prompt``; a format may accept further keyword options, each with a default."""
+        ...
 
 
 def unexpressed_fields(

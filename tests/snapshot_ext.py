@@ -25,4 +25,5 @@ class RawTextSnapshot(SingleFileSnapshotExtension):
     def serialize(self, data: Any, **kwargs: Any) -> bytes:
         if isinstance(data, str):
             data = data.encode("utf-8", "surrogatepass")  # a clip may split a surrogate pair, as JS does
-        return super().serialize(data, **kwargs)  # type: ignore[no-any-return]
+        serialized: bytes = super().serialize(data, **kwargs)
+        return serialized
