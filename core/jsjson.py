@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring as _encode_basestring  # the C escaper when available
 from typing import Any
 
@@ -196,6 +196,16 @@ def _scalar_json(value: object) -> str | None:
     raise TypeError(f"{type(value).__name__} is not JSON serializable: {value!r:.80}")
 
 
+# The hot path: exact built-in scalar types, looked up once per value (subclasses go through _emit).
+_EXACT_SCALARS: dict[type, Callable[[Any], str]] = {
+    str: quote,
+    int: _int_json,
+    float: _float_json,
+    bool: lambda value: "true" if value else "false",
+    type(None): lambda _: "null",
+}
+
+
 # --------------------------------------------------------------------------------------------
 # Objects
 
@@ -309,8 +319,8 @@ def pretty(value: object, level: int = 0) -> str:
 def _emit(value: object, out: list[str], newline: str | None, active: set[int]) -> None:
     """Append the text of ``value``; ``newline`` is ``\\n`` + current indent, or None for compact.
 
-    Scalars inside containers are handled inline by the container loops (the hot path): this
-    function is entered once per container and for a top-level scalar.
+    Exact built-in scalars inside containers go through ``_EXACT_SCALARS`` in the container loops
+    (the hot path): this function is entered once per container and for other values.
     """
     kind = type(value)
     if kind is list or kind is tuple:
@@ -348,19 +358,9 @@ def _emit_array(items: Sequence[object], out: list[str], newline: str | None, ac
             first = False
         else:
             append(separator)
-        kind = type(item)
-        if kind is str:
-            append(quote(item))  # type: ignore[arg-type]
-        elif kind is int:
-            append(_int_json(item))  # type: ignore[arg-type]
-        elif kind is float:
-            append(_float_json(item))  # type: ignore[arg-type]
-        elif item is None:
-            append("null")
-        elif item is True:
-            append("true")
-        elif item is False:
-            append("false")
+        writer = _EXACT_SCALARS.get(type(item))
+        if writer is not None:
+            append(writer(item))
         else:
             _emit(item, out, inner, active)
     append("]" if newline is None else newline + "]")
@@ -387,19 +387,9 @@ def _emit_object(obj: Mapping[Any, object], out: list[str], newline: str | None,
         append(quoted)
         append(colon)
         item = source[key]
-        kind = type(item)
-        if kind is str:
-            append(quote(item))  # type: ignore[arg-type]
-        elif kind is int:
-            append(_int_json(item))  # type: ignore[arg-type]
-        elif kind is float:
-            append(_float_json(item))  # type: ignore[arg-type]
-        elif item is None:
-            append("null")
-        elif item is True:
-            append("true")
-        elif item is False:
-            append("false")
+        writer = _EXACT_SCALARS.get(type(item))
+        if writer is not None:
+            append(writer(item))
         else:
             _emit(item, out, inner, active)
     append("}" if newline is None else newline + "}")
