@@ -56,6 +56,11 @@ RENDERERS = (
         ".renderers.agens:renderer",
     ),
     LazyRenderer(
+        "agently",
+        "Agently 4.1.4.10 prompt generator: '[SECTION]:' blocks with YAML bodies, user:/assistant: frame",
+        ".renderers.agently.renderer:renderer",
+    ),
+    LazyRenderer(
         "messages",
         "chat messages with rich content: system, history, then the user turn with attachment parts",
         ".renderers.messages:renderer",
@@ -65,6 +70,11 @@ RENDERERS = (
 READERS = (
     LazyReader("prompt", "the core Prompt model as JSON/YAML data", ".core.reader:reader"),
     LazyReader("agens", "an Agens.Message (its prompt fields) as JSON/YAML data", ".renderers.agens:reader"),
+    LazyReader(
+        "agently",
+        "an Agently prompt dict (input, info, instruct, output with $type/$desc/$ensure...)",
+        ".renderers.agently.renderer:reader",
+    ),
 )
 
 

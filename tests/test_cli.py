@@ -27,14 +27,14 @@ def test_plugins_lists_builtins(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "plugins")
     assert code == 0
     assert out.startswith("promptwire ")
-    assert "renderers: agentscript, agens, messages" in out
+    assert "renderers: agentscript, agens, agently, messages" in out
 
 
 def test_plugins_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "plugins", "--json")
     builtin = next(p for p in json.loads(out) if p["name"] == "promptwire")
     assert code == 0
-    assert {"agentscript", "agens", "messages"} <= set(builtin["renderers"])
+    assert {"agentscript", "agens", "agently", "messages"} <= set(builtin["renderers"])
     assert "register_renderers" in builtin["hooks"]
     assert set(builtin) >= {"name", "version", "hooks", "renderers", "adapters", "readers"}
 
@@ -108,7 +108,7 @@ def test_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
 def test_unknown_format_and_reader(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "render", str(EXAMPLE), "--format", "nope")
     assert code == 1
-    assert err.startswith("asrender: unknown renderer 'nope' (available: agentscript, agens, messages")
+    assert err.startswith("asrender: unknown renderer 'nope' (available: agentscript, agens, agently, messages")
     code, _, err = run(capsys, "render", str(EXAMPLE), "--from", "nope")
     assert err.startswith("asrender: unknown reader 'nope'")
 

@@ -13,7 +13,7 @@ from promptwire import PluginHost, Prompt, RenderedPrompt, hookimpl
 from promptwire.core import Message
 from promptwire.core.errors import RegistrationError, UnknownNameError
 
-BUILTIN_RENDERERS = {"agentscript", "agens", "messages"}
+BUILTIN_RENDERERS = {"agentscript", "agens", "agently", "messages"}
 
 
 class ShoutRenderer:
@@ -109,7 +109,7 @@ def test_renderer_without_render_method_is_refused() -> None:
 
 
 def test_unknown_format_lists_the_available_ones(bare_host: PluginHost) -> None:
-    with pytest.raises(UnknownNameError, match=r"unknown renderer 'nope' \(available: agentscript, agens, messages"):
+    with pytest.raises(UnknownNameError, match=r"unknown renderer 'nope' \(available: agentscript, agens, agently, messages"):
         promptwire.render({"instruction": "x"}, "nope", host=bare_host)
 
 

@@ -1,0 +1,13 @@
+"""Agently 4.1.4.10's prompt generator, reproduced byte for byte: ``AgentlyPrompt``.
+
+``AgentlyPrompt(prompt, settings=None, *, clock=None)`` takes an Agently prompt dict and answers
+``to_text``, ``to_messages``, ``to_prompt_object``, ``to_output_model``,
+``to_serializable_prompt_data``, ``to_json_prompt`` and ``to_yaml_prompt`` exactly as Agently does.
+Inputs that make Agently crash raise :class:`AgentlyFieldError` (a ``FieldError`` naming the field);
+the empty prompt raises :class:`AgentlyEmptyPromptError`, a ``KeyError`` with Agently's message.
+"""
+
+from .errors import AgentlyEmptyPromptError, AgentlyFieldError, AgentlyWarning
+from .prompt import AgentlyPrompt
+
+__all__ = ["AgentlyEmptyPromptError", "AgentlyFieldError", "AgentlyPrompt", "AgentlyWarning"]

@@ -1,0 +1,178 @@
+"""Agently's ``to_messages``: system, developer, chat history, then the user turn(s).
+
+The user turn takes one of three shapes: the bare input (when nothing else is set), the attachment
+parts alone, or the main prompt text followed by attachments. ``strict_role_orders`` merges
+consecutive same-role history messages and pads the history so it starts with ``user`` and ends with
+``assistant``; ``rich_content is False`` (an identity check, so ``None`` differs) flattens history
+parts to text. Agently's quirks are kept: the filler messages use literal roles, slot references
+are not replaced in history, the input-only content is the sanitized value itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...core.errors import warn
+from .content import Part, history_part
+from .errors import AgentlyFieldError, Unrenderable
+from .errors import AgentlyWarning as _Warning
+from .layout import main_prompt_lines, map_role
+from .prompt_object import PromptObject
+from .sanitize import sanitize
+from .settings import AgentlySettings
+from .slots import replace_slots, title_lookup
+from .yaml_blocks import section_body
+
+__all__ = ["to_messages"]
+
+_NOT_PLAIN = "Skipped content: unable to put attachment content into prompt messages when `rich_content` == False"
+
+
+def _section_message(field: str, value: Any, roles: dict[Any, Any], titles: dict[str, Any]) -> dict[str, Any]:
+    role = str(roles[field]) if field in roles else field
+    try:
+        return {"role": role, "content": section_body(value, titles)}
+    except Unrenderable as error:
+        raise AgentlyFieldError(error.field(field), error.reason) from None
+
+
+def _history(
+    prompt: PromptObject,
+    roles: dict[Any, Any],
+    raw_titles: Any,
+    rich_content: Any,
+    strict_role_orders: Any,
+) -> list[dict[str, Any]]:
+    history: list[dict[str, Any]] = []
+    origins: list[list[tuple[int, int]]] = []  # where each part came from, to name it in errors
+    last_role: Any = None
+    for index, message in enumerate(prompt.chat_history):
+        role = map_role(message.role, roles)
+        raw = message.content if isinstance(message.content, list) else [{"type": "text", "text": str(message.content)}]
+        content = [
+            history_part(item, ["chat_history", index, "content", number]).dump() for number, item in enumerate(raw)
+        ]
+        where = [(index, number) for number in range(len(content))]
+        if strict_role_orders and role == last_role:
+            if not history:
+                raise AgentlyFieldError(
+                    "role_mapping",
+                    f"maps the role {message.role!r} to {role!r}, which Agently 4.1.4.10 cannot merge "
+                    "(it fails with IndexError)",
+                )
+            history[-1]["content"].extend(content)
+            origins[-1].extend(where)
+        else:
+            history.append({"role": role, "content": content})
+            origins.append(where)
+        last_role = role
+    if strict_role_orders:
+        if history[0]["role"] != "user":
+            title = title_lookup(raw_titles, "chat_history", "CHAT HISTORY")
+            history.insert(0, {"role": "user", "content": [{"type": "text", "text": f"[{title}]"}]})
+            origins.insert(0, [])
+        if history[-1]["role"] != "assistant":
+            history.append({"role": "assistant", "content": [{"type": "text", "text": "[User continue input]"}]})
+            origins.append([])
+    if rich_content is False:
+        return [_flatten(message, where) for message, where in zip(history, origins, strict=True)]
+    return history
+
+
+def _flatten(message: dict[str, Any], where: list[tuple[int, int]]) -> dict[str, Any]:
+    texts: list[Any] = []
+    for position, part in enumerate(message["content"]):
+        if "type" in part and part["type"] == "text":
+            text = part["text"]
+            if not isinstance(text, str):
+                index, number = where[position] if position < len(where) else (0, position)
+                raise AgentlyFieldError(
+                    f"chat_history[{index}].content[{number}].text",
+                    f"a text part needs a string text to be sent as plain text, got {type(text).__name__} "
+                    "(Agently 4.1.4.10 fails joining it with TypeError; rich_content=True keeps such parts)",
+                )
+            texts.append(text)
+        elif "type" in part:
+            warn(
+                f"Skipped content: unable to convert type '{part['type']}' to chat message when "
+                f"`rich_content` == False. Content: {part}",
+                _Warning,
+                stacklevel=5,
+            )
+    return {"role": message["role"], "content": "\n\n".join(texts)}
+
+
+def _skip_attachment(part: Part) -> None:
+    warn(f"{_NOT_PLAIN}\nContent: {part.dump()!s}", _Warning, stacklevel=5)
+
+
+def _main_text(prompt: PromptObject, settings: AgentlySettings) -> str:
+    return "\n".join(main_prompt_lines(prompt, settings))
+
+
+def to_messages(
+    prompt: PromptObject,
+    settings: AgentlySettings,
+    role_mapping: Any,
+    rich_content: Any,
+    strict_role_orders: Any,
+    clock: Callable[[], str],
+) -> list[dict[str, Any]]:
+    """Agently's ``to_messages`` (see the module docstring for the shapes)."""
+    roles = settings.roles(role_mapping)
+    raw_titles = settings.title_mapping
+    titles = settings.titles
+    add_time = settings.add_current_time is True
+    prefix = f"[current time]: {clock()}\n\n" if add_time else ""
+    messages: list[dict[str, Any]] = []
+
+    if prompt.system:
+        messages.append(_section_message("system", prompt.system, roles, titles))
+    if prompt.developer:
+        messages.append(_section_message("developer", prompt.developer, roles, titles))
+    if prompt.chat_history:
+        messages.extend(_history(prompt, roles, raw_titles, rich_content, strict_role_orders))
+
+    user = roles.get("user", "user")
+    others = prompt.tools or prompt.action_results or prompt.info or prompt.instruct or prompt.output or prompt.extras
+    if prompt.input and not others and not prompt.attachment:
+        try:
+            content = sanitize(replace_slots(prompt.input, raw_titles))
+        except Unrenderable as error:
+            raise AgentlyFieldError(error.field("input"), error.reason) from None
+        messages.append({"role": user, "content": f"{prefix}{content}" if add_time else content})
+    elif prompt.attachment and not prompt.input and not others:
+        if rich_content:
+            parts = [part.dump() for part in prompt.attachment]
+            if add_time:
+                parts = _prefix_first_text(parts, prefix)
+            messages.append({"role": user, "content": parts})
+        else:
+            for part in prompt.attachment:
+                if part.type == "text" and part.is_text:
+                    text = replace_slots(part.text, raw_titles)
+                    messages.append({"role": user, "content": f"{prefix}{text}" if add_time else text})
+                else:
+                    _skip_attachment(part)
+    elif rich_content:
+        content_parts = [{"type": "text", "text": prefix + _main_text(prompt, settings)}]
+        content_parts.extend(part.dump() for part in prompt.attachment)
+        messages.append({"role": user, "content": content_parts})
+    else:
+        main = _main_text(prompt, settings)
+        for part in prompt.attachment:
+            if part.type == "text" and part.is_text:
+                messages.append({"role": user, "content": replace_slots(part.text, raw_titles)})
+            else:
+                _skip_attachment(part)
+        messages.append({"role": user, "content": prefix + main})
+    return messages
+
+
+def _prefix_first_text(parts: list[dict[str, Any]], prefix: str) -> list[dict[str, Any]]:
+    for part in parts:
+        if part.get("type") == "text":
+            part["text"] = f"{prefix}{part.get('text', '')!s}"
+            return parts
+    return [{"type": "text", "text": prefix}, *parts]

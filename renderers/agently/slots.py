@@ -1,0 +1,95 @@
+"""Slot references: ``${INPUT.customer}`` in prompt text becomes ``[INPUT > customer]``.
+
+A prompt can point at another section by name; Agently rewrites such references to that section's
+title (from the title mapping) so the model sees the same words as the section headers. Unknown
+slots are left as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import AgentlyFieldError
+
+__all__ = ["SLOT_TITLE_DEFAULTS", "replace_slots", "title_lookup"]
+
+_SLOT_RE = re.compile(r"\$\{([^}]+)\}")
+
+SLOT_TITLE_DEFAULTS: dict[str, str] = {
+    "system": "SYSTEM",
+    "developer": "DEVELOPER DIRECTIONS",
+    "chat_history": "CHAT HISTORY",
+    "info": "INFO",
+    "tools": "TOOLS",
+    "action_results": "ACTION RESULTS",
+    "instruct": "INSTRUCT",
+    "examples": "EXAMPLES",
+    "input": "INPUT",
+    "output_requirement": "OUTPUT REQUIREMENT",
+    "output": "OUTPUT",
+    "attachment": "ATTACHMENT",
+}
+
+_ALIASES = {
+    "instruction": "instruct",
+    "instructions": "instruct",
+    "output": "output_requirement",
+    "output_requirement": "output_requirement",
+    "outputrequirement": "output_requirement",
+}
+
+TITLE_SETTING = "prompt.prompt_title_mapping"
+
+
+def title_lookup(titles: Any, key: str, default: str) -> Any:
+    """``titles.get(key, default)`` where Agently does not check the mapping's type.
+
+    Agently crashes with ``AttributeError: 'str' object has no attribute 'get'`` there; say which
+    setting is wrong instead.
+    """
+    if isinstance(titles, dict):
+        return titles.get(key, default)
+    getter = getattr(titles, "get", None)
+    if getter is None:
+        raise AgentlyFieldError(
+            TITLE_SETTING,
+            f"must be a dict of section titles, got {type(titles).__name__} "
+            "(Agently 4.1.4.10 fails with AttributeError here)",
+        )
+    return getter(key, default)
+
+
+def _render(match: re.Match[str], titles: Any) -> str:
+    slot_expr, _, path = match.group(1).strip().partition(".")
+    slot = slot_expr.strip().lower().replace("-", "_")
+    slot = _ALIASES.get(slot, slot)
+    default = SLOT_TITLE_DEFAULTS.get(slot)
+    if default is None:
+        return match.group(0)
+    title = str(title_lookup(titles or {}, slot, default))
+    path = path.strip()
+    return f"[{title} > {path}]" if path else f"[{title}]"
+
+
+def replace_slots(value: Any, titles: Any) -> Any:
+    """Rewrite slot references in every string of ``value`` (mapping values, lists and tuples).
+
+    Like Agently, containers are rebuilt (mappings become dicts) and a ``str`` subclass comes back
+    as a plain ``str``; mapping keys and sets are left alone.
+    """
+    kind = type(value)
+    if kind is str:
+        if "${" not in value:
+            return value
+        return _SLOT_RE.sub(lambda match: _render(match, titles), value)
+    if isinstance(value, str):
+        return _SLOT_RE.sub(lambda match: _render(match, titles), value)
+    if isinstance(value, Mapping):
+        return {key: replace_slots(item, titles) for key, item in value.items()}
+    if isinstance(value, list):
+        return [replace_slots(item, titles) for item in value]
+    if isinstance(value, tuple):
+        return tuple([replace_slots(item, titles) for item in value])
+    return value
