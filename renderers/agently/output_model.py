@@ -24,6 +24,7 @@ from pydantic import (
     Field,
     PlainSerializer,
     PlainValidator,
+    PydanticUserError,
     RootModel,
     create_model,
     model_validator,
@@ -233,7 +234,8 @@ def build_output_model(name: str, schema: Any, strict: bool, path: str = "output
         }
         try:
             return create_model(name, __config__=ConfigDict(extra="forbid" if strict else "allow"), **fields)
-        except (NameError, TypeError, ValueError) as error:
+        except (NameError, TypeError, ValueError, PydanticUserError) as error:
+            # pydantic < 2.14 refuses a bad field name with NameError, later versions with PydanticUserError
             raise AgentlyFieldError(path, f"cannot build the output model: {error}") from None
     item_type: Any = Any
     if len(schema) > 0:
