@@ -7,7 +7,12 @@ import warnings
 import pytest
 from corpus import CORPUS
 from promptwire import PluginHost, Prompt
-from promptwire.core.errors import PromptwireError, UnsupportedFieldsError, UnsupportedFieldsWarning
+from promptwire.core.errors import (
+    PromptwireError,
+    PromptwireWarning,
+    UnsupportedFieldsError,
+    UnsupportedFieldsWarning,
+)
 from syrupy.assertion import SnapshotAssertion
 
 HOST = PluginHost(entry_points=False)
@@ -18,7 +23,7 @@ CASES = [pytest.param(fmt, name, id=f"{fmt}-{name}") for fmt in FORMATS for name
 def _render_quietly(fmt: str, prompt: Prompt) -> str:
     """The display text, or the format's refusal (Agently refuses a prompt with nothing to ask)."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnsupportedFieldsWarning)
+        warnings.simplefilter("ignore", PromptwireWarning)  # what a format leaves out is tested below
         try:
             text: str = HOST.renderer(fmt).render(prompt).display()
         except PromptwireError as exc:
@@ -46,6 +51,7 @@ def test_unexpressible_fields_warn_once_or_fail_strict(fmt: str, name: str) -> N
     missing = [field for field in prompt.populated_fields() if field not in renderer.fields]
     if not missing:
         with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PromptwireWarning)
             warnings.simplefilter("error", UnsupportedFieldsWarning)
             assert renderer.render(prompt, strict=True).warnings == ()
         return

@@ -109,7 +109,9 @@ def test_renderer_without_render_method_is_refused() -> None:
 
 
 def test_unknown_format_lists_the_available_ones(bare_host: PluginHost) -> None:
-    with pytest.raises(UnknownNameError, match=r"unknown renderer 'nope' \(available: agentscript, agens, agently, messages"):
+    with pytest.raises(
+        UnknownNameError, match=r"unknown renderer 'nope' \(available: agentscript, agens, agently, messages"
+    ):
         promptwire.render({"instruction": "x"}, "nope", host=bare_host)
 
 

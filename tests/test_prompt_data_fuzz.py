@@ -13,8 +13,14 @@ FIELDS = [*Prompt.model_fields, "bogus"]
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
 JSONISH = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(["type", "url", "data", "value", "label", "role", "content", "name", "x"]), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["type", "url", "data", "value", "label", "role", "content", "name", "x"]),
+            inner,
+            max_size=4,
+        )
+    ),
     max_leaves=12,
 )
 PROMPT_DATA = st.dictionaries(st.sampled_from(FIELDS), JSONISH, max_size=5)
