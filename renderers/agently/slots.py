@@ -12,25 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import AgentlyFieldError
+from .settings import DEFAULT_TITLES
 
 __all__ = ["SLOT_TITLE_DEFAULTS", "replace_slots", "title_lookup"]
 
 _SLOT_RE = re.compile(r"\$\{([^}]+)\}")
 
-SLOT_TITLE_DEFAULTS: dict[str, str] = {
-    "system": "SYSTEM",
-    "developer": "DEVELOPER DIRECTIONS",
-    "chat_history": "CHAT HISTORY",
-    "info": "INFO",
-    "tools": "TOOLS",
-    "action_results": "ACTION RESULTS",
-    "instruct": "INSTRUCT",
-    "examples": "EXAMPLES",
-    "input": "INPUT",
-    "output_requirement": "OUTPUT REQUIREMENT",
-    "output": "OUTPUT",
-    "attachment": "ATTACHMENT",
-}
+SLOT_TITLE_DEFAULTS: dict[str, str] = {**DEFAULT_TITLES, "attachment": "ATTACHMENT"}
 
 _ALIASES = {
     "instruction": "instruct",
