@@ -212,3 +212,14 @@ def test_failed_tool_results_stay_visible() -> None:
         ],
     )
     assert from_prompt(prompt)["action_results"] == {"a": "ok", "b": {"error": "timeout"}}
+
+
+def test_type_names_from_serialized_prompts_keep_their_json_type() -> None:
+    from promptwire.renderers.agently.json_schema import output_json_schema
+
+    schema = output_json_schema({"reply": ("str", "your reply"), "n": ("int",), "odd": ("Widget", "x")})
+    assert schema["properties"] == {
+        "reply": {"type": "string", "description": "your reply"},
+        "n": {"type": "integer"},
+        "odd": {"description": "x"},
+    }

@@ -162,3 +162,13 @@ def test_startup_imports_no_heavy_modules() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_warnings_are_one_plain_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "p.yaml", "instruction: x\nhistory:\n  - {role: user, content: hi}\n")
+    code, out, err = run(capsys, "render", path, "--format", "agentscript")
+    assert code == 0
+    assert out == "--- user ---\nInstruction:\nx\n"
+    assert err == (
+        "asrender: warning: format 'agentscript' cannot express these prompt fields, which were left out: history\n"
+    )

@@ -50,6 +50,22 @@ def _annotation_schema(annotation: Any) -> dict[str, Any]:
     return _inline_refs(effective_schema(schema))
 
 
+# A type written as its name (as ``to_serializable_prompt_data`` writes types, or a user types them).
+_TYPE_NAMES: dict[str, dict[str, Any]] = {
+    "str": {"type": "string"},
+    "int": {"type": "integer"},
+    "float": {"type": "number"},
+    "bool": {"type": "boolean"},
+    "dict": {"type": "object"},
+    "list": {"type": "array"},
+}
+
+
+def _type_name_schema(name: str) -> dict[str, Any]:
+    """The schema of a type given by name in a field tuple; an unknown name constrains nothing."""
+    return dict(_TYPE_NAMES.get(name.strip(), {}))
+
+
 def output_json_schema(output: Any, *, strict_output: bool = False) -> dict[str, Any]:
     """JSON Schema for an Agently output declaration (a pydantic model class gives its own schema)."""
 
@@ -65,7 +81,8 @@ def output_json_schema(output: Any, *, strict_output: bool = False) -> dict[str,
 
     def project(value: Any) -> dict[str, Any]:
         if isinstance(value, tuple):
-            projected = project(value[0] if value else Any)
+            head = value[0] if value else Any
+            projected = _type_name_schema(head) if isinstance(head, str) else project(head)
             contract = contract_of(value)
             if contract is not None:
                 constraints = contract.get("constraints")
