@@ -16,8 +16,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from promptwire.renderers.agently import AgentlyPrompt
 from pydantic import BaseModel, Field
+
+from promptwire.renderers.agently import AgentlyPrompt
 
 
 class Step(BaseModel):

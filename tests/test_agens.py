@@ -10,10 +10,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import promptwire
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import promptwire
 from promptwire.core.errors import FieldError, PromptwireError, UnsupportedFieldsError, UnsupportedFieldsWarning
 from promptwire.core.prompt import Prompt
 from promptwire.plugins.manager import PluginHost

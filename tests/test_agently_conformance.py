@@ -26,8 +26,9 @@ from typing import Annotated, Any, Literal, NamedTuple, Optional
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from promptwire.renderers.agently import AgentlyEmptyPromptError, AgentlyFieldError, AgentlyPrompt
 from pydantic import BaseModel, Field, RootModel
+
+from promptwire.renderers.agently import AgentlyEmptyPromptError, AgentlyFieldError, AgentlyPrompt
 
 agently = pytest.importorskip("agently")
 if getattr(agently, "__version__", None) not in (None, "4.1.4.10"):  # pragma: no cover - depends on env

@@ -12,9 +12,10 @@ from enum import Enum, IntEnum
 from typing import Any, List  # noqa: UP035 - the bare typing.List is what is tested
 
 import pytest
+from pydantic import BaseModel, ValidationError
+
 from promptwire.core.errors import FieldError, PromptwireError
 from promptwire.renderers.agently import AgentlyEmptyPromptError, AgentlyFieldError, AgentlyPrompt
-from pydantic import BaseModel, ValidationError
 
 
 class Mixed(str, Enum):  # noqa: UP042 - the str-mixin kind is what is tested

@@ -14,11 +14,12 @@ from enum import Enum, IntEnum
 from typing import Annotated, Any, Literal
 
 import pytest
+from pydantic import BaseModel, Field, ValidationError
+
 from promptwire.core.errors import PromptwireError
 from promptwire.renderers.agently import AgentlyEmptyPromptError, AgentlyPrompt
 from promptwire.renderers.agently.json_schema import output_json_schema
 from promptwire.renderers.agently.sanitize import sanitize
-from pydantic import BaseModel, Field, ValidationError
 
 BASE = {
     "input": "Hello",

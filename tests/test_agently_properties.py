@@ -17,6 +17,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from promptwire.renderers.agently import AgentlyPrompt, yaml_blocks
 from promptwire.renderers.agently.prompt import agently_clock
 

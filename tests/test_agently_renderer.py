@@ -8,6 +8,9 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from test_agently_properties import PROMPTS
+from test_agently_snapshots import CORPUS
+
 from promptwire import PluginHost, Prompt, hookimpl
 from promptwire.core import ContextItem, Identity, Section
 from promptwire.core.errors import FieldError, UnsupportedFieldsError
@@ -15,8 +18,6 @@ from promptwire.renderers.agently import AgentlyPrompt
 from promptwire.renderers.agently.mapping import from_prompt, to_prompt
 from promptwire.renderers.agently.renderer import reader, renderer
 from promptwire.renderers.base import Renderer
-from test_agently_properties import PROMPTS
-from test_agently_snapshots import CORPUS
 
 ROUND_TRIP = [name for name, case in CORPUS.items() if not name.startswith("output_model")]
 

@@ -17,9 +17,10 @@ from enum import Enum, IntEnum
 from typing import Any, Literal, Optional
 
 import pytest
-from promptwire.renderers.agently import AgentlyPrompt
 from pydantic import BaseModel, Field
 from syrupy.assertion import SnapshotAssertion
+
+from promptwire.renderers.agently import AgentlyPrompt
 
 CLOCK = "2024-01-01 00:00:00 Monday"
 

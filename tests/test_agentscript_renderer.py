@@ -13,8 +13,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import promptwire
 import pytest
+
+import promptwire
 from promptwire.core import ContextItem, Identity, OutputContract, Prompt, Retry
 from promptwire.core.errors import FieldError, UnsupportedFieldsError, UnsupportedFieldsWarning
 from promptwire.renderers.agentscript import (

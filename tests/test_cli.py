@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from promptwire.frontend.cli import main
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "support-ticket.yaml"

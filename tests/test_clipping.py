@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from promptwire.core.clipping import Clip, clip, value_text
 from promptwire.core.jsjson import object_entries, pretty, utf16_len, utf16_slice
 

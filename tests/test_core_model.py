@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from promptwire import Budget, FieldError, Prompt, render
 from promptwire.core import GenerateConfig, OutputContract, Retry
 from promptwire.core.errors import SourceError, field_path

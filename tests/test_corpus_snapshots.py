@@ -5,7 +5,8 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from corpus import CORPUS
+from syrupy.assertion import SnapshotAssertion
+
 from promptwire import PluginHost, Prompt
 from promptwire.core.errors import (
     PromptwireError,
@@ -13,7 +14,8 @@ from promptwire.core.errors import (
     UnsupportedFieldsError,
     UnsupportedFieldsWarning,
 )
-from syrupy.assertion import SnapshotAssertion
+
+from corpus import CORPUS
 
 HOST = PluginHost(entry_points=False)
 FORMATS = HOST.renderers.names()

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from promptwire.core.errors import FieldError, PromptwireError
 from promptwire.renderers.jason import encode, encode_float, encode_key, encode_string
 

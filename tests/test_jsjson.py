@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from promptwire.core.jsjson import (
     is_array_index,
     number_to_string,

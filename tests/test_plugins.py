@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import promptwire
 import pytest
+
+import promptwire
 from promptwire import PluginHost, Prompt, RenderedPrompt, hookimpl
 from promptwire.core import Message
 from promptwire.core.errors import RegistrationError, UnknownNameError

@@ -6,6 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from promptwire import FieldError, Prompt
 from promptwire.core.reader import reader
 
