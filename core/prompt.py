@@ -233,7 +233,15 @@ class Prompt(BaseModel):
     config: GenerateConfig = Field(default_factory=GenerateConfig)
 
     def populated_fields(self) -> tuple[str, ...]:
-        """Names of the content fields that carry something (``config`` is for adapters, not layout)."""
-        return tuple(
-            name for name in type(self).model_fields if name != "config" and getattr(self, name) not in (None, [])
-        )
+        """Names of the content fields that carry something (``config`` is for adapters, not layout).
+
+        Two parts that a format may leave out even when it shows their parent are listed as dotted
+        names of their own, so leaving them out is reported too: ``context.source`` (some item has a
+        source expression) and ``retry.previous_output``.
+        """
+        names = [name for name in type(self).model_fields if name != "config" and getattr(self, name) not in (None, [])]
+        if any(item.source for item in self.context):
+            names.append("context.source")
+        if self.retry is not None and self.retry.has_previous_output:
+            names.append("retry.previous_output")
+        return tuple(names)

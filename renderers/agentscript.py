@@ -50,7 +50,9 @@ SCHEMA_HEADING = "Return JSON matching this schema:"
 _REPAIR_OPENING = "Previous generation failed."
 _REPAIR_CLOSING = "Return corrected JSON matching the requested schema only."
 
-_FIELDS = frozenset({"identity", "system", "context", "instruction", "retry", "output"})
+_FIELDS = frozenset(
+    {"identity", "system", "context", "context.source", "instruction", "retry", "retry.previous_output", "output"}
+)
 
 
 class AgentScriptRenderer:

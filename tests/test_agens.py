@@ -7,7 +7,6 @@ restatement (§10) on random messages, and feeds untrusted data to the front doo
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import pytest
@@ -635,9 +634,12 @@ def test_a_generic_prompt_in_agens_layout() -> None:
             "output": {"schema": {"type": "object"}},
         }
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with pytest.warns(UnsupportedFieldsWarning) as record:
         rendered = agens.renderer.render(prompt)
+    # The source expression and the rejected output have no place in Agens' sections: said, not hidden.
+    assert [str(w.message) for w in record] == [
+        "format 'agens' cannot express these prompt fields, which were left out: context.source, retry.previous_output"
+    ]
     assert rendered.system == (
         "## Context\nThe following is critical context relevant to this task:\n\n"
         "You are analyst.\nBe brief.\n\nAnswer in English.\n\nNever guess.\n\n"
