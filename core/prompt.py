@@ -237,11 +237,13 @@ class Prompt(BaseModel):
 
         Two parts that a format may leave out even when it shows their parent are listed as dotted
         names of their own, so leaving them out is reported too: ``context.source`` (some item has a
-        source expression) and ``retry.previous_output``.
+        source expression), ``history.name`` (some turn names its speaker) and ``retry.previous_output``.
         """
         names = [name for name in type(self).model_fields if name != "config" and getattr(self, name) not in (None, [])]
         if any(item.source for item in self.context):
             names.append("context.source")
+        if any(turn.name for turn in self.history):
+            names.append("history.name")
         if self.retry is not None and self.retry.has_previous_output:
             names.append("retry.previous_output")
         return tuple(names)

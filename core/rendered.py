@@ -20,9 +20,13 @@ class Message:
 
     role: str
     content: MessageContent
+    name: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"role": self.role, "content": self.content}
+        data: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.name is not None:
+            data["name"] = self.name
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +88,8 @@ class RenderedPrompt:
         """
         chunks: list[str] = []
         for message in self.messages:
-            chunks.append(f"--- {message.role} ---\n")
+            speaker = message.role if message.name is None else f"{message.role} ({message.name})"
+            chunks.append(f"--- {speaker} ---\n")
             if isinstance(message.content, str):
                 chunks.append(message.content + "\n")
                 continue

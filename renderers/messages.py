@@ -8,8 +8,10 @@ then the user turn, whose content becomes a list of parts when there are attachm
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
+from ..core.errors import UnsupportedFieldsWarning
 from ..core.prompt import Prompt
 from ..core.rendered import Message, RenderedPrompt
 from .base import Renderer, unexpressed_fields
@@ -17,7 +19,7 @@ from .parts import openai_content, openai_part
 
 __all__ = ["MessagesRenderer", "renderer"]
 
-_TURN_FIELDS = frozenset({"history", "attachments"})
+_TURN_FIELDS = frozenset({"history", "history.name", "attachments"})
 
 
 class MessagesRenderer:
@@ -32,27 +34,28 @@ class MessagesRenderer:
         layout = layout or _default_layout()
         own = _TURN_FIELDS | ({"developer"} - layout.fields)
         expressible = layout.fields | own
-        warnings = unexpressed_fields(prompt, self.name, expressible, strict=strict)
-        # The layout sees only what it can say, so the one warning above is the only one.
-        dropped = own | (set(prompt.populated_fields()) - expressible)
+        reported = unexpressed_fields(prompt, self.name, expressible, strict=strict)
         fields = type(prompt).model_fields
         inner = prompt.model_copy(
-            update={name: fields[name].get_default(call_default_factory=True) for name in dropped}
+            update={name: fields[name].get_default(call_default_factory=True) for name in own if name in fields}
         )
-        laid_out = layout.render(inner)
+        # Whatever the layout leaves out is in the one warning above (it is outside ``expressible``).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnsupportedFieldsWarning)
+            laid_out = layout.render(inner)
 
         leading = _leading_system(laid_out.messages)
         rest = list(laid_out.messages[len(leading) :])
         if "developer" in own and prompt.developer is not None:
             leading.append(Message("developer", prompt.developer))
-        history = [Message(turn.role, openai_content(turn.content)) for turn in prompt.history]
+        history = [Message(turn.role, openai_content(turn.content), turn.name) for turn in prompt.history]
         if prompt.attachments:
             rest = _attach(rest, [openai_part(part) for part in prompt.attachments])
         return RenderedPrompt(
             format=self.name,
             messages=tuple(leading + history + rest),
             sections=laid_out.sections,
-            warnings=warnings,
+            warnings=reported,
         )
 
 

@@ -107,3 +107,12 @@ def test_fields_are_the_layout_fields_plus_chat_turns() -> None:
     fields = HOST.renderer("messages").fields
     assert {"history", "attachments", "developer"} <= fields
     assert HOST.renderer("agentscript").fields <= fields
+
+
+def test_history_speaker_names_are_kept() -> None:
+    rendered = promptwire.render(
+        {"history": [{"role": "user", "name": "ada", "content": "hi"}], "instruction": "x"}, "messages", host=HOST
+    )
+    assert rendered.messages[0].to_dict() == {"role": "user", "content": "hi", "name": "ada"}
+    assert rendered.display().startswith("--- user (ada) ---\nhi\n")
+    assert rendered.warnings == ()
