@@ -6,6 +6,7 @@ Front ends build a :class:`Prompt`; a renderer (chosen by name, pluggable) turns
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,6 +24,8 @@ from .core import (
     RenderedPrompt,
     Section,
 )
+from .core.errors import UnsupportedFieldsWarning
+from .core.rendered import RenderWarning, warning_lines
 from .core.validation import validate_model
 from .plugins.manager import PluginHost, default_host, hookimpl
 
@@ -38,6 +41,7 @@ __all__ = [
     "PluginHost",
     "Prompt",
     "PromptwireError",
+    "RenderWarning",
     "RenderedPrompt",
     "Section",
     "hookimpl",
@@ -62,6 +66,8 @@ def render(
     model = validate_model(Prompt, prompt, root="prompt")
     renderer = (host or default_host()).renderer(format)
     result: RenderedPrompt = renderer.render(model, **options)
+    for line in warning_lines(result.warnings):
+        warnings.warn(line, UnsupportedFieldsWarning, stacklevel=2)
     return result
 
 

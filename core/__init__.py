@@ -33,7 +33,7 @@ from .prompt import (
     ToolDefinition,
     ToolResult,
 )
-from .rendered import Message, RenderedPrompt, RenderedSection
+from .rendered import Message, RenderedPrompt, RenderedSection, RenderWarning
 
 __all__ = [
     "AudioPart",
@@ -52,6 +52,7 @@ __all__ = [
     "PromptwireError",
     "PromptwireWarning",
     "RegistrationError",
+    "RenderWarning",
     "RenderedPrompt",
     "RenderedSection",
     "Resource",

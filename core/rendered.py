@@ -6,10 +6,11 @@ Plain frozen dataclasses: a render is output, not user input, so it is never re-
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Message", "RenderedPrompt", "RenderedSection"]
+__all__ = ["UNEXPRESSED", "Message", "RenderWarning", "RenderedPrompt", "RenderedSection", "warning_lines"]
 
 MessageContent = str | list[dict[str, Any]]
 
@@ -44,13 +45,55 @@ class RenderedSection:
     detail: str | None = None
 
 
+UNEXPRESSED = "the format cannot express it; left out"
+"""The reason of a warning about a populated field that a format has no place for."""
+
+
+@dataclass(frozen=True, slots=True)
+class RenderWarning:
+    """Something the render left out or changed, as a record: which format, which field, why.
+
+    Renderers return these on the result and emit no Python warning themselves; the public API
+    (:func:`promptwire.render`) turns them into Python warnings once, at the caller's line, and the
+    CLI prints them. ``field`` is a path into the prompt (``history``, ``context.source``).
+    """
+
+    format: str
+    field: str
+    reason: str = UNEXPRESSED
+
+    def to_dict(self) -> dict[str, str]:
+        return {"format": self.format, "field": self.field, "reason": self.reason}
+
+
+def warning_lines(records: Sequence[RenderWarning]) -> list[str]:
+    """The records as a person reads them, in order of first appearance: the left-out fields of one
+    format on one line, any other record on a line of its own."""
+    left_out: dict[str, list[str]] = {}
+    order: list[str | RenderWarning] = []  # a format name stands for its grouped line
+    for record in records:
+        if record.reason != UNEXPRESSED:
+            order.append(record)
+        elif record.format in left_out:
+            left_out[record.format].append(record.field)
+        else:
+            left_out[record.format] = [record.field]
+            order.append(record.format)
+    return [
+        f"format {item!r} cannot express these prompt fields, which were left out: {', '.join(left_out[item])}"
+        if isinstance(item, str)
+        else f"format {item.format!r}: {item.field}: {item.reason}"
+        for item in order
+    ]
+
+
 @dataclass(frozen=True, slots=True)
 class RenderedPrompt:
     format: str
     messages: tuple[Message, ...]
     text: str | None = None
     sections: tuple[RenderedSection, ...] = ()
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[RenderWarning, ...] = field(default=())
 
     @property
     def system(self) -> str | None:
@@ -76,7 +119,7 @@ class RenderedPrompt:
                 {"role": s.role, "key": s.key, "title": s.title, "detail": s.detail, "body": s.body}
                 for s in self.sections
             ],
-            "warnings": list(self.warnings),
+            "warnings": [w.to_dict() for w in self.warnings],
         }
 
     def display(self) -> str:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from ..core.errors import FieldError, PromptwireError
+from ..core.rendered import warning_lines
 from ..plugins.manager import default_host
 
 __all__ = ["main"]
@@ -109,19 +109,16 @@ def _cmd_render(args: argparse.Namespace) -> int:
     if "layout" in options:
         options["layout"] = host.renderer(str(options["layout"]))
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            prompt = host.reader(args.reader).read(data)
-            rendered = renderer.render(prompt, **options)
+        prompt = host.reader(args.reader).read(data)
+        rendered = renderer.render(prompt, **options)
     except FieldError as exc:
         raise CliError(f"{label}: {exc}") from None
     except TypeError as exc:
         if "unexpected keyword argument" not in str(exc):
             raise
         raise CliError(f"format {args.format!r} does not take that option: {exc}") from None
-    for warning in caught:
-        # A warning is news for the user, not a code location: one plain line each.
-        print(f"asrender: warning: {warning.message}", file=sys.stderr)
+    for line in warning_lines(rendered.warnings):
+        print(f"asrender: warning: {line}", file=sys.stderr)
     _print_render(rendered, args.output, args.format)
     return 0
 

@@ -2,7 +2,9 @@
 
 A renderer is a pure function of a :class:`Prompt` and its options. Formats differ in what they
 can say; rather than silently dropping the rest, each renderer declares the fields it expresses and
-:func:`unexpressed_fields` turns the others into one warning (or an error when ``strict=True``).
+:func:`unexpressed_fields` turns the others into warning records on the result (or an error when
+``strict=True``). Renderers emit no Python warnings: :func:`promptwire.render` does, once, at the
+caller's line.
 
 Convention for built-in formats: the module ``promptwire.renderers.<name>`` exposes a module-level
 ``renderer`` object satisfying :class:`Renderer`; ``plugins/builtins.py`` registers a lazy proxy
@@ -15,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
-from ..core.errors import UnsupportedFieldsError, UnsupportedFieldsWarning, unsupported_fields_message, warn
+from ..core.errors import UnsupportedFieldsError
 from ..core.prompt import Prompt
-from ..core.rendered import RenderedPrompt
+from ..core.rendered import RenderedPrompt, RenderWarning
 
 __all__ = ["Renderer", "unexpressed_fields"]
 
@@ -38,18 +40,13 @@ class Renderer(Protocol):
 
 def unexpressed_fields(
     prompt: Prompt, format_name: str, expressible: Iterable[str], *, strict: bool = False
-) -> tuple[str, ...]:
-    """Report the populated fields of ``prompt`` that ``format_name`` cannot express.
-
-    Returns the warning texts to store on the :class:`RenderedPrompt` (empty when all is said).
-    With ``strict`` the render is refused instead.
+) -> tuple[RenderWarning, ...]:
+    """The populated fields of ``prompt`` that ``format_name`` cannot express, as warning records to
+    store on the :class:`RenderedPrompt` (empty when all is said). With ``strict`` the render is
+    refused instead.
     """
     allowed = frozenset(expressible)
     missing = [name for name in prompt.populated_fields() if name not in allowed]
-    if not missing:
-        return ()
-    if strict:
+    if missing and strict:
         raise UnsupportedFieldsError(format_name, missing)
-    message = unsupported_fields_message(format_name, missing)
-    warn(message, UnsupportedFieldsWarning, stacklevel=4)
-    return (message,)
+    return tuple(RenderWarning(format_name, name) for name in missing)

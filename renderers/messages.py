@@ -8,10 +8,8 @@ then the user turn, whose content becomes a list of parts when there are attachm
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
-from ..core.errors import UnsupportedFieldsWarning
 from ..core.prompt import Prompt
 from ..core.rendered import Message, RenderedPrompt
 from .base import Renderer, unexpressed_fields
@@ -39,10 +37,8 @@ class MessagesRenderer:
         inner = prompt.model_copy(
             update={name: fields[name].get_default(call_default_factory=True) for name in own if name in fields}
         )
-        # Whatever the layout leaves out is in the one warning above (it is outside ``expressible``).
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UnsupportedFieldsWarning)
-            laid_out = layout.render(inner)
+        # Whatever the layout leaves out is reported above (it is outside ``expressible``).
+        laid_out = layout.render(inner)
 
         leading = _leading_system(laid_out.messages)
         rest = list(laid_out.messages[len(leading) :])

@@ -111,8 +111,8 @@ def test_any_core_prompt_renders_in_agentlys_layout() -> None:
         instruction="Summarise.",
         sections=[Section(kind="instruct", key="node_objective", value="one line")],
     )
-    with pytest.warns(UserWarning, match="identity"):
-        rendered = renderer.render(prompt)
+    rendered = renderer.render(prompt)
+    assert [w.field for w in rendered.warnings] == ["identity", "context.source"]
     assert rendered.format == "agently"
     assert rendered.text == (
         "user:\n[SYSTEM]:\nBe exact.\n\n[INFO]:\n- notes: xxxxxxxxxx\n- user.name: Ada\n\n"

@@ -985,8 +985,10 @@ def test_clipping_in_the_prompt_can_split_a_surrogate_pair() -> None:
 def test_unexpressible_fields_warn_once_or_fail_when_strict() -> None:
     p = Prompt(instruction="x", history=[{"role": "user", "content": "hi"}], previous_result="r")
     with pytest.warns(UnsupportedFieldsWarning, match="history, previous_result") as record:
-        rendered = renderer.render(p)
+        rendered = promptwire.render(p, "agentscript")
     assert len(record) == 1
+    assert record[0].filename == __file__
+    assert renderer.render(p).warnings == rendered.warnings
     assert rendered.user == "Instruction:\nx"
     with pytest.raises(UnsupportedFieldsError):
         renderer.render(p, strict=True)

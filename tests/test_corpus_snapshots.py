@@ -7,6 +7,7 @@ import warnings
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
+import promptwire
 from promptwire import PluginHost, Prompt
 from promptwire.core.errors import (
     PromptwireError,
@@ -14,6 +15,7 @@ from promptwire.core.errors import (
     UnsupportedFieldsError,
     UnsupportedFieldsWarning,
 )
+from promptwire.core.rendered import UNEXPRESSED, warning_lines
 
 from corpus import CORPUS
 
@@ -57,12 +59,16 @@ def test_unexpressible_fields_warn_once_or_fail_strict(fmt: str, name: str) -> N
             warnings.simplefilter("error", UnsupportedFieldsWarning)
             assert renderer.render(prompt, strict=True).warnings == ()
         return
-    with pytest.warns(UnsupportedFieldsWarning) as record:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnsupportedFieldsWarning)  # a renderer reports, it does not warn
         rendered = renderer.render(prompt)
-    assert len(record) == 1
-    assert rendered.warnings == (str(record[0].message),)
-    for field in missing:
-        assert field in rendered.warnings[0]
+    assert [(w.format, w.field) for w in rendered.warnings if w.reason == UNEXPRESSED] == [(fmt, f) for f in missing]
+    with pytest.warns(UnsupportedFieldsWarning) as record:
+        promptwire.render(prompt, fmt, host=HOST)
+    assert [str(w.message) for w in record if w.category is UnsupportedFieldsWarning] == warning_lines(
+        rendered.warnings
+    )
+    assert {w.filename for w in record} == {__file__}  # at the caller's line
     with pytest.raises(UnsupportedFieldsError) as info:
         renderer.render(prompt, strict=True)
     assert list(info.value.fields) == missing

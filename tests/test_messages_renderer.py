@@ -96,9 +96,11 @@ def test_any_renderer_can_be_the_layout() -> None:
 def test_one_warning_naming_what_neither_layout_nor_chat_can_say() -> None:
     prompt = Prompt(instruction="x", tools=[{"name": "t"}], history=[{"content": "h"}])
     with pytest.warns(UnsupportedFieldsWarning) as record:
-        rendered = HOST.renderer("messages").render(prompt)
-    assert len(record) == 1
-    assert rendered.warnings == ("format 'messages' cannot express these prompt fields, which were left out: tools",)
+        rendered = promptwire.render(prompt, "messages", host=HOST)
+    assert [str(w.message) for w in record] == [
+        "format 'messages' cannot express these prompt fields, which were left out: tools"
+    ]
+    assert [(w.format, w.field) for w in rendered.warnings] == [("messages", "tools")]
     with pytest.raises(UnsupportedFieldsError, match="tools"):
         HOST.renderer("messages").render(prompt, strict=True)
 
