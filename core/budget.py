@@ -1,8 +1,13 @@
-"""Budgets as AgentScript writes them: an amount and an optional unit (``2k``, ``500``, ``1.5k``).
+"""Budgets: an amount and an optional unit, kept as written (``2k``, ``500``, ``1.5k``).
 
 The amount and unit are kept as written (traces and sources print them); the two readings are
-derived: a context budget counts UTF-16 characters, an output budget counts provider tokens, and in
-both only the unit ``k`` multiplies by 1000 (any other unit is silently a plain count, as upstream).
+derived: a context budget bounds the text of a value in the units of the format being rendered, an
+output budget counts provider tokens. The only unit is ``k`` (times 1000).
+
+The core model refuses what it does not understand: another unit (``2K``, ``2kb``, ``1.5M``), an
+amount that comes to less than one unit (``0.5``: upstream AgentScript reads that as "no limit"),
+or one too large to count exactly. The AgentScript front end, which must read every budget the
+reference reads, applies the reference's looser rules before it builds a ``Budget``.
 """
 
 from __future__ import annotations
@@ -13,7 +18,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["Budget"]
+__all__ = ["MAX_BUDGET", "UNITS", "Budget"]
+
+UNITS = {None: 1, "k": 1000}
+"""The units a budget may carry, with what each multiplies the amount by."""
+
+MAX_BUDGET = 2**53
+"""The largest count a budget may come to: every whole number up to it is exact as a float."""
 
 _BUDGET_RE = re.compile(r"^(\d+(?:\.\d+)?)([A-Za-z]+)?$")
 
@@ -37,6 +48,17 @@ class Budget(BaseModel):
             return _parse_fields(data)
         return data
 
+    @model_validator(mode="after")
+    def _countable(self) -> Budget:
+        if self.unit not in UNITS:
+            raise ValueError(f"unknown budget unit {self.unit!r} (the only unit is 'k', for thousands)")
+        count = self.amount * UNITS[self.unit]
+        if count < 1:
+            raise ValueError(f"a budget of {self} comes to less than one unit")
+        if count > MAX_BUDGET:
+            raise ValueError(f"a budget of {self} is too large (at most {MAX_BUDGET})")
+        return self
+
     @classmethod
     def parse(cls, raw: str) -> Budget:
         """Parse a budget literal such as ``2k``; raises ``ValueError`` naming the bad text."""
@@ -44,17 +66,17 @@ class Budget(BaseModel):
 
     @property
     def multiplier(self) -> int:
-        return 1000 if self.unit == "k" else 1
+        return UNITS[self.unit]
 
     @property
     def context_limit(self) -> int:
-        """UTF-16 characters a context item may take; 0 means "no clipping", as upstream."""
+        """How much of a value's text a context item may show, in the rendering format's units."""
         return math.floor(self.amount * self.multiplier)
 
     @property
     def output_tokens(self) -> int:
-        """Provider token limit; never below 1 (upstream clamps ``0.0001k`` to 1)."""
-        return max(1, math.floor(self.amount * self.multiplier))
+        """Provider token limit."""
+        return math.floor(self.amount * self.multiplier)
 
     def __str__(self) -> str:
         amount = int(self.amount) if self.amount.is_integer() else self.amount

@@ -7,9 +7,20 @@ Fields a format cannot express are reported by that format's renderer, not refus
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    StrictBool,
+    StrictInt,
+    model_serializer,
+    model_validator,
+)
 
 from .budget import Budget
 from .contract import OutputContract
@@ -196,6 +207,10 @@ class Retry(BaseModel):
     def has_previous_output(self) -> bool:
         return "previous_output" in self.model_fields_set
 
+    @model_serializer(mode="wrap")
+    def _keep_unset_unset(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        return _without_unset(self, handler(self), ("previous_output",))
+
 
 class GenerateConfig(BaseModel):
     """Generation options exactly as the AgentScript seed defines them."""
@@ -231,19 +246,55 @@ class Prompt(BaseModel):
     retry: Retry | None = None
     output: OutputContract | None = None
     config: GenerateConfig = Field(default_factory=GenerateConfig)
+    native: dict[str, Any] = Field(default_factory=dict)
+    """What only one dialect can say, under that dialect's name: ``{"agens": {"tool_results": {}}}``
+    keeps the empty results map an Agens message carries. The dialect's own renderer reads its entry;
+    for every other format it is a field it cannot express (``native.agens``), reported like any other."""
+
+    @model_serializer(mode="wrap")
+    def _keep_unset_unset(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        return _without_unset(self, handler(self), ("instruction",))
 
     def populated_fields(self) -> tuple[str, ...]:
         """Names of the content fields that carry something (``config`` is for adapters, not layout).
 
-        Two parts that a format may leave out even when it shows their parent are listed as dotted
-        names of their own, so leaving them out is reported too: ``context.source`` (some item has a
-        source expression), ``history.name`` (some turn names its speaker) and ``retry.previous_output``.
+        Parts that a format may leave out even when it shows their parent are listed as dotted names
+        of their own (see ``SUB_FIELDS``), so leaving them out is reported too; so is each dialect's
+        entry in ``native`` (``native.agens``).
         """
-        names = [name for name in type(self).model_fields if name != "config" and getattr(self, name) not in (None, [])]
-        if any(item.source for item in self.context):
-            names.append("context.source")
-        if any(turn.name for turn in self.history):
-            names.append("history.name")
-        if self.retry is not None and self.retry.has_previous_output:
-            names.append("retry.previous_output")
+        names = [
+            name
+            for name in type(self).model_fields
+            if name not in ("config", "native") and getattr(self, name) not in (None, [])
+        ]
+        names.extend(name for name, present in SUB_FIELDS.items() if present(self))
+        names.extend(f"native.{dialect}" for dialect in self.native)
         return tuple(names)
+
+
+SUB_FIELDS: dict[str, Callable[[Prompt], bool]] = {
+    "context.source": lambda prompt: any(item.source for item in prompt.context),
+    "history.name": lambda prompt: any(turn.name for turn in prompt.history),
+    "retry.previous_output": lambda prompt: prompt.retry is not None and prompt.retry.has_previous_output,
+    "tools.returns": lambda prompt: any(tool.returns is not None for tool in prompt.tools),
+    "tool_results.is_error": lambda prompt: any(result.is_error for result in prompt.tool_results),
+}
+"""Parts a format can drop while it shows their parent field, each with how to tell it is given:
+``context.source`` (an item names its source expression), ``history.name`` (a turn names its speaker),
+``retry.previous_output`` (the rejected output is known), ``tools.returns`` (a tool describes its
+result) and ``tool_results.is_error`` (a result reports a failure)."""
+
+
+def _without_unset(model: BaseModel, data: Any, fields: tuple[str, ...]) -> Any:
+    """Leave out of a dump the fields whose meaning is "given or not" rather than a value.
+
+    ``instruction=None`` is an instruction of JSON ``null`` (AgentScript's ``input: none``), and
+    ``previous_output=None`` a previous output of ``null``; not giving them is something else. A dump
+    that wrote the default would turn "not given" into "given as null" when loaded again, and the
+    prompt would render different bytes after a save and load.
+    """
+    if isinstance(data, dict):
+        for name in fields:
+            if name not in model.model_fields_set:
+                data.pop(name, None)
+    return data
