@@ -7,7 +7,7 @@ Fields a format cannot express are reported by that format's renderer, not refus
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -24,6 +24,7 @@ from pydantic import (
 
 from .budget import Budget
 from .contract import OutputContract
+from .limits import check_nesting
 
 __all__ = [
     "AudioPart",
@@ -255,6 +256,13 @@ class Prompt(BaseModel):
     def _keep_unset_unset(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         return _without_unset(self, handler(self), ("instruction",))
 
+    @model_validator(mode="after")
+    def _printable_nesting(self) -> Prompt:
+        """Every free-form value nests at most ``MAX_DEPTH`` levels and never contains itself."""
+        for path, value in _free_values(self):
+            check_nesting(value, path)
+        return self
+
     def populated_fields(self) -> tuple[str, ...]:
         """Names of the content fields that carry something (``config`` is for adapters, not layout).
 
@@ -283,6 +291,27 @@ SUB_FIELDS: dict[str, Callable[[Prompt], bool]] = {
 ``context.source`` (an item names its source expression), ``history.name`` (a turn names its speaker),
 ``retry.previous_output`` (the rejected output is known), ``tools.returns`` (a tool describes its
 result) and ``tool_results.is_error`` (a result reports a failure)."""
+
+
+def _free_values(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """The user values of a prompt that no model field constrains, each with its path."""
+    yield ("instruction",), prompt.instruction
+    yield ("previous_result",), prompt.previous_result
+    yield ("native",), prompt.native
+    for index, item in enumerate(prompt.context):
+        yield ("context", index, "value"), item.value
+    for index, section in enumerate(prompt.sections):
+        yield ("sections", index, "value"), section.value
+    for index, tool in enumerate(prompt.tools):
+        yield ("tools", index), (tool.parameters, tool.returns, tool.native)
+    for index, call in enumerate(prompt.tool_calls):
+        yield ("tool_calls", index), (call.arguments, call.native)
+    for index, result in enumerate(prompt.tool_results):
+        yield ("tool_results", index, "content"), result.content
+    if prompt.retry is not None:
+        yield ("retry", "previous_output"), prompt.retry.previous_output
+    if prompt.output is not None:
+        yield ("output",), (prompt.output.json_schema, prompt.output.native)
 
 
 def _without_unset(model: BaseModel, data: Any, fields: tuple[str, ...]) -> Any:

@@ -38,6 +38,10 @@ def _field_error(exc: ValidationError, data: Any, root: str | None) -> FieldErro
     reason = first["msg"]
     if first["type"] == "extra_forbidden":
         reason = "unknown field"
+    cause = first.get("ctx", {}).get("error")
+    if isinstance(cause, FieldError):  # a model validator that already named the field inside the model
+        path.append(cause.field)
+        reason = cause.reason
     if len(errors) > 1:
         reason += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
     return FieldError(field_path(path), reason)

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from promptwire import Budget, FieldError, Prompt, render
 from promptwire.core import GenerateConfig, OutputContract, Retry
 from promptwire.core.errors import SourceError, field_path
+from promptwire.core.limits import MAX_DEPTH, check_nesting, nesting_room
 from promptwire.core.validation import validate_model
 
 
@@ -220,3 +221,40 @@ class TestRoundTrip:
     def test_native_entries_are_reported_by_name(self) -> None:
         prompt = Prompt(instruction="x", native={"agens": {"tool_results": {}}})
         assert prompt.populated_fields() == ("instruction", "native.agens")
+
+
+class TestNesting:
+    """Values too deep to print, or containing themselves, fail the same clear way for every format."""
+
+    @staticmethod
+    def nested(depth: int) -> object:
+        value: object = 0
+        for _ in range(depth):
+            value = [value]
+        return value
+
+    def test_a_value_at_the_limit_is_accepted(self) -> None:
+        Prompt(instruction=self.nested(MAX_DEPTH))
+
+    def test_deeper_is_refused_naming_the_field_and_the_limit(self) -> None:
+        with pytest.raises(FieldError, match=rf"^prompt\.context\[0\]\.value: .* deeper than {MAX_DEPTH} levels"):
+            render({"context": [{"value": self.nested(MAX_DEPTH + 1)}]})
+
+    def test_a_value_containing_itself_is_refused(self) -> None:
+        loop: list[object] = []
+        loop.append({"again": loop})
+        with pytest.raises(FieldError, match=r"^prompt\.sections\[0\]\.value: the value contains itself"):
+            render({"sections": [{"kind": "info", "value": loop}]})
+
+    def test_shared_parts_are_checked_once(self) -> None:
+        value: object = ["x"]
+        for _ in range(80):  # 2**80 paths, 81 containers: a walk per path would never end
+            value = [value, value]
+        check_nesting(value, ("instruction",))
+
+    def test_nesting_room_lets_a_recursive_walk_reach_the_limit(self) -> None:
+        def depth(value: object) -> int:
+            return 1 + depth(value[0]) if isinstance(value, list) else 0  # type: ignore[index]
+
+        with nesting_room():
+            assert depth(self.nested(MAX_DEPTH)) == MAX_DEPTH
