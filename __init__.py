@@ -27,7 +27,7 @@ from .core import (
 from .core.errors import UnsupportedFieldsWarning
 from .core.rendered import RenderWarning, warning_lines
 from .core.validation import validate_model
-from .plugins.manager import PluginHost, default_host, hookimpl
+from .plugins import PluginHost, default_host, hookimpl
 
 __all__ = [
     "Budget",

@@ -1,5 +1,6 @@
-"""The plugin host: hook specs, the manager, entry-point discovery and the built-in registrations."""
+"""The plugin host: hook specs and their marker, the manager, entry-point loading and the built-ins."""
 
-from .manager import PluginHost, PluginInfo, default_host, hookimpl
+from .hookspecs import hookimpl
+from .manager import PluginHost, PluginInfo, default_host
 
 __all__ = ["PluginHost", "PluginInfo", "default_host", "hookimpl"]

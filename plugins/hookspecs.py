@@ -1,35 +1,61 @@
-"""The hooks a promptwire plugin implements. The contract *is* this documentation.
+"""The hooks a promptwire plugin implements, and the marker it implements them with.
 
-A plugin is any module, class or instance with functions marked ``@promptwire.plugins.hookimpl``
-and named like the specs below. Installed distributions announce plugins under the entry-point
-group ``promptwire``; the built-in formats register through these very hooks.
+The contract *is* this documentation. A plugin is any module, class or instance with functions
+marked ``@hookimpl`` (also importable as ``promptwire.hookimpl``) and named like the specs below.
+Installed distributions announce plugins under the entry-point group ``promptwire``; the built-in
+formats register through these very hooks.
 
-Each hook receives a ``register`` callback, so one plugin can register several things (the style of
-``llm``'s ``register_models``). Registering a name that another plugin (or the same one) already took
-raises :class:`promptwire.core.errors.RegistrationError` naming both plugins.
+Every hook receives one argument, a ``register`` callback, so one plugin can register several things
+(the style of ``llm``'s ``register_models``). The rules common to all of them:
+
+* Call ``register(obj, aliases=())`` from the hook function itself, or from a helper it calls: the
+  host tells plugins apart by which hook function is running when ``register`` is called, so a call
+  made after the hook returned (a ``register`` kept for later, another thread) is refused.
+* ``obj`` must have a non-empty string ``name``; ``aliases`` is a tuple or list of further names.
+  A plain string is refused (``aliases="shout"`` would otherwise mean five one-letter names).
+* The host stores ``obj`` under its name and aliases. A name another plugin, or the same one, already
+  took raises :class:`promptwire.core.errors.RegistrationError` naming both plugins. Names are listed
+  in plugin load order (built-ins, then installed plugins, then plugins passed to ``PluginHost``),
+  aliases resolve but are not listed.
+* The return value is ignored. The host calls each hook once, after every plugin is loaded.
+* An implementation may be a wrapper (``@hookimpl(wrapper=True)`` or ``hookwrapper=True``): it runs
+  around every other plugin's implementation of that hook, as pluggy defines. What it registers
+  before or after its ``yield`` is its own plugin's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import pluggy
 
 PROJECT_NAME = "promptwire"
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+"""Marks a plugin's hook function: ``@hookimpl``, or ``@hookimpl(wrapper=True)`` and pluggy's other options."""
 
-RegisterCallback = Callable[..., None]
+
+class RegisterCallback(Protocol):
+    """The ``register`` argument of every hook (see the module docstring for its rules)."""
+
+    def __call__(self, obj: Any, aliases: Sequence[str] = ()) -> None: ...
 
 
 @hookspec
 def register_renderers(register: RegisterCallback) -> None:
     """Register prompt formats.
 
-    Call ``register(renderer, aliases=())`` once per format. ``renderer`` is an object with a
-    ``name`` (what users pass as ``format=``), a one-line ``description``, and
-    ``render(prompt, **options) -> RenderedPrompt`` (see ``promptwire.renderers.base.Renderer``).
-    ``aliases`` are extra names for the same renderer. The host calls this once, when it loads.
+    :param register: call ``register(renderer, aliases=())`` once per format. ``renderer`` has a
+        ``name`` (what users pass as ``format=`` and ``asrender render --format``), a one-line
+        ``description``, the frozenset ``fields`` of prompt fields it expresses, and
+        ``render(prompt, *, strict=False, **options) -> RenderedPrompt``
+        (see ``promptwire.renderers.base.Renderer``).
+
+    The host refuses a renderer without a callable ``render``, then serves it to
+    ``promptwire.render(prompt, format=name)`` and ``PluginHost.renderer(name)`` under its name and
+    aliases, and lists its name under this plugin in ``asrender plugins``.
     """
 
 
@@ -37,9 +63,12 @@ def register_renderers(register: RegisterCallback) -> None:
 def register_adapters(register: RegisterCallback) -> None:
     """Register provider adapters.
 
-    Call ``register(adapter, aliases=())`` once per provider. ``adapter`` is an object with a
-    ``name`` and a ``description``; the request-building and sending methods it must offer are
-    defined by the adapters issue. The host stores it under its name and aliases.
+    :param register: call ``register(adapter, aliases=())`` once per provider. ``adapter`` has a
+        ``name`` (the provider, e.g. ``"openai"``) and a one-line ``description``; the
+        request-building and sending methods it must offer are defined by the adapters issue.
+
+    The host serves it from ``PluginHost.adapter(name)`` under its name and aliases, and lists its
+    name under this plugin in ``asrender plugins``.
     """
 
 
@@ -47,17 +76,37 @@ def register_adapters(register: RegisterCallback) -> None:
 def register_readers(register: RegisterCallback) -> None:
     """Register front doors: native prompt inputs that become a core ``Prompt``.
 
-    Call ``register(reader, aliases=())`` once per input dialect. ``reader`` is an object with a
-    ``name`` (what ``asrender render --from NAME`` takes), a ``description`` and
-    ``read(data) -> Prompt``, where ``data`` is the already-parsed JSON/YAML value. Bad data must
-    raise ``promptwire.core.errors.FieldError`` naming the field.
+    :param register: call ``register(reader, aliases=())`` once per input dialect. ``reader`` has a
+        ``name`` (what ``asrender render --from NAME`` takes), a one-line ``description`` and
+        ``read(data) -> Prompt``, where ``data`` is the already-parsed JSON/YAML value; bad data
+        must raise ``promptwire.core.errors.FieldError`` naming the field.
+
+    The host refuses a reader without a callable ``read``, then serves it from
+    ``PluginHost.reader(name)`` under its name and aliases, and lists its name under this plugin in
+    ``asrender plugins``.
+    """
+
+
+@hookspec
+def register_tool_schemes(register: RegisterCallback) -> None:
+    """Register AgentScript tool and memory URI schemes.
+
+    :param register: call ``register(scheme, aliases=())`` once per scheme. ``scheme`` has a
+        ``name`` (the URI scheme, e.g. ``"file"``, ``"s3"``, as in
+        ``import tool X from "s3://..."``) and a one-line ``description``; the methods that resolve
+        a URI are defined by the AgentScript front end.
+
+    The host serves it from ``PluginHost.tool_scheme(name)`` under its name and aliases, and lists
+    its name under this plugin in ``asrender plugins``.
     """
 
 
 def _spec_names() -> tuple[str, ...]:
-    return tuple(name for name, value in globals().items() if name.startswith("register_") and callable(value))
+    marker = f"{PROJECT_NAME}_spec"
+    return tuple(name for name, value in globals().items() if callable(value) and hasattr(value, marker))
 
 
 HOOK_NAMES: tuple[str, ...] = _spec_names()
+"""Every hook a plugin may implement, in the order they are documented above."""
 
-__all__ = ["HOOK_NAMES", "PROJECT_NAME", "RegisterCallback", "hookspec"]
+__all__ = ["HOOK_NAMES", "PROJECT_NAME", "RegisterCallback", "hookimpl", "hookspec"]

@@ -1,93 +1,63 @@
-"""The plugin host: loads built-ins, then installed entry points, then plugins passed in, and keeps
-what they register by name.
+"""The plugin host: one pluggy manager, the plugins it loaded, and the registries their hooks filled.
 
-Hooks are called one implementation at a time so that every registration is tied to the plugin
-that made it: a clash then names both plugins, and ``asrender plugins`` can say who provides what.
+It loads the built-ins, then installed entry points, then plugins passed in (tests, embedders), then
+calls each ``register_*`` hook once through pluggy, so wrappers and call order behave as pluggy
+documents. Every registration is tied to the plugin that made it (see :mod:`.attribution`): a clash
+names both plugins, and ``asrender plugins`` says who provides what, with which version.
 """
 
 from __future__ import annotations
 
 import functools
-import os
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import metadata
 from types import ModuleType
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import pluggy
 
-from ..core.errors import RegistrationError, UnknownNameError
+from ..core.errors import RegistrationError
+from . import builtins as builtin_plugin
 from . import hookspecs
+from .attribution import call_register_hook
+from .entry_points import allow_list_from_env, load_entry_points
+from .registry import Registration, Registry
 
-__all__ = ["ALLOW_ENV", "PluginHost", "PluginInfo", "Registry", "default_host", "hookimpl"]
+__all__ = ["BUILTIN_PLUGIN", "REGISTERS", "PluginHost", "PluginInfo", "default_host"]
 
-hookimpl = pluggy.HookimplMarker(hookspecs.PROJECT_NAME)
-
-ENTRY_POINT_GROUP = "promptwire"
 BUILTIN_PLUGIN = "promptwire"
-ALLOW_ENV = "PROMPTWIRE_PLUGINS"
-"""Comma-separated entry-point names to load; unset loads all, empty loads none (built-ins stay)."""
 
-T = TypeVar("T")
-
-
-@dataclass
-class Registry(Generic[T]):
-    """Named things of one kind (renderers, adapters, readers), each remembered with its plugin."""
-
-    kind: str
-    required_methods: tuple[str, ...]
-    _items: dict[str, T] = field(default_factory=dict)
-    _owners: dict[str, str] = field(default_factory=dict)
-    _primary: list[str] = field(default_factory=list)
-
-    def add(self, obj: T, plugin: str, aliases: Iterable[str] = ()) -> None:
-        name = getattr(obj, "name", None)
-        if not isinstance(name, str) or not name:
-            raise RegistrationError(f"plugin {plugin!r} registered a {self.kind} without a string 'name'")
-        for method in self.required_methods:
-            if not callable(getattr(obj, method, None)):
-                raise RegistrationError(f"plugin {plugin!r}: {self.kind} {name!r} has no callable {method!r}")
-        names = [name, *aliases]
-        for each in names:
-            if each in self._owners:
-                raise RegistrationError(
-                    f"{self.kind} name {each!r} is registered twice: by plugin {self._owners[each]!r} "
-                    f"and by plugin {plugin!r}"
-                )
-        for each in names:
-            self._items[each] = obj
-            self._owners[each] = plugin
-        self._primary.append(name)
-
-    def get(self, name: str) -> T:
-        try:
-            return self._items[name]
-        except KeyError:
-            raise UnknownNameError(self.kind, name, self.names()) from None
-
-    def names(self) -> tuple[str, ...]:
-        """Primary names in registration order (aliases resolve with :meth:`get` but are not listed)."""
-        return tuple(self._primary)
-
-    def owned_by(self, plugin: str) -> list[str]:
-        return [name for name in self._primary if self._owners[name] == plugin]
+REGISTERS: dict[str, str] = {
+    "register_renderers": "renderers",
+    "register_adapters": "adapters",
+    "register_readers": "readers",
+    "register_tool_schemes": "tool_schemes",
+}
+"""Each hook and the registry it fills: an attribute of :class:`PluginHost` and a key of
+:attr:`PluginInfo.registers` (so of ``asrender plugins --json``)."""
 
 
 @dataclass(frozen=True)
 class PluginInfo:
+    """What ``asrender plugins`` shows of one plugin."""
+
     name: str
     version: str | None
     hooks: tuple[str, ...]
     registers: dict[str, list[str]]
+    """Registry key (``"renderers"``...) to the names this plugin registered there, in order."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.version, "hooks": list(self.hooks), **self.registers}
 
 
 class PluginHost:
-    """One plugin manager and the registries it filled. Tests make their own; the CLI uses the default."""
+    """One plugin manager and the registries it filled. Tests make their own; the CLI uses the default.
+
+    ``allow`` lists the entry-point names to load; ``None`` reads ``PROMPTWIRE_PLUGINS`` (see
+    :mod:`.entry_points`). Loading or registering badly raises :class:`RegistrationError`.
+    """
 
     def __init__(
         self,
@@ -99,45 +69,59 @@ class PluginHost:
     ) -> None:
         self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
-        self._versions: dict[str, str | None] = {}
         self.renderers: Registry[Any] = Registry("renderer", ("render",))
-        self.adapters: Registry[Any] = Registry("adapter", ())
+        self.adapters: Registry[Any] = Registry("adapter")
         self.readers: Registry[Any] = Registry("reader", ("read",))
+        self.tool_schemes: Registry[Any] = Registry("tool scheme")
+        self._registries: dict[str, Registry[Any]] = {
+            "renderers": self.renderers,
+            "adapters": self.adapters,
+            "readers": self.readers,
+            "tool_schemes": self.tool_schemes,
+        }
         if builtins:
-            from . import builtins as builtin_plugin
-
-            self._add(builtin_plugin, BUILTIN_PLUGIN, _own_version())
+            self._register(builtin_plugin, BUILTIN_PLUGIN)
         if entry_points:
-            self._load_entry_points(_allow_list() if allow is None else allow)
+            load_entry_points(self.pm, allow_list_from_env() if allow is None else allow)
         for plugin in plugins:
-            self._add(plugin, _plugin_name(plugin), None)
-        self._collect("register_renderers", self.renderers)
-        self._collect("register_adapters", self.adapters)
-        self._collect("register_readers", self.readers)
+            self._register(plugin, _plugin_name(plugin))
+        self._check_hook_names()
+        for hook_name, key in REGISTERS.items():
+            self._collect(hook_name, self._registries[key])
 
-    def _add(self, plugin: object, name: str, version: str | None) -> None:
+    def _register(self, plugin: object, name: str) -> None:
         if self.pm.has_plugin(name):
             raise RegistrationError(f"two plugins are named {name!r}")
-        self.pm.register(plugin, name=name)
-        self._versions[name] = version
+        if self.pm.is_registered(plugin):
+            raise RegistrationError(f"plugin {name!r} is already loaded as {self.pm.get_name(plugin)!r}")
+        try:
+            self.pm.register(plugin, name=name)
+        except pluggy.PluginValidationError as exc:
+            raise RegistrationError(f"plugin {name!r} is not a valid promptwire plugin: {exc}") from None
 
-    def _load_entry_points(self, allow: Sequence[str] | None) -> None:
-        for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
-            if allow is not None and entry_point.name not in allow:
-                continue
-            dist = entry_point.dist
-            try:
-                plugin = entry_point.load()
-            except Exception as exc:  # a broken third-party plugin must not look like our crash
-                raise RegistrationError(
-                    f"plugin {entry_point.name!r} ({entry_point.value}) failed to load: {type(exc).__name__}: {exc}"
-                ) from exc
-            self._add(plugin, entry_point.name, dist.version if dist is not None else None)
+    def _check_hook_names(self) -> None:
+        """A misspelt hook (``register_renderer``) would otherwise register nothing, silently."""
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            name = self.pm.get_name(exc.plugin)
+            raise RegistrationError(
+                f"plugin {name!r}: {exc} (the promptwire hooks are: {', '.join(hookspecs.HOOK_NAMES)})"
+            ) from None
 
     def _collect(self, hook_name: str, registry: Registry[Any]) -> None:
-        for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
-            register = _register_into(registry, impl.plugin_name)
-            impl.function(register=register)
+        checked: list[Registration[Any]] = []
+
+        def on_register(obj: Any, plugin: str, aliases: object) -> None:
+            checked.append(registry.check(obj, plugin, aliases))
+
+        call_register_hook(self.pm, hook_name, on_register)
+        load_order = {name: rank for rank, name in enumerate(self._plugin_names())}
+        for registration in sorted(checked, key=lambda each: load_order[each.plugin]):
+            registry.add(registration)
+
+    def _plugin_names(self) -> list[str]:
+        return [name for name, plugin in self.pm.list_name_plugin() if plugin is not None]
 
     def renderer(self, name: str) -> Any:
         return self.renderers.get(name)
@@ -148,42 +132,35 @@ class PluginHost:
     def adapter(self, name: str) -> Any:
         return self.adapters.get(name)
 
+    def tool_scheme(self, name: str) -> Any:
+        return self.tool_schemes.get(name)
+
     def plugins(self) -> list[PluginInfo]:
+        """Every loaded plugin in load order, with its version and what it registered."""
+        versions: dict[str | None, str | None] = {
+            self.pm.get_name(plugin): dist.version for plugin, dist in self.pm.list_plugin_distinfo()
+        }
+        versions[BUILTIN_PLUGIN] = _own_version()
         infos = []
-        for name, plugin in self.pm.list_name_plugin():
+        for name in self._plugin_names():
+            plugin = self.pm.get_plugin(name)
             hooks = tuple(sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or ()))
-            registers = {
-                "renderers": self.renderers.owned_by(name),
-                "adapters": self.adapters.owned_by(name),
-                "readers": self.readers.owned_by(name),
-            }
-            infos.append(PluginInfo(name, self._versions.get(name), hooks, registers))
+            registers = {key: registry.owned_by(name) for key, registry in self._registries.items()}
+            infos.append(PluginInfo(name, versions.get(name), hooks, registers))
         return infos
 
 
-def _register_into(registry: Registry[Any], plugin: str) -> Callable[..., None]:
-    def register(obj: Any, aliases: Iterable[str] = ()) -> None:
-        registry.add(obj, plugin, aliases)
-
-    return register
-
-
 def _plugin_name(plugin: object) -> str:
+    """A module's or class's ``__name__``, an instance's class name: what a clash message shows."""
     if isinstance(plugin, ModuleType):
         return plugin.__name__
-    return getattr(plugin, "__name__", None) or type(plugin).__name__
-
-
-def _allow_list() -> list[str] | None:
-    raw = os.environ.get(ALLOW_ENV)
-    if raw is None:
-        return None
-    return [name.strip() for name in raw.split(",") if name.strip()]
+    name = getattr(plugin, "__name__", None)
+    return name if isinstance(name, str) and name else type(plugin).__name__
 
 
 def _own_version() -> str | None:
     try:
-        return metadata.version("promptwire")
+        return metadata.version(BUILTIN_PLUGIN)
     except metadata.PackageNotFoundError:
         return None
 

@@ -1,0 +1,80 @@
+"""Installed plugins: entry points of the group ``promptwire``, loaded by pluggy, narrowed by an allow-list.
+
+``PROMPTWIRE_PLUGINS`` names the entry points to load, comma-separated: unset loads every installed
+plugin, empty loads none (the cure for a broken or slow plugin, as in ``llm``). Built-ins are not
+entry points and always load. pluggy does the loading, the blocking and the bookkeeping of which
+distribution each plugin came from; this module adds the allow-list and, when an import fails, an
+error that names the entry point instead of a bare traceback from inside someone else's package.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection
+from importlib import metadata
+
+import pluggy
+
+from ..core.errors import RegistrationError
+
+__all__ = ["ALLOW_ENV", "ENTRY_POINT_GROUP", "allow_list_from_env", "load_entry_points"]
+
+ENTRY_POINT_GROUP = "promptwire"
+ALLOW_ENV = "PROMPTWIRE_PLUGINS"
+
+
+def allow_list_from_env() -> list[str] | None:
+    """The entry-point names ``PROMPTWIRE_PLUGINS`` allows, or ``None`` (all) when it is unset."""
+    raw = os.environ.get(ALLOW_ENV)
+    if raw is None:
+        return None
+    return [name.strip() for name in raw.split(",") if name.strip()]
+
+
+def load_entry_points(pm: pluggy.PluginManager, allow: Collection[str] | None) -> None:
+    """Register on ``pm`` every installed plugin whose entry-point name ``allow`` lists (``None``: all).
+
+    A plugin that fails to import or to register raises :class:`RegistrationError` naming its entry
+    point; the plugins loaded before it stay registered.
+    """
+    if allow is not None and not allow:
+        return  # loads none, and spares the scan of every installed distribution
+    registered_before = {name for name, plugin in pm.list_name_plugin() if plugin is not None}
+    blocked = [] if allow is None else _block_all_but(pm, allow)
+    try:
+        pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+    except Exception as exc:  # a broken third-party plugin must not look like our crash
+        raise _load_error(pm, registered_before, exc) from exc
+    finally:
+        for name in blocked:
+            pm.unblock(name)  # the block only narrows this load; plugins passed in later may take the name
+
+
+def _block_all_but(pm: pluggy.PluginManager, allow: Collection[str]) -> list[str]:
+    blocked = []
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        name = entry_point.name
+        # set_blocked unregisters a plugin already under that name: never touch those (the built-ins).
+        if name not in allow and not pm.has_plugin(name) and not pm.is_blocked(name):
+            pm.set_blocked(name)
+            blocked.append(name)
+    return blocked
+
+
+def _load_error(pm: pluggy.PluginManager, registered_before: Collection[str], exc: Exception) -> RegistrationError:
+    """Name the entry point pluggy stopped at: the first one, in pluggy's own order, it did not finish."""
+    finished = {pm.get_name(plugin) for plugin, _ in pm.list_plugin_distinfo()}
+    for dist in metadata.distributions():
+        for entry_point in dist.entry_points:
+            name = entry_point.name
+            if entry_point.group != ENTRY_POINT_GROUP or name in registered_before or name in finished:
+                continue
+            if pm.is_blocked(name):
+                continue
+            return RegistrationError(
+                f"plugin {name!r} ({entry_point.value}) failed to load: {type(exc).__name__}: {exc} "
+                f"(set {ALLOW_ENV} to the plugins to load, without it)"
+            )
+    return RegistrationError(
+        f"an installed plugin (entry-point group {ENTRY_POINT_GROUP!r}) failed to load: {type(exc).__name__}: {exc}"
+    )

@@ -1,0 +1,68 @@
+"""Stand-ins for built-ins whose modules are imported only when first used.
+
+Starting ``asrender`` (and listing plugins) must not import a format's module, with its YAML,
+schema or template dependencies. A proxy knows only the name it is registered under and where the
+real object lives; everything else, the description included, is asked of the real object, so it is
+written once, on the object's class. A real object that answers to another name than the one it is
+registered under is refused when first loaded, so the two cannot drift apart unnoticed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from ..core.errors import RegistrationError
+
+__all__ = ["LazyReader", "LazyRenderer"]
+
+_PACKAGE = __name__.rpartition(".plugins.")[0]
+"""``promptwire``, whatever it is imported as: targets are relative to it."""
+
+
+@dataclass(frozen=True)
+class _Lazy:
+    name: str
+    target: str
+    """``"module:attribute"``, the module relative to the promptwire package (``".renderers.agens:renderer"``)."""
+
+    def load(self) -> Any:
+        """The real object (imported on the first call)."""
+        return self._real
+
+    @cached_property
+    def _real(self) -> Any:
+        module_name, _, attribute = self.target.partition(":")
+        real = getattr(importlib.import_module(module_name, _PACKAGE), attribute)
+        real_name = getattr(real, "name", None)
+        if real_name != self.name:
+            raise RegistrationError(f"built-in {self.target} is registered as {self.name!r} but is named {real_name!r}")
+        return real
+
+    @property
+    def description(self) -> str:
+        description: str = self._real.description
+        return description
+
+
+@dataclass(frozen=True)
+class LazyRenderer(_Lazy):
+    """A built-in format: ``render`` and ``fields`` import the real renderer."""
+
+    @property
+    def fields(self) -> frozenset[str]:
+        fields: frozenset[str] = self._real.fields
+        return fields
+
+    def render(self, prompt: Any, **options: Any) -> Any:
+        return self._real.render(prompt, **options)
+
+
+@dataclass(frozen=True)
+class LazyReader(_Lazy):
+    """A built-in front door: ``read`` imports the real reader."""
+
+    def read(self, data: Any) -> Any:
+        return self._real.read(data)

@@ -1,0 +1,95 @@
+"""The built-ins: one table of import targets, lazy proxies, and nothing written twice.
+
+A built-in's name is in ``plugins/builtins.py`` (so listing needs no import) and on its class (so the
+object knows itself); everything else is read from the real object. These tests load every built-in
+to catch the two names drifting apart, and check that loading the host imports none of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from promptwire import PluginHost
+from promptwire.core.errors import RegistrationError
+from promptwire.plugins import builtins
+from promptwire.plugins.lazy import LazyReader, LazyRenderer
+
+BUILTINS = [("renderer", name, target) for name, target in builtins.RENDERERS.items()] + [
+    ("reader", name, target) for name, target in builtins.READERS.items()
+]
+
+
+@pytest.fixture
+def host() -> PluginHost:
+    return PluginHost(entry_points=False)
+
+
+def real_object(target: str) -> Any:
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module, "promptwire"), attribute)
+
+
+@pytest.mark.parametrize(("kind", "name", "target"), BUILTINS, ids=[f"{k}-{n}" for k, n, _ in BUILTINS])
+def test_builtin_is_registered_under_the_name_of_its_real_object(
+    host: PluginHost, kind: str, name: str, target: str
+) -> None:
+    proxy = getattr(host, kind)(name)
+    real = real_object(target)
+    assert real.name == name
+    assert proxy.load() is real
+    assert proxy.description == real.description
+    assert isinstance(real.description, str) and real.description
+
+
+@pytest.mark.parametrize("name", builtins.RENDERERS)
+def test_renderer_proxy_forwards_fields_and_render(host: PluginHost, name: str) -> None:
+    proxy = host.renderer(name)
+    real = proxy.load()
+    assert proxy.fields == real.fields
+    prompt = host.reader("prompt").read({"instruction": "Say hello."})
+    assert proxy.render(prompt).to_dict() == real.render(prompt).to_dict()
+
+
+def test_reader_proxy_forwards_read(host: PluginHost) -> None:
+    assert host.reader("prompt").read({"instruction": "hi"}).instruction == "hi"
+
+
+def test_a_proxy_whose_object_has_another_name_is_refused_on_first_use() -> None:
+    drifted = LazyRenderer("chat", ".renderers.messages:renderer")
+    with pytest.raises(
+        RegistrationError,
+        match=r"built-in \.renderers\.messages:renderer is registered as 'chat' but is named 'messages'",
+    ):
+        drifted.render(None)
+    with pytest.raises(RegistrationError):
+        _ = LazyReader("json", ".core.reader:reader").description
+
+
+def test_builtins_hold_no_descriptions() -> None:
+    source = importlib.import_module("promptwire.plugins.builtins").__file__
+    assert source is not None
+    with open(source, encoding="utf-8") as file:
+        text = file.read()
+    for kind, name, target in BUILTINS:
+        assert real_object(target).description not in text, (kind, name)
+
+
+def test_loading_the_host_and_listing_plugins_imports_no_builtin_module() -> None:
+    code = (
+        "import json, sys\n"
+        "from promptwire.plugins import PluginHost\n"
+        "host = PluginHost(entry_points=False)\n"
+        "infos = [info.to_dict() for info in host.plugins()]\n"
+        "host.renderer('agently'); host.reader('agens')\n"
+        "heavy = ('yaml', 'jsonschema', 'jinja2', 'httpx', 'openai', 'anthropic', 'ollama')\n"
+        "loaded = [m for m in sys.modules if m.startswith('promptwire.renderers') or m.split('.')[0] in heavy]\n"
+        "print(json.dumps(sorted(loaded)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert json.loads(result.stdout.splitlines()[-1]) == []
