@@ -1,8 +1,9 @@
-"""The Agens 0.2.0 front door and renderer, pinned to agens.md byte for byte.
+"""The Agens 0.2.0 front door (build, render), reader and renderer, pinned byte for byte.
 
-Expected strings are copied from agens.md (§2 prefixes, §9 worked examples); the package never reads
-the reference at run time. Hypothesis compares the renderer with the reference's own Python
-restatement (§10) on random messages, and feeds untrusted data to the front door.
+The expected strings are Agens' own: its default prefixes, copied verbatim, and five prompts that
+Agens 0.2.0 was run on (the worked examples below). Hypothesis compares the renderer with a short,
+independent Python restatement of Agens' prompt building on random messages, and feeds untrusted
+data to the front door.
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ from promptwire.renderers.agens import (
     render,
     to_prompt,
 )
-from promptwire.renderers.jason import encode
+from promptwire.renderers.agens.jason import encode
 
 DETERMINISTIC = settings(derandomize=True, deadline=None, max_examples=50)
 
-# --- agens.md §2: the default prefixes, verbatim -----------------------------------------------------
+# --- Agens.Prefixes.default/0, verbatim -----------------------------------------------------------------
 
 TOOL_DEFS_DETAIL = (
     "You have access to the following MCP tools. If you need to call one or more tools to complete the task, "
@@ -74,7 +75,7 @@ def test_default_prefixes_cannot_be_mutated() -> None:
         DEFAULT_PREFIXES["input"] = ("x", "y")  # type: ignore[index]
 
 
-# --- agens.md §9: the five worked examples ---------------------------------------------------------
+# --- five prompts as Agens 0.2.0 printed them -----------------------------------------------------------------
 
 EX1: dict[str, Any] = {"input": "Write a haiku about autumn."}
 EX1_SYSTEM = ""
@@ -338,7 +339,7 @@ def test_bad_prefixes_name_the_field(prefixes: Any, pattern: str) -> None:
         render(EX1, prefixes=prefixes)
 
 
-# --- filtering rules (agens.md §3, §12) ---------------------------------------------------------------
+# --- what Agens drops and keeps --------------------------------------------------------------------------------------
 
 INPUT = "## Input\nThe following is the original input from the user:\n\n"
 RETRY = "## Retry\nThe response did not pass validation. Please try again and fix the following validation errors:\n\n"
@@ -490,34 +491,35 @@ def test_failed_tool_calls_become_error_text() -> None:
     ("message", "context", "pattern"),
     [
         ({"input": 1}, None, r"^input: must be a string, a list or a map, not int"),
-        ({"input": None}, None, r"^input: is required"),
         ({}, None, r"^input: Field required"),
-        ({"input": "x", "retry_reason": 1}, None, r"^retry_reason: must be a string, a list or a map, not int"),
+        (
+            {"input": "x", "retries": 1, "retry_reason": 1},
+            None,
+            r"^retry_reason: must be a string, a list or a map, not int",
+        ),
         ({"input": "x", "node_objective": 2.5}, None, r"^node_objective: must be"),
         ({"input": "x", "job_description": ("a",)}, None, r"^job_description: must be"),
         ({"input": "x", "previous_result": {}}, None, r"^previous_result: must be a string, not dict"),
         ({"input": "x", "previous_result": ["a"]}, None, r"^previous_result: must be a string"),
         ({"input": "x"}, 3, r"^context: must be a string or None, not int"),
         ({"input": "x"}, {"a": 1}, r"^context: must be a string"),
-        ({"input": "x", "retries": True}, None, r"^retries: must be a whole number of retries, not bool"),
-        ({"input": "x", "retries": "1"}, None, r"^retries: must be a whole number"),
-        ({"input": "x", "retries": -1}, None, r"^retries: cannot be negative"),
         ({"input": "x", "retry_reasons": "typo"}, None, r"^retry_reasons: unknown field"),
         ({"input": "x", "context": "c"}, None, r"^context: is not a field of Agens.Message; pass it as the context"),
         ({"input": "x", 3: "c"}, None, r"^message: field names must be strings"),
-        ({"input": "x", "tool_defs": "echo"}, None, r"^tool_defs: must be a list, not str"),
-        ({"input": "x", "tool_defs": ("echo",)}, None, r"^tool_defs: must be a list, not tuple"),
-        ({"input": "x", "tool_calls": [None]}, None, r"^tool_calls: items cannot be None"),
         ({"input": "x", "tool_calls": [{"args": ("a", "b")}]}, None, r"^tool_calls\[0\]\.args: a tuple has no JSON"),
-        ({"input": "x", "tool_results": ["a"]}, None, r"^tool_results: must be a map of tool call id to result"),
-        ({"input": "x", "tool_results": {1: "a"}}, None, r"^tool_results: keys are tool call ids and must be strings"),
         ({"input": "x", "tool_results": {"c": {"v": (1, 2)}}}, None, r"^tool_results\.c\.v: a tuple has no JSON"),
         ({"input": "x", "tool_results": {"c": ("error", b"x")}}, None, r"^tool_results\.c: bytes"),
         ({"input": "x", "tool_results": {"c": float("nan")}}, None, r"^tool_results\.c: nan has no JSON form"),
         ({"input": ["\ud800"]}, None, r"^input\[0\]: text holds a lone surrogate"),
-        ({"input": "x", "resources": {"uri": "u"}}, None, r"^resources: must be a list"),
         ({"input": "x", "resources": [{"uri": "u"}]}, None, r"^resources\[0\]\.name: Field required"),
-        ({"input": "x", "resources": [{"uri": "u", "name": "n", "content": 3}]}, None, r"^resources\[0\]\.content:"),
+        (
+            {"input": "x", "resources": [{"uri": "u", "name": "n", "content": {"a": 1}}]},
+            None,
+            r"^resources\[0\]\.content: a dict has no text form",
+        ),
+        ({"input": "x", "resources": [{"uri": ("u",), "name": "n", "content": "c"}]}, None, r"^resources\[0\]\.uri:"),
+        ({"input": "x", "resources": ["file:///a"]}, None, r"^resources\[0\]:"),
+        ({"input": "x", "tool_results": {(1, 2): "a"}}, None, r"^tool_results: a map key must be"),
         ({"input": "x", "resources": [{"uri": "u", "name": "n", "size": 3}]}, None, r"^resources\[0\]\.size: unknown"),
     ],
 )
@@ -534,11 +536,11 @@ def test_a_message_must_be_a_mapping() -> None:
 
 
 def test_parse_names_the_field() -> None:
-    with pytest.raises(FieldError, match=r"^retry_reason:"):
-        AgensMessage.parse({"input": "x", "retry_reason": 5})
+    with pytest.raises(FieldError, match=r"^input:"):
+        AgensMessage.parse({"input": 5})
 
 
-# --- to_prompt: the mapping into the core model (docs/agens.md) -------------------------------------
+# --- to_prompt: the reader's mapping into the core model -------------------------------------
 
 
 def test_to_prompt_mapping() -> None:
@@ -622,7 +624,7 @@ def test_a_generic_prompt_in_agens_layout() -> None:
             "context": [
                 {"value": {"b": 1, "a": [1.0, None]}, "label": "data", "source": "†data.x"},
                 {"value": "abcdefgh", "budget": 3},
-                {"value": [1, 2, 3], "budget": 7, "label": "clipped list"},
+                {"value": [1, 2, 3, 4], "budget": 7, "label": "clipped list"},
             ],
             "sections": [{"kind": "examples", "value": ["x -> y"]}, {"kind": "custom", "key": "Tone", "value": "dry"}],
             "instruction": "Summarize.",
@@ -643,7 +645,7 @@ def test_a_generic_prompt_in_agens_layout() -> None:
     assert rendered.system == (
         "## Context\nThe following is critical context relevant to this task:\n\n"
         "You are analyst.\nBe brief.\n\nAnswer in English.\n\nNever guess.\n\n"
-        '### data\n\n{"a":[1.0,null],"b":1}\n\nabc\n\n### clipped list\n\n[1]\n\n'
+        '### data\n\n{"a":[1.0,null],"b":1}\n\nabc\n\n### clipped list\n\n[1,2,3]\n\n'
         '### examples\n\n["x -> y"]\n\n### Tone\n\ndry\n\n'
         "## Tool Definitions\n" + TOOL_DEFS_DETAIL + ":\n\n"
         '[{"description":"web search","inputSchema":{"type":"object"},"name":"search"}]\n'
@@ -720,7 +722,8 @@ _contexts = st.none() | _text
 
 
 def _reference_render(msg: dict[str, Any], context: str | None, order: str) -> tuple[str, str]:
-    """agens.md §10, the reference's own restatement, with its json.dumps swapped for Jason's rules."""
+    """Agens' prompt building restated in a few lines of Python (one map of values, drop nil and "",
+    keep the keys of each message in order), with Jason's encoder for lists and maps."""
     v: dict[str, Any] = {
         "objective": msg.get("node_objective"),
         "description": msg.get("job_description"),

@@ -1,4 +1,4 @@
-"""The Jason-compatible encoder: agens.md §4 and §12, byte for byte, plus properties on random data."""
+"""The Jason-compatible encoder: what Jason 1.4 prints for each kind of value, byte for byte, plus properties."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptwire.core.errors import FieldError, PromptwireError
-from promptwire.renderers.jason import encode, encode_float, encode_key, encode_string
+from promptwire.renderers.agens.jason import encode, encode_float, encode_key, encode_string
 
 DETERMINISTIC = settings(derandomize=True, deadline=None)
 """Property tests run the same examples every time, so a failure is reproducible by rerunning."""
@@ -25,7 +25,7 @@ DETERMINISTIC = settings(derandomize=True, deadline=None)
 @pytest.mark.parametrize(
     ("number", "text"),
     [
-        # the examples of agens.md §12
+        # Jason's own spellings: plain decimals unless the scientific form is shorter
         (1000.0, "1.0e3"),
         (12000.0, "1.2e4"),
         (0.0001, "0.0001"),
@@ -85,7 +85,8 @@ def _candidates(number: float) -> tuple[str, str]:
 @DETERMINISTIC
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_floats_follow_the_shorter_form_rule(number: float) -> None:
-    """The declarative rule of agens.md §12, checked against the to_chars.h port on any float."""
+    """Erlang's rule (the decimal form unless the scientific one is shorter; whole numbers from 2**53 up
+    always scientific), checked against the to_chars.h port on any float."""
     text = encode_float(number)
     assert float(text) == number
     if number == 0:
@@ -221,8 +222,10 @@ def test_unencodable_values_name_their_path(value: object, path: str, reason: st
 def test_self_containing_values_are_refused() -> None:
     loop: list[object] = [1]
     loop.append(loop)
-    with pytest.raises(FieldError, match="contains itself"):
-        encode({"x": loop})
+    with pytest.raises(
+        FieldError, match=r"^data: the value contains itself \(a circular structure cannot be printed\)$"
+    ):
+        encode({"x": loop}, ["data"])
 
 
 def test_shared_but_acyclic_values_are_fine() -> None:
@@ -231,13 +234,17 @@ def test_shared_but_acyclic_values_are_fine() -> None:
 
 
 def test_deep_nesting() -> None:
+    # A prompt value may nest 1000 levels, from any call depth; one more is the prompt model's error.
     value: list[object] = []
-    for _ in range(500):
+    for _ in range(999):
         value = [value]
-    assert encode(value) == "[" * 501 + "]" * 501
-    for _ in range(100_000):  # past Python's recursion limit: a clear error, not a RecursionError
+    assert encode(value) == "[" * 1000 + "]" * 1000
+    assert encode([value], outer_levels=1) == "[" * 1001 + "]" * 1001
+    with pytest.raises(FieldError, match=r"^tool_results: the value is nested deeper than 1000 levels$"):
+        encode([value], ["tool_results"])
+    for _ in range(100_000):  # far past Python's recursion limit: the same error, not a RecursionError
         value = [value]
-    with pytest.raises(FieldError, match=r"^tool_results: nested too deeply"):
+    with pytest.raises(FieldError, match=r"^tool_results: the value is nested deeper than 1000 levels$"):
         encode(value, ["tool_results"])
 
 

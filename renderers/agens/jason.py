@@ -33,8 +33,10 @@ Everything else raises :class:`~promptwire.core.errors.FieldError` naming the pa
 value, where Jason would crash with ``Protocol.UndefinedError``: tuples (what Agens stores for a
 failed tool call), sets, bytes (binary data, not text: decode it first), objects, and a
 self-containing list or map. We refuse rather than guess, so a prompt never holds a Python repr.
-Nesting deeper than Python's recursion limit (about a thousand levels) is refused too, as
-``json.dumps`` refuses it; the BEAM has no such limit, but no prompt needs one.
+The walk recurses one frame per level of nesting, inside ``core.limits.nesting_room()``: values
+nest up to ``MAX_DEPTH`` (1000) levels, as in every prompt, and a deeper or self-containing value is
+refused with the prompt model's own words, at the path of the value, never as a ``RecursionError``.
+Because the walk checks both as it goes, a raw Agens message needs no separate nesting check.
 """
 
 from __future__ import annotations
@@ -46,9 +48,10 @@ from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any, cast
 
-from ..core.errors import FieldError, field_path
+from ...core.errors import FieldError, field_path
+from ...core.limits import MAX_DEPTH, nesting_room
 
-__all__ = ["encode", "encode_float", "encode_key", "encode_string"]
+__all__ = ["encode", "encode_float", "encode_key", "encode_string", "key_text"]
 
 Path = Sequence[str | int]
 
@@ -61,23 +64,31 @@ _SPECIAL = re.compile(r'[\x00-\x1f"\\\ud800-\udfff]')  # anything _quote must lo
 
 _TWO_POW_53 = 1 << 53
 
+CIRCULAR = "the value contains itself (a circular structure cannot be printed)"
+NESTED_TOO_DEEP = f"the value is nested deeper than {MAX_DEPTH} levels"
+"""The prompt model's own words (``core.limits``), so a raw Agens message fails as a Prompt would."""
+
 # Rank of a key's type in the BEAM's map order (integers < floats < atoms < binaries).
 _INT_KEY, _FLOAT_KEY, _ATOM_KEY, _STRING_KEY = range(4)
 
 
-def encode(value: object, path: Path = ()) -> str:
+def encode(value: object, path: Path = (), *, outer_levels: int = 0) -> str:
     """Compact JSON text of ``value``, byte for byte what ``Jason.encode!/1`` prints.
 
     ``path`` is where ``value`` sits in the caller's data; errors name the full path to the bad
-    part (``tool_results.call_1[2]``) so the user can find it.
+    part (``tool_results.call_1[2]``) so the user can find it. ``outer_levels`` counts the lists or
+    maps around the user's values that the format itself adds (Agens' list of tool definitions, its
+    map of results): they do not count against the nesting limit.
     """
     out: list[str] = []
     try:
-        _write(value, out, set())
+        with nesting_room():
+            _write(value, out, _OpenPath(MAX_DEPTH + outer_levels))
     except _Unencodable as error:
-        raise FieldError([*path, *reversed(error.reversed_path)], error.reason) from None
-    except RecursionError:
-        raise FieldError(field_path(path), "nested too deeply to encode") from None
+        inner = [] if error.whole_value else reversed(error.reversed_path)
+        raise FieldError([*path, *inner], error.reason) from None
+    except RecursionError:  # a subclass's own recursion (a Mapping whose items() recurses, say)
+        raise FieldError(field_path(path), NESTED_TOO_DEEP) from None
     return "".join(out)
 
 
@@ -97,11 +108,15 @@ def encode_float(number: float, path: Path = ()) -> str:
 
 def encode_key(key: object, path: Path = ()) -> str:
     """A map key as the JSON string Jason writes for it (``1`` -> ``"1"``, ``None`` -> ``"nil"``)."""
+    return encode_string(key_text(key, path), path)
+
+
+def key_text(key: object, path: Path = ()) -> str:
+    """A map key's text before quoting, Elixir's ``to_string`` of it (``1`` -> ``1``, ``None`` -> ``nil``)."""
     try:
-        text = _key_text(key)
+        return _key_text(key)
     except _Unencodable as error:
         raise FieldError(field_path(path), error.reason) from None
-    return encode_string(text, path)
 
 
 def _escape_match(match: re.Match[str]) -> str:
@@ -218,17 +233,28 @@ def _datetime_text(value: dt.date | dt.time) -> str:
     return value.isoformat()
 
 
+class _OpenPath(set[int]):
+    """The ids of the lists and maps open on the path from the root (its size is the depth), and
+    how deep that path may go."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+
 class _Unencodable(Exception):
     """Raised deep inside a value; each enclosing list or map adds its key on the way out, so the
-    path is only built when something is wrong."""
+    path is only built when something is wrong. A problem of the whole value's shape (too deep,
+    circular) names the value itself, as the prompt model does, not a path a thousand keys long."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, whole_value: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.whole_value = whole_value
         self.reversed_path: list[str | int] = []
 
 
-def _write(value: object, out: list[str], open_ids: set[int]) -> None:
+def _write(value: object, out: list[str], open_ids: _OpenPath) -> None:
     """Append ``value``'s JSON to ``out``.
 
     Nearly all of a big value is scalars, so the loops below look a scalar's writer up by its exact
@@ -247,7 +273,7 @@ def _write(value: object, out: list[str], open_ids: set[int]) -> None:
         out.append(_scalar(value))
 
 
-def _write_list(items: list[object], out: list[str], open_ids: set[int]) -> None:
+def _write_list(items: list[object], out: list[str], open_ids: _OpenPath) -> None:
     ident = _enter(items, open_ids)
     out.append("[")
     for index, item in enumerate(items):
@@ -270,14 +296,14 @@ def _write_list(items: list[object], out: list[str], open_ids: set[int]) -> None
     open_ids.discard(ident)
 
 
-def _write_map(mapping: Mapping[object, object], out: list[str], open_ids: set[int]) -> None:
+def _write_map(mapping: Mapping[object, object], out: list[str], open_ids: _OpenPath) -> None:
     ident = _enter(mapping, open_ids)
     out.append("{")
-    for position, (key_text, item) in enumerate(_sorted_items(mapping)):
+    for position, (text, item) in enumerate(_sorted_items(mapping)):
         if position:
             out.append(",")
         try:
-            out.append(_quote(key_text) + ":")
+            out.append(_quote(text) + ":")
             writer = _SCALAR_WRITERS.get(type(item))
             if writer is not None:
                 out.append(writer(item))
@@ -288,16 +314,19 @@ def _write_map(mapping: Mapping[object, object], out: list[str], open_ids: set[i
             else:
                 _write(item, out, open_ids)
         except _Unencodable as error:
-            error.reversed_path.append(key_text)
+            error.reversed_path.append(text)
             raise
     out.append("}")
     open_ids.discard(ident)
 
 
-def _enter(container: object, open_ids: set[int]) -> int:
+def _enter(container: object, open_ids: _OpenPath) -> int:
+    """Open a list or map; ``open_ids`` holds the containers on the path from the root (its size is the depth)."""
     ident = id(container)
     if ident in open_ids:
-        raise _Unencodable(f"this {_kind(container)} contains itself, so it has no JSON form")
+        raise _Unencodable(CIRCULAR, whole_value=True)
+    if len(open_ids) >= open_ids.limit:
+        raise _Unencodable(NESTED_TOO_DEEP, whole_value=True)
     open_ids.add(ident)
     return ident
 
