@@ -28,32 +28,49 @@ generator...): :func:`nesting_room` makes room for ``MAX_DEPTH`` levels of that.
 def check_nesting(value: Any, path: Sequence[str | int]) -> None:
     """Raise :class:`FieldError` at ``path`` when ``value`` nests deeper than ``MAX_DEPTH`` or contains itself.
 
-    An explicit stack, not recursion: the check must not fail the way it guards against. A value
-    may hold the same list twice side by side (that is no cycle); only a container inside itself is.
-    A container met again no deeper than before is not walked again, so shared parts (YAML aliases)
-    cost their size once, not once per reference.
+    An explicit stack of iterators, not recursion: the check must not fail the way it guards
+    against. A value may hold the same list twice side by side (that is no cycle); only a container
+    inside itself is. A container met again no deeper than before is not walked again, so shared
+    parts (YAML aliases) cost their size once, not once per reference. Scalars cost one type lookup.
     """
-    stack: list[tuple[Any, int, bool]] = [(value, 0, False)]
-    open_ids: set[int] = set()  # the containers on the current path from the root
-    checked: dict[int, int] = {}  # container id -> the shallowest depth it was checked at
-    while stack:
-        item, depth, leaving = stack.pop()
-        if leaving:
-            open_ids.discard(id(item))
-            checked[id(item)] = min(depth, checked.get(id(item), depth))
-            continue
-        if isinstance(item, str | bytes) or not isinstance(item, Mapping | list | tuple):
-            continue
-        if depth >= checked.get(id(item), MAX_DEPTH + 1):
-            continue
-        if id(item) in open_ids:
-            raise FieldError(path, "the value contains itself (a circular structure cannot be printed)")
-        if depth >= MAX_DEPTH:
-            raise FieldError(path, f"the value is nested deeper than {MAX_DEPTH} levels")
-        open_ids.add(id(item))
-        stack.append((item, depth, True))
-        children = item.values() if isinstance(item, Mapping) else item
-        stack.extend((child, depth + 1, False) for child in children)
+    if not _is_container(value):
+        return
+    walks: list[Iterator[Any]] = [_children(value)]
+    on_path: list[int] = [id(value)]
+    open_ids: set[int] = {id(value)}
+    checked: dict[int, int] = {}  # container id -> the shallowest depth it was fully checked at
+    while walks:
+        depth = len(walks)  # the depth of the children the innermost walk yields
+        for child in walks[-1]:
+            if type(child) in _SCALARS or not _is_container(child):
+                continue
+            key = id(child)
+            if key in checked and checked[key] <= depth:
+                continue
+            if key in open_ids:
+                raise FieldError(path, "the value contains itself (a circular structure cannot be printed)")
+            if depth >= MAX_DEPTH:
+                raise FieldError(path, f"the value is nested deeper than {MAX_DEPTH} levels")
+            walks.append(_children(child))
+            on_path.append(key)
+            open_ids.add(key)
+            break
+        else:
+            walks.pop()
+            key = on_path.pop()
+            open_ids.discard(key)
+            checked[key] = depth - 1
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None), bytes})
+
+
+def _is_container(value: Any) -> bool:
+    return isinstance(value, Mapping | list | tuple) and not isinstance(value, str | bytes)
+
+
+def _children(container: Any) -> Iterator[Any]:
+    return iter(container.values() if isinstance(container, Mapping) else container)
 
 
 @contextmanager
