@@ -1,0 +1,117 @@
+"""Errors and diagnostics of the AgentScript front end, printed like a compiler's.
+
+Every problem is shown as ``file.as:LINE:COL: error[CODE]: message``, then the source line and a caret.
+``LINE:COL`` and ``message`` are the reference's own (UTF-16 columns, exact texts), so tools written
+against the reference still find them; :attr:`Diagnostic.reference_text` and
+:attr:`ParseError.reference_message` spell them exactly as the reference prints them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..core.errors import PromptwireError, SourceError
+from .source import Span, caret_padding, line_text
+
+__all__ = [
+    "PARSE_ERROR",
+    "AgentScriptError",
+    "CheckError",
+    "Diagnostic",
+    "ParseError",
+    "format_diagnostic",
+    "format_diagnostics",
+]
+
+PARSE_ERROR = "PARSE_ERROR"
+DEFAULT_FILE = "<source>"
+
+
+def _render(file: str, line: int, column: int, code: str, message: str, source_line: str | None) -> str:
+    head = f"{file}:{line}:{column}: error[{code}]: {message}"
+    if source_line is None:
+        return head
+    text = source_line.rstrip("\r")
+    return f"{head}\n{text}\n{caret_padding(text, column)}^"
+
+
+class AgentScriptError(SourceError):
+    """One located error with a code: ``file:LINE:COL: error[CODE]: message``, source line, caret."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        file: str,
+        line: int,
+        column: int,
+        source_line: str | None = None,
+    ) -> None:
+        self.code = code  # set first: SourceError.__init__ calls render()
+        super().__init__(message, file=file, line=line, column=column, source_line=source_line)
+
+    def render(self) -> str:
+        return _render(self.file, self.line, self.column, self.code, self.message, self.source_line)
+
+
+class ParseError(AgentScriptError):
+    """The program is not AgentScript: a lexical or syntax error (the reference's ``ParseError``)."""
+
+    def __init__(self, message: str, *, file: str, line: int, column: int, source_line: str | None = None) -> None:
+        super().__init__(PARSE_ERROR, message, file=file, line=line, column=column, source_line=source_line)
+
+    @property
+    def reference_message(self) -> str:
+        """The message exactly as the reference's ``ParseError`` spells it: ``<text> at L:C``."""
+        return f"{self.message} at {self.line}:{self.column}"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding of the static checks: a reference code, its exact message and where it points."""
+
+    code: str
+    message: str
+    span: Span
+    severity: str = "error"
+
+    @property
+    def line(self) -> int:
+        return self.span.start.line
+
+    @property
+    def column(self) -> int:
+        return self.span.start.column
+
+    @property
+    def reference_text(self) -> str:
+        """The line the reference prints for this finding: ``ERROR CODE at L:C: message``."""
+        return f"{self.severity.upper()} {self.code} at {self.line}:{self.column}: {self.message}"
+
+
+def format_diagnostic(diagnostic: Diagnostic, source: str | None, path: str | None = None) -> str:
+    """One diagnostic as the compiler-style block (the source line is shown when ``source`` is given)."""
+    shown = None if source is None else line_text(source, diagnostic.line)
+    return _render(path or DEFAULT_FILE, diagnostic.line, diagnostic.column, diagnostic.code, diagnostic.message, shown)
+
+
+def format_diagnostics(diagnostics: Sequence[Diagnostic], source: str | None, path: str | None = None) -> str:
+    """Every diagnostic of a run, in the order the checks found them, one block each."""
+    return "\n".join(format_diagnostic(diagnostic, source, path) for diagnostic in diagnostics)
+
+
+class CheckError(PromptwireError):
+    """The program parsed but failed the static checks; carries every diagnostic of the run."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic], source: str | None, path: str | None = None) -> None:
+        self.diagnostics = tuple(diagnostics)
+        self.source = source
+        self.path = path
+        super().__init__(format_diagnostics(self.diagnostics, source, path))
+
+    @property
+    def reference_message(self) -> str:
+        """The reference's ``SemanticError`` text: one ``ERROR CODE at L:C: message`` line each."""
+        return "\n".join(diagnostic.reference_text for diagnostic in self.diagnostics)

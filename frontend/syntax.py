@@ -1,0 +1,383 @@
+"""The AgentScript syntax tree: frozen dataclasses, each with the source span it came from.
+
+The tree keeps what later stages need and nothing they must re-derive: a number keeps its raw token
+(the ``source:`` line prints it, and budgets parse it), a ``use`` keeps its label as literal text, and
+a ``generate`` keeps its options in source order (the checks report duplicates and unknown keys in
+that order). :func:`~.syntax_json.to_json` turns a tree into JSON for ``asrender parse``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from .source import Span
+
+__all__ = [
+    "ANONYMOUS_MAIN_AGENT",
+    "ANONYMOUS_MAIN_FUNC",
+    "Agent",
+    "Assign",
+    "Binary",
+    "Boolean",
+    "Budget",
+    "Call",
+    "Config",
+    "Expr",
+    "ExprStmt",
+    "ForIn",
+    "Function",
+    "Generate",
+    "GenerateOptions",
+    "Identifier",
+    "If",
+    "Import",
+    "Index",
+    "ListExpr",
+    "ListType",
+    "LoopUntil",
+    "Member",
+    "NamedType",
+    "Node",
+    "NoneLiteral",
+    "Not",
+    "Number",
+    "ObjectExpr",
+    "Param",
+    "Program",
+    "Property",
+    "Repeat",
+    "Return",
+    "Shape",
+    "ShapeField",
+    "ShapeType",
+    "Stmt",
+    "String",
+    "Use",
+]
+
+ANONYMOUS_MAIN_AGENT = "__main_agent"
+ANONYMOUS_MAIN_FUNC = "__main"
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """A budget literal such as ``2k``: ``amount`` 2.0, ``unit`` ``"k"`` (any letters are kept)."""
+
+    amount: float
+    unit: str | None
+    raw: str
+
+
+# Expressions ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Identifier:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class String:
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Number:
+    """A number literal: ``value`` is JavaScript's ``parseFloat(raw)`` (so ``2k`` is 2.0)."""
+
+    value: float
+    raw: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Boolean:
+    value: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class NoneLiteral:
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ListExpr:
+    items: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """``key: value`` in an object literal or in ``generate`` options; the span starts at the key."""
+
+    key: str
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectExpr:
+    properties: tuple[Property, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    object: Expr
+    property: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    object: Expr
+    index: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    operand: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    """``left op right`` with ``op`` one of ``or and == != <``."""
+
+    operator: str
+    left: Expr
+    right: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    callee: Expr
+    args: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class NamedType:
+    """A shape type by name; unknown names parse and are reported by the checks."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ListType:
+    item: ShapeType
+    span: Span
+
+
+ShapeType: TypeAlias = NamedType | ListType
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeField:
+    name: str
+    type: ShapeType
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    fields: tuple[ShapeField, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateOptions:
+    """The options object of ``generate``, in source order.
+
+    ``max_output`` is the budget of the *last* ``max_output`` key (a repeated key is reported, and the
+    reference keeps the last one), so callers need not re-parse the raw token.
+    """
+
+    properties: tuple[Property, ...]
+    max_output: Budget | None
+    span: Span
+
+    def get(self, key: str) -> Property | None:
+        """The last property named ``key``, as the reference's option fields keep the last one."""
+        found = None
+        for prop in self.properties:
+            if prop.key == key:
+                found = prop
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class Generate:
+    options: GenerateOptions
+    shape: Shape | None
+    span: Span
+
+
+Expr: TypeAlias = (
+    Identifier
+    | String
+    | Number
+    | Boolean
+    | NoneLiteral
+    | ListExpr
+    | ObjectExpr
+    | Member
+    | Index
+    | Not
+    | Binary
+    | Call
+    | Generate
+)
+
+# Statements -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """``model X``, ``role "..."`` or ``description "..."``, in an agent or as a statement."""
+
+    key: str
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """``use value [max budget] [as label]``; the label is literal text, never evaluated."""
+
+    value: Expr
+    budget: Budget | None
+    label: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    count: int
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ForIn:
+    item: str
+    item_span: Span
+    iterable: Expr
+    limit: int
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class LoopUntil:
+    condition: Expr
+    limit: int
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    condition: Expr
+    then_body: tuple[Stmt, ...]
+    else_body: tuple[Stmt, ...] | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    """``target = value``; any expression parses as a target, the checks reject the wrong kinds."""
+
+    target: Expr
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ExprStmt:
+    expr: Expr
+    span: Span
+
+
+Stmt: TypeAlias = Config | Use | Return | Repeat | ForIn | LoopUntil | If | Assign | ExprStmt
+
+# Declarations -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """``import RESOURCE Name from "uri"`` with RESOURCE one of tool, llm, file, agent, memory."""
+
+    resource: str
+    name: str
+    uri: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    shape: Shape | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A ``func``; an unnamed ``main func`` is called ``__main`` as in the reference."""
+
+    name: str
+    is_main: bool
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    """An ``agent``; an unnamed ``main agent`` is called ``__main_agent`` as in the reference."""
+
+    name: str
+    is_main: bool
+    config: tuple[Config, ...]
+    functions: tuple[Function, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A whole ``.as`` file. ``source`` and ``path`` travel along so errors can show the line."""
+
+    imports: tuple[Import, ...]
+    agents: tuple[Agent, ...]
+    span: Span
+    source: str = field(default="", repr=False, compare=False)
+    path: str | None = field(default=None, repr=False, compare=False)
+
+
+Node: TypeAlias = (
+    Program
+    | Import
+    | Agent
+    | Function
+    | Param
+    | Stmt
+    | Expr
+    | Property
+    | GenerateOptions
+    | Shape
+    | ShapeField
+    | ShapeType
+)

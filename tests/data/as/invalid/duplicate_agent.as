@@ -1,0 +1,9 @@
+agent A {
+    main func(input) {
+    }
+}
+
+main agent A {
+    main func(input) {
+    }
+}

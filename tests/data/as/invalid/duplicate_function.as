@@ -1,0 +1,8 @@
+main agent A {
+    main func(input) {
+    }
+    func f(a) {
+    }
+    func f(b) {
+    }
+}

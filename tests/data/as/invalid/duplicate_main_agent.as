@@ -1,0 +1,9 @@
+main agent A {
+    main func(input) {
+    }
+}
+
+main agent B {
+    main func(input) {
+    }
+}

@@ -1,0 +1,6 @@
+main agent A {
+    main func first(input) {
+    }
+    main func second(input) {
+    }
+}

@@ -1,0 +1,6 @@
+main agent A {
+    main func(input) {
+    }
+    func f(a, b, a) {
+    }
+}

@@ -1,0 +1,12 @@
+import llm M from "openai://gpt-4o"
+
+main agent A {
+    model M
+    role "R"
+    description "D"
+
+    main func(input) {
+        input.items[0] = 1
+        f(input) = 2
+    }
+}

@@ -1,0 +1,12 @@
+import llm M from "openai://gpt-4o"
+
+main agent A {
+    model M
+    role "R"
+    description "D"
+
+    main func(input) {
+        use input.q max 0
+        use input.q max 0.0k as zero
+    }
+}

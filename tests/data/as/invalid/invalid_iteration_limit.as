@@ -1,0 +1,12 @@
+import llm M from "openai://gpt-4o"
+
+main agent A {
+    model M
+    role "R"
+    description "D"
+
+    main func(input) {
+        for item in input.items max 0 {
+        }
+    }
+}

@@ -1,0 +1,10 @@
+// two agents, neither main
+agent A {
+    main func(input) {
+    }
+}
+
+agent B {
+    main func(input) {
+    }
+}

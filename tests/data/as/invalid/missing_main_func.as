@@ -1,0 +1,4 @@
+main agent A {
+    func helper(x) {
+    }
+}

@@ -1,0 +1,1 @@
+import model M from "openai://gpt-4o"

@@ -1,0 +1,3 @@
+import llm M from "openai://gpt-4o"
+func f() {
+}

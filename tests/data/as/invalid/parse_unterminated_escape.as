@@ -1,0 +1,3 @@
+main agent A {
+    main func(input) {
+        x = "ends with a backslash \

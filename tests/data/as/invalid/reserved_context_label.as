@@ -1,0 +1,14 @@
+import llm M from "openai://gpt-4o"
+
+main agent A {
+    model M
+    role "R"
+    description "D"
+
+    main func(input) {
+        use input.q as assistant
+        use input.q as developer
+        use input.q as user
+        use input.q as System
+    }
+}

@@ -1,0 +1,12 @@
+main agent A {
+    main func(input) {
+        missing(input)
+        B(input)
+        A.nope(input)
+    }
+}
+
+agent B {
+    func other(x) {
+    }
+}

@@ -1,0 +1,5 @@
+main agent A {
+    model Missing
+    main func(input) {
+    }
+}

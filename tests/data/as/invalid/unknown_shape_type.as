@@ -1,0 +1,14 @@
+import llm M from "openai://gpt-4o"
+
+main agent A {
+    model M
+    role "R"
+    description "D"
+
+    main func(input) {
+        generate({ input: "a" }) -> {
+            when date
+            tags list[list[text]]
+        }
+    }
+}

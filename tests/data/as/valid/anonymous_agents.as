@@ -1,0 +1,5 @@
+main agent {
+    main func(input) {
+        { greeting: "hello", to: input.name }
+    }
+}
