@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...core.errors import warn
 from .content import history_part
-from .errors import AgentlyFieldError, AgentlyWarning, Unrenderable
+from .errors import AgentlyFieldError
+from .notices import notice
 from .output_formats import output_requirement_lines
+from .printing import field_guard
 from .prompt_object import PromptObject
 from .sanitize import sanitize
 from .settings import AgentlySettings
@@ -27,10 +28,8 @@ __all__ = ["main_prompt_lines", "map_role", "section_lines", "to_text"]
 
 def section_lines(field: str, title: Any, value: Any, titles: dict[str, Any]) -> list[str]:
     """Agently's ``_generate_yaml_prompt_list``: ``[TITLE]:``, the body, and a blank line."""
-    try:
+    with field_guard(field):
         return [f"[{title}]:", section_body(value, titles), ""]
-    except Unrenderable as error:
-        raise AgentlyFieldError(error.field(field), error.reason) from None
 
 
 def _tool_lines(tools: list[dict[str, Any]], titles: dict[str, Any]) -> list[str]:
@@ -41,20 +40,18 @@ def _tool_lines(tools: list[dict[str, Any]], titles: dict[str, Any]) -> list[str
         lines.append("[")
         for key, value in tool.items():
             if key in ("kwargs", "returns"):
-                try:
-                    structure = render_structure(sanitize(value), titles)
-                except Unrenderable as error:
-                    raise AgentlyFieldError(error.field(f"tools[{index}].{key}"), error.reason) from None
-                lines.append(f"{key}: {structure}")
+                with field_guard(f"tools[{index}].{key}"):
+                    lines.append(f"{key}: {render_structure(sanitize(value), titles)}")
             else:
-                lines.append(f"{key}: {replace_slots(value, titles)}")
+                with field_guard(f"tools[{index}].{key}"):
+                    lines.append(f"{key}: {replace_slots(value, titles)}")
         lines.append("]")
     return lines
 
 
 def _info_lines(info: Any, titles: dict[str, Any]) -> list[str]:
     lines = [f"[{titles.get('info', 'INFO')}]:"]
-    try:
+    with field_guard("info"):
         if isinstance(info, Mapping):
             for key, content in info.items():
                 lines.append(f"- {key}: {sanitize(replace_slots(content, titles))}")
@@ -70,14 +67,17 @@ def _info_lines(info: Any, titles: dict[str, Any]) -> list[str]:
                     f"{type(value).__name__} found)",
                 )
             lines.append(value)
-    except Unrenderable as error:
-        raise AgentlyFieldError(error.field("info"), error.reason) from None
     lines.append("")
     return lines
 
 
-def main_prompt_lines(prompt: PromptObject, settings: AgentlySettings) -> list[str]:
-    """Every section after the chat history, ending with ``[OUTPUT]:`` (no role lines)."""
+def main_prompt_lines(
+    prompt: PromptObject, settings: AgentlySettings, bodies: dict[str, str] | None = None
+) -> list[str]:
+    """Every section after the chat history, ending with ``[OUTPUT]:`` (no role lines).
+
+    ``bodies``, when given, receives the ``input`` section's body, for a caller that shows it again.
+    """
     titles = settings.titles
     lines: list[str] = []
     if prompt.tools and isinstance(prompt.tools, list):
@@ -97,12 +97,13 @@ def main_prompt_lines(prompt: PromptObject, settings: AgentlySettings) -> list[s
     if prompt.examples:
         lines.extend(section_lines("examples", str(titles.get("examples", "EXAMPLES")), prompt.examples, titles))
     if prompt.input:
-        lines.extend(section_lines("input", str(titles.get("input", "INPUT")), prompt.input, titles))
+        section = section_lines("input", str(titles.get("input", "INPUT")), prompt.input, titles)
+        if bodies is not None:
+            bodies["input"] = section[1]
+        lines.extend(section)
     if prompt.output:
-        try:
+        with field_guard("output"):
             lines.extend(output_requirement_lines(prompt.output, prompt.output_format, prompt.ensure_all_keys, titles))
-        except Unrenderable as error:
-            raise AgentlyFieldError(error.field("output"), error.reason) from None
     lines.append(f"[{titles.get('output', 'OUTPUT')}]:")
     return lines
 
@@ -125,17 +126,18 @@ def _history_lines(prompt: PromptObject, roles: dict[Any, Any], raw_titles: Any)
             parts = [
                 history_part(item, ["chat_history", index, "content", number]) for number, item in enumerate(content)
             ]
-            for part in parts:
+            for number, part in enumerate(parts):
                 if part.type == "text":
                     lines.append(f"[{role}]:{replace_slots(str(part.text), raw_titles)}")
                 else:
-                    warn(
+                    notice(
                         f"Skipped content: unable to convert type '{part.type}' to text. Content: {part.dump()}",
-                        AgentlyWarning,
-                        stacklevel=5,
+                        f"chat_history[{index}].content[{number}]",
+                        stacklevel=4,
                     )
         else:
-            lines.append(f"[{role}]:{sanitize(replace_slots(content, raw_titles))}")
+            with field_guard(f"chat_history[{index}].content"):
+                lines.append(f"[{role}]:{sanitize(replace_slots(content, raw_titles))}")
     lines.append("")
     return lines
 
@@ -145,8 +147,13 @@ def to_text(
     settings: AgentlySettings,
     role_mapping: Any,
     clock: Callable[[], str],
+    main: list[str] | None = None,
 ) -> str:
-    """Agently's ``to_text``: the whole prompt as one string, ``user:`` first, ``assistant:`` last."""
+    """Agently's ``to_text``: the whole prompt as one string, ``user:`` first, ``assistant:`` last.
+
+    ``main`` is the main prompt's lines when the caller has them already (the renderer builds them
+    once for the text and the messages).
+    """
     roles = settings.roles(role_mapping)
     raw_titles = settings.title_mapping
     titles = settings.titles
@@ -162,6 +169,6 @@ def to_text(
         lines.extend(section_lines("developer", title, prompt.developer, titles))
     if prompt.chat_history:
         lines.extend(_history_lines(prompt, roles, raw_titles))
-    lines.extend(main_prompt_lines(prompt, settings))
+    lines.extend(main_prompt_lines(prompt, settings) if main is None else main)
     lines.append(f"{roles.get('assistant', 'assistant')}:")
     return "\n".join(lines)

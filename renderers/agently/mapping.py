@@ -1,269 +1,156 @@
-"""Agently prompt dicts and the core ``Prompt``, both ways.
+"""Any core ``Prompt`` as an Agently prompt dict: what the ``agently`` renderer hands ``AgentlyPrompt``.
 
-``to_prompt`` lets an Agently prompt render in every other format; ``from_prompt`` lets any core
-``Prompt`` render in Agently's layout. An Agently dict survives the trip to ``Prompt`` and back with
-the same bytes from ``AgentlyPrompt`` (tools and the output declaration travel as ``native``), except
-that non-text parts come back in the OpenAI shape (``{"image_url": {"url": ...}}``). The field
-table is in ``docs/agently.md``.
+The reverse direction, Agently data read into a ``Prompt``, is the reader (``reader.py``). Values
+are handed over as the model should read them (``shown.py``: JSON or YAML, never a Python repr),
+context items are fitted to their budgets in that text, and whatever Agently has no place for comes
+back as a :class:`RenderWarning` instead of disappearing. The field table is in ``docs/agently.md``.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from ...core.clipping import clip
-from ...core.contract import OutputContract
 from ...core.errors import FieldError
-from ...core.prompt import (
-    AudioPart,
-    ChatTurn,
-    ContentPart,
-    FilePart,
-    GenerateConfig,
-    ImagePart,
-    Prompt,
-    Section,
-    TextPart,
-    ToolDefinition,
-    ToolResult,
-)
+from ...core.fitting import TextForm, fit
+from ...core.prompt import ContextItem, Prompt, Section, ToolDefinition, ToolResult
+from ...core.rendered import RenderWarning
 from ..parts import openai_content, openai_part
-from .content import Part, history_part
-from .declaration import is_model_class
-from .errors import AgentlyFieldError, Unrenderable
-from .json_schema import output_json_schema
-from .prompt_object import DECLARED_FIELDS, read_prompt
-from .settings import resolve_settings
-from .storage import store_prompt
-from .yaml_blocks import section_body
+from .output_format import KNOWN_FORMATS
+from .prompt_object import DECLARED_FIELDS
+from .schema_declaration import SchemaNotes, declaration
+from .shown import inline_text, scalar_text
+from .yaml_blocks import dump_yaml, section_body
 
-__all__ = ["from_prompt", "from_serializable", "to_prompt"]
+__all__ = ["Mapped", "from_prompt", "map_prompt"]
 
-_SERIALIZED_KEYS = frozenset({"$type", "$desc", "$ensure"})
+FORMAT = "agently"
 
 
-# --- Agently -> core ---------------------------------------------------------------------------
+@dataclass
+class Mapped:
+    """The Agently prompt dict for a Prompt, and what the mapping had to change or leave out."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    warnings: list[RenderWarning] = field(default_factory=list)
+
+    def warn(self, field_path: str, reason: str) -> None:
+        self.warnings.append(RenderWarning(FORMAT, field_path, reason))
 
 
-def _core_part(part: Any, path: str) -> ContentPart:
-    """An Agently/OpenAI content part (dict or validated :class:`Part`) as a core content part."""
-    dumped = part.dump() if isinstance(part, Part) else part
-    kind = dumped.get("type") if isinstance(dumped, Mapping) else None
-    try:
-        if kind == "text":
-            if not isinstance(dumped.get("text"), str):
-                raise FieldError(path, "a text part needs a string 'text'")
-            return TextPart(text=dumped["text"])
-        if kind == "image_url":
-            image = dumped.get("image_url")
-            if isinstance(image, Mapping):
-                return ImagePart(url=image.get("url"), detail=image.get("detail"))
-            return ImagePart(url=image)
-        if kind == "input_audio" and isinstance(dumped.get("input_audio"), Mapping):
-            audio = dumped["input_audio"]
-            return AudioPart(data=audio.get("data"), format=audio.get("format"))
-        if kind == "file" and isinstance(dumped.get("file"), Mapping):
-            file = dumped["file"]
-            return FilePart(url=file.get("file_url") or file.get("file_data"), filename=file.get("filename"))
-    except ValueError as error:
-        raise FieldError(path, f"is not a valid {kind} part: {error}") from None
-    raise FieldError(
-        path, f"a content part of type {kind!r} has no core equivalent (text, image_url, input_audio, file)"
-    )
+# --- sections ----------------------------------------------------------------------------------
 
 
-def _text(value: Any, field: str) -> str:
-    """A non-text system/developer value as the text Agently shows for it (its YAML section body)."""
-    if isinstance(value, str):
-        return value
-    try:
-        return section_body(value, {})
-    except Unrenderable as error:
-        raise AgentlyFieldError(error.field(field), error.reason) from None
+def _by_kind(sections: Sequence[Section], kind: str) -> list[tuple[int, Section]]:
+    return [(index, section) for index, section in enumerate(sections) if section.kind == kind]
 
 
-def _config(options: Any, strict: bool) -> GenerateConfig:
-    temperature = options.get("temperature") if isinstance(options, Mapping) else None
-    if not isinstance(temperature, int | float) or isinstance(temperature, bool) or not math.isfinite(temperature):
-        temperature = None
-    return GenerateConfig(temperature=temperature, strict=strict)
-
-
-def to_prompt(data: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> Prompt:
-    """The core :class:`Prompt` for an Agently prompt dict (the values Agently's ``Prompt`` holds).
-
-    ``input`` becomes the instruction; ``info``, custom keys, ``instruct`` and ``examples`` become
-    sections in Agently's order; ``action_results`` become tool results; ``output`` becomes an
-    output contract whose JSON Schema is Agently's own projection, with the declaration kept as
-    ``native`` (and ``output_format`` as ``format``); ``ensure_all_keys`` becomes ``config.strict``.
-    ``settings`` are Agently's, for ``prompt.default_output_format``.
-    """
-    stored = store_prompt(data)
-    read = read_prompt(stored, resolve_settings(settings), warn=False)
-    sections: list[Section] = []
-    if read.info is not None:
-        sections.append(Section(kind="info", value=read.info))
-    sections.extend(Section(kind="custom", key=key, value=value) for key, value in read.extras.items())
-    if read.instruct is not None:
-        sections.append(Section(kind="instruct", value=read.instruct))
-    if read.examples is not None:
-        sections.append(Section(kind="examples", value=read.examples))
-    history = []
-    for index, message in enumerate(read.chat_history):
-        content: str | list[ContentPart]
-        if isinstance(message.content, str):
-            content = message.content
-        else:
-            content = [
-                _core_part(
-                    history_part(item, ["chat_history", index, "content", number]),
-                    f"chat_history[{index}].content[{number}]",
-                )
-                for number, item in enumerate(message.content)
-            ]
-        history.append(ChatTurn(role=str(message.role), content=content))
-    tools = [
-        ToolDefinition(
-            name=str(tool["name"]),
-            description=str(tool["desc"]),
-            parameters=output_json_schema(tool["kwargs"]),
-            returns=tool.get("returns"),
-            native=stored["tools"][index] if isinstance(stored.get("tools"), list) else tool,
-        )
-        for index, tool in enumerate(read.tools or ())
-    ]
-    results = read.action_results
-    tool_results = (
-        [ToolResult(name=str(key), content=value) for key, value in results.items()]
-        if isinstance(results, Mapping)
-        else ([] if results is None else [ToolResult(content=results)])
-    )
-    output = None
-    # The declaration as Agently settled it (tags resolved, defaults and fallbacks applied), so the
-    # round trip keeps its meaning whatever the settings; a model class stays the class.
-    declared = stored.get("output") if is_model_class(stored.get("output")) else read.output
-    if declared is not None:
-        output = OutputContract(
-            json_schema=output_json_schema(declared, strict_output=read.ensure_all_keys),
-            dialect="agently",
-            native=declared,
-            format=str(read.output_format),
-        )
-    return Prompt(
-        # Agently leaves out a falsy system/developer value, so the Prompt does too.
-        system=_text(read.system, "system") if read.system else None,
-        developer=_text(read.developer, "developer") if read.developer else None,
-        instruction=read.input,
-        sections=sections,
-        history=history,
-        attachments=[_core_part(part, f"attachment[{number}]") for number, part in enumerate(read.attachment)],
-        tools=tools,
-        tool_results=tool_results,
-        output=output,
-        config=_config(stored.get("options"), bool(read.ensure_all_keys) and output is not None),
-    )
-
-
-def from_serializable(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Undo ``to_serializable_prompt_data`` for the output: ``{"$type", "$desc", "$ensure"}`` -> tuples.
-
-    Types come back as their names (``"str"``), which Agently renders the same way as the classes.
-    """
-    result = dict(data)
-    if "output" in result:
-        result["output"] = _tuples(result["output"])
-    return result
-
-
-def _tuples(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        if "$type" in value and set(value) <= _SERIALIZED_KEYS:
-            return (_tuples(value["$type"]), value.get("$desc", ""), value.get("$ensure"))
-        return {key: _tuples(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_tuples(item) for item in value]
-    return value
-
-
-# --- core -> Agently ---------------------------------------------------------------------------
-
-_JSON_TYPES: dict[str, Any] = {
-    "string": str,
-    "integer": int,
-    "number": float,
-    "boolean": bool,
-    "object": dict,
-    "array": list,
-}
-
-
-def _declaration(schema: Any) -> Any:
-    """A JSON Schema as an Agently output declaration: objects -> dicts of ``(type, desc, ensure)``."""
-    if not isinstance(schema, Mapping):
-        return str
-    properties = schema.get("properties")
-    if schema.get("type") == "object" and isinstance(properties, Mapping):
-        required = set(schema.get("required") or ())
-        return {str(name): _field(child, name in required) for name, child in properties.items()}
-    if schema.get("type") == "array":
-        items = schema.get("items")
-        return [_declaration(items)] if isinstance(items, Mapping) and items else [(str,)]
-    kind = schema.get("type")
-    return _JSON_TYPES.get(kind, Any) if isinstance(kind, str) else Any
-
-
-def _field(schema: Any, required: bool) -> tuple[Any, ...]:
-    declared = _declaration(schema)
-    description = schema.get("description", "") if isinstance(schema, Mapping) else ""
-    if required:
-        return (declared, description, True)
-    return (declared, description) if description else (declared,)
-
-
-def _by_kind(sections: Sequence[Section], kind: str) -> list[Section]:
-    return [section for section in sections if section.kind == kind]
-
-
-def _merged(sections: list[Section], *, keyed: bool) -> Any:
+def _merged(sections: list[tuple[int, Section]], *, keyed: bool, shown: Any) -> Any:
     """One Agently value for the sections of one kind: the value itself, a key->value map, or a list.
 
     ``info`` keeps a lone section's key (Agently lists info as ``- key: value``); ``instruct`` and
-    ``examples`` show a lone section's value as it is.
+    ``examples`` show a lone section's value as it is. ``shown`` turns each value into what Agently
+    is to print.
     """
-    if len(sections) == 1 and (sections[0].key is None or not keyed):
-        return sections[0].value
-    if all(section.key is not None for section in sections) and len({s.key for s in sections}) == len(sections):
-        return {section.key: section.value for section in sections}
+    values = [shown(section.value, f"sections[{index}].value") for index, section in sections]
+    keys = [section.key for _, section in sections]
+    if len(sections) == 1 and (keys[0] is None or not keyed):
+        return values[0]
+    if all(key is not None for key in keys) and len(set(keys)) == len(keys):
+        return dict(zip(keys, values, strict=True))
     if len(sections) == 1:
-        return sections[0].value
-    return [section.value for section in sections]
+        return values[0]
+    return list(values)
 
 
-def _context(prompt: Prompt) -> dict[str, Any]:
+def _info_value(value: Any, path: str) -> Any:
+    """Agently prints info inline (``- key: value``, ``- item`` or the lone text): give it text."""
+    if isinstance(value, dict):
+        return {key: inline_text(item, f"{path}.{key}") for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [inline_text(item, f"{path}[{index}]") for index, item in enumerate(value)]
+    return inline_text(value, path)
+
+
+# --- context -----------------------------------------------------------------------------------
+
+
+def _labels(items: Sequence[ContextItem], mapped: Mapped) -> list[str]:
+    """One distinct key per item: its label (or source); a repeated one gets the first free ``_N``."""
+    wanted = [item.label or item.source or f"context_{index}" for index, item in enumerate(items)]
+    taken = set(wanted)
+    seen: set[str] = set()
+    labels: list[str] = []
+    for index, label in enumerate(wanted):
+        if label in seen:
+            number = 2
+            while f"{label}_{number}" in taken:
+                number += 1
+            renamed = f"{label}_{number}"
+            taken.add(renamed)
+            mapped.warn(
+                f"context[{index}].label",
+                f"the label {label!r} is already used by another context item; shown as {renamed!r}",
+            )
+            label = renamed
+        seen.add(label)
+        labels.append(label)
+    return labels
+
+
+def _inline_form(path: str) -> TextForm:
+    return TextForm(text=lambda value: inline_text(value, path))
+
+
+def _block_form(path: str) -> TextForm:
+    return TextForm(text=lambda value: section_body(scalar_text(value, path), {}))
+
+
+def _context(prompt: Prompt, mapped: Mapped, *, inline: bool) -> dict[str, Any]:
+    """The context items by label, each fitted to its budget in the text Agently shows for it."""
     entries: dict[str, Any] = {}
-    for index, item in enumerate(prompt.context):
-        label = item.label or item.source or f"context_{index}"
-        value = item.value
-        if item.budget is not None:
-            value = clip(value, item.budget.context_limit).value
-        entries[label if label not in entries else f"{label}_{index}"] = value
+    labels = _labels(prompt.context, mapped)
+    for index, (label, item) in enumerate(zip(labels, prompt.context, strict=True)):
+        path = f"context[{index}].value"
+        limit = item.budget.context_limit if item.budget is not None else None
+        if inline:
+            entries[label] = fit(item.value, limit, _inline_form(path)).text
+        elif limit is None:
+            entries[label] = scalar_text(item.value, path)
+        else:
+            entries[label] = scalar_text(fit(item.value, limit, _block_form(path)).value, path)
     return entries
 
 
-def _tool(tool: ToolDefinition) -> Any:
-    if isinstance(tool.native, Mapping) and {"name", "desc", "kwargs"} <= set(tool.native):
-        return tool.native
-    data: dict[str, Any] = {
-        "name": tool.name,
-        "desc": tool.description,
-        "kwargs": _declaration(tool.parameters) if tool.parameters else {},
-    }
-    if not isinstance(data["kwargs"], dict):
-        data["kwargs"] = {}
+# --- tools and results ---------------------------------------------------------------------------
+
+
+def _report_schema(mapped: Mapped, notes: SchemaNotes, where: str) -> None:
+    for path, keywords in notes.left_out:
+        listed = ", ".join(keywords)
+        mapped.warn(path, f"{where} has no place for the schema keyword(s) {listed}; left out")
+
+
+def _tool(tool: ToolDefinition, index: int, mapped: Mapped) -> Any:
+    native = tool.native
+    if isinstance(native, dict) and {"name", "desc", "kwargs"} <= set(native):
+        return native
+    notes = SchemaNotes()
+    path = f"tools[{index}].parameters"
+    kwargs: Any = {}
+    if tool.parameters:
+        kwargs = declaration(tool.parameters, path, notes, output=False)
+        if not isinstance(kwargs, dict):
+            mapped.warn(path, "Agently's tool kwargs are named arguments; a schema that is not an object is left out")
+            kwargs = {}
+    data: dict[str, Any] = {"name": tool.name, "desc": tool.description, "kwargs": kwargs}
     if tool.returns is not None:
-        data["returns"] = tool.returns
+        returns = tool.returns
+        if isinstance(returns, dict) and ("type" in returns or "properties" in returns):
+            returns = declaration(returns, f"tools[{index}].returns", notes, output=False)
+        data["returns"] = returns
+    _report_schema(mapped, notes, "Agently's tool description")
     return data
 
 
@@ -277,18 +164,58 @@ def _action_results(results: list[ToolResult]) -> Any:
         if all(key is not None for key in keys) and len(set(keys)) == len(keys):
             return dict(zip(keys, values, strict=True))
     if len(results) == 1:
-        return values[0]
+        # A lone result is the section's body, which Agently prints with str(): give it JSON text.
+        return scalar_text(values[0], "tool_results[0].content")
     return values
 
 
-def from_prompt(prompt: Prompt) -> dict[str, Any]:
-    """An Agently prompt dict for a core :class:`Prompt` (what ``AgentlyPrompt`` renders).
+# --- output --------------------------------------------------------------------------------------
 
-    Context items join ``info`` (label -> value, clipped to their budgets); fields Agently has no
-    place for (identity, tool calls, resources, previous result, retry) are left out, and the
-    ``agently`` renderer reports them.
+
+def _output(prompt: Prompt, mapped: Mapped) -> None:
+    contract = prompt.output
+    if contract is None:
+        return
+    data = mapped.data
+    if contract.dialect == "agently" and contract.native is not None:
+        data["output"] = contract.native
+        if contract.format is not None:
+            if contract.format in KNOWN_FORMATS:
+                data["output_format"] = contract.format
+            else:
+                # Agently shows no output requirement at all for a format it does not know.
+                mapped.warn(
+                    "output.format",
+                    f"Agently 4.1.4.10 has no output format {contract.format!r} (it would show no output "
+                    "requirement); shown in the default format instead",
+                )
+    else:
+        notes = SchemaNotes()
+        data["output"] = declaration(contract.json_schema, "output", notes, output=True)
+        _report_schema(mapped, notes, "Agently's output structure")
+    if prompt.config.strict:
+        data["ensure_all_keys"] = True
+
+
+def _instruction(value: Any) -> Any:
+    """The ``input`` value: Agently hides a falsy one, so a given ``0``/``False``/``[]`` goes as text."""
+    if isinstance(value, list | dict | tuple) and not value:
+        return dump_yaml(value)
+    return scalar_text(value, "instruction")
+
+
+# --- the mapping -----------------------------------------------------------------------------------
+
+
+def map_prompt(prompt: Prompt) -> Mapped:
+    """The Agently prompt dict for ``prompt``, with warnings for what was changed or left out.
+
+    Context items join ``info`` (label -> value, fitted to their budgets); fields Agently has no
+    place for (identity, tool calls, resources, previous result, retry) are left out here, and the
+    renderer reports them.
     """
-    data: dict[str, Any] = {}
+    mapped = Mapped()
+    data = mapped.data
     if prompt.system is not None:
         data["system"] = prompt.system
     if prompt.developer is not None:
@@ -296,45 +223,43 @@ def from_prompt(prompt: Prompt) -> dict[str, Any]:
     if prompt.history:
         data["chat_history"] = [{"role": turn.role, "content": openai_content(turn.content)} for turn in prompt.history]
     if prompt.tools:
-        data["tools"] = [_tool(tool) for tool in prompt.tools]
+        data["tools"] = [_tool(tool, index, mapped) for index, tool in enumerate(prompt.tools)]
     if prompt.tool_results:
         data["action_results"] = _action_results(prompt.tool_results)
     info_sections = _by_kind(prompt.sections, "info")
-    context = _context(prompt)
+    info = _merged(info_sections, keyed=True, shown=lambda value, path: value) if info_sections else None
+    info_path = f"sections[{info_sections[0][0]}].value" if len(info_sections) == 1 else "sections"
     custom: dict[str, Any] = {}
-    if info_sections:
-        info = _merged(info_sections, keyed=True)
-        if context and isinstance(info, dict) and not info.keys() & context.keys():
-            info = {**info, **context}
-        elif context:
+    if prompt.context:
+        labels = set(_labels(prompt.context, Mapped()))
+        joins_info = not info_sections or (isinstance(info, dict) and not info.keys() & labels)
+        context = _context(prompt, mapped, inline=joins_info)
+        if joins_info:
+            info = {**(info or {}), **context}
+        else:
             custom["context"] = context
-        data["info"] = info
-    elif context:
-        data["info"] = context
-    for section in _by_kind(prompt.sections, "custom"):
+    if info_sections or prompt.context:
+        data["info"] = _info_value(info, info_path)
+    for index, section in _by_kind(prompt.sections, "custom"):
         key = section.key or "custom"
         if key in DECLARED_FIELDS or key in custom:
             raise FieldError("sections", f"the custom section {key!r} would clash with another Agently prompt key")
-        custom[key] = section.value
+        custom[key] = scalar_text(section.value, f"sections[{index}].value")
     data.update(custom)
     for kind in ("instruct", "examples"):
         chosen = _by_kind(prompt.sections, kind)
         if chosen:
-            data[kind] = _merged(chosen, keyed=False)
-    if prompt.instruction is not None:
-        data["input"] = prompt.instruction
+            data[kind] = _merged(chosen, keyed=False, shown=scalar_text)
+    if prompt.instruction is not None and prompt.instruction != "":
+        data["input"] = _instruction(prompt.instruction)
     if prompt.attachments:
         data["attachment"] = [openai_part(part) for part in prompt.attachments]
-    if prompt.output is not None:
-        contract = prompt.output
-        if contract.dialect == "agently" and contract.native is not None:
-            data["output"] = contract.native
-            if contract.format is not None:
-                data["output_format"] = contract.format
-        else:
-            data["output"] = _declaration(contract.json_schema)
-        if prompt.config.strict:
-            data["ensure_all_keys"] = True
+    _output(prompt, mapped)
     if prompt.config.temperature is not None:
         data["options"] = {"temperature": prompt.config.temperature}
-    return data
+    return mapped
+
+
+def from_prompt(prompt: Prompt) -> dict[str, Any]:
+    """The Agently prompt dict for ``prompt`` (see :func:`map_prompt`; its warnings are dropped)."""
+    return map_prompt(prompt).data

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...core.errors import warn
 from .content import Part, history_part
-from .errors import AgentlyFieldError, Unrenderable
-from .errors import AgentlyWarning as _Warning
+from .errors import AgentlyFieldError
 from .layout import main_prompt_lines, map_role
+from .notices import notice
+from .printing import field_guard
 from .prompt_object import PromptObject
 from .sanitize import sanitize
 from .settings import AgentlySettings
@@ -31,10 +31,8 @@ _NOT_PLAIN = "Skipped content: unable to put attachment content into prompt mess
 
 def _section_message(field: str, value: Any, roles: dict[Any, Any], titles: dict[str, Any]) -> dict[str, Any]:
     role = str(roles[field]) if field in roles else field
-    try:
+    with field_guard(field):
         return {"role": role, "content": section_body(value, titles)}
-    except Unrenderable as error:
-        raise AgentlyFieldError(error.field(field), error.reason) from None
 
 
 def _history(
@@ -94,21 +92,22 @@ def _flatten(message: dict[str, Any], where: list[tuple[int, int]]) -> dict[str,
                 )
             texts.append(text)
         elif "type" in part:
-            warn(
+            index, number = where[position] if position < len(where) else (0, position)
+            notice(
                 f"Skipped content: unable to convert type '{part['type']}' to chat message when "
                 f"`rich_content` == False. Content: {part}",
-                _Warning,
-                stacklevel=5,
+                f"chat_history[{index}].content[{number}]",
+                stacklevel=6,
             )
     return {"role": message["role"], "content": "\n\n".join(texts)}
 
 
-def _skip_attachment(part: Part) -> None:
-    warn(f"{_NOT_PLAIN}\nContent: {part.dump()!s}", _Warning, stacklevel=5)
+def _skip_attachment(part: Part, number: int) -> None:
+    notice(f"{_NOT_PLAIN}\nContent: {part.dump()!s}", f"attachment[{number}]", stacklevel=4)
 
 
-def _main_text(prompt: PromptObject, settings: AgentlySettings) -> str:
-    return "\n".join(main_prompt_lines(prompt, settings))
+def _main_text(prompt: PromptObject, settings: AgentlySettings, main_text: str | None) -> str:
+    return "\n".join(main_prompt_lines(prompt, settings)) if main_text is None else main_text
 
 
 def to_messages(
@@ -118,8 +117,15 @@ def to_messages(
     rich_content: Any,
     strict_role_orders: Any,
     clock: Callable[[], str],
+    main_text: str | None = None,
+    input_text: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Agently's ``to_messages`` (see the module docstring for the shapes)."""
+    """Agently's ``to_messages`` (see the module docstring for the shapes).
+
+    ``main_text`` is the main prompt's text when the caller has it already. ``input_text``, when
+    given, is the input-only message's content: the ``[INPUT]`` section's body (a chat message needs
+    text; Agently itself passes the value on as it is).
+    """
     roles = settings.roles(role_mapping)
     raw_titles = settings.title_mapping
     titles = settings.titles
@@ -137,11 +143,9 @@ def to_messages(
     user = roles.get("user", "user")
     others = prompt.tools or prompt.action_results or prompt.info or prompt.instruct or prompt.output or prompt.extras
     if prompt.input and not others and not prompt.attachment:
-        try:
-            content = sanitize(replace_slots(prompt.input, raw_titles))
-        except Unrenderable as error:
-            raise AgentlyFieldError(error.field("input"), error.reason) from None
-        messages.append({"role": user, "content": f"{prefix}{content}" if add_time else content})
+        with field_guard("input"):
+            content = input_text if input_text is not None else sanitize(replace_slots(prompt.input, raw_titles))
+            messages.append({"role": user, "content": f"{prefix}{content}" if add_time else content})
     elif prompt.attachment and not prompt.input and not others:
         if rich_content:
             parts = [part.dump() for part in prompt.attachment]
@@ -149,23 +153,23 @@ def to_messages(
                 parts = _prefix_first_text(parts, prefix)
             messages.append({"role": user, "content": parts})
         else:
-            for part in prompt.attachment:
+            for number, part in enumerate(prompt.attachment):
                 if part.type == "text" and part.is_text:
                     text = replace_slots(part.text, raw_titles)
                     messages.append({"role": user, "content": f"{prefix}{text}" if add_time else text})
                 else:
-                    _skip_attachment(part)
+                    _skip_attachment(part, number)
     elif rich_content:
-        content_parts = [{"type": "text", "text": prefix + _main_text(prompt, settings)}]
+        content_parts = [{"type": "text", "text": prefix + _main_text(prompt, settings, main_text)}]
         content_parts.extend(part.dump() for part in prompt.attachment)
         messages.append({"role": user, "content": content_parts})
     else:
-        main = _main_text(prompt, settings)
-        for part in prompt.attachment:
+        main = _main_text(prompt, settings, main_text)
+        for number, part in enumerate(prompt.attachment):
             if part.type == "text" and part.is_text:
                 messages.append({"role": user, "content": replace_slots(part.text, raw_titles)})
             else:
-                _skip_attachment(part)
+                _skip_attachment(part, number)
         messages.append({"role": user, "content": prefix + main})
     return messages
 

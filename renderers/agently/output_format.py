@@ -8,13 +8,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.errors import warn
 from .declaration import resolve_auto_format
-from .errors import AgentlyWarning
+from .notices import notice
 
-__all__ = ["DICT_ONLY_FORMATS", "settle_output_format"]
+__all__ = ["DICT_ONLY_FORMATS", "KNOWN_FORMATS", "settle_output_format"]
 
 DICT_ONLY_FORMATS = ("flat_markdown", "hybrid", "xml_field", "yaml_literal")
+
+KNOWN_FORMATS = frozenset({"json", "markdown", "text", "auto", *DICT_ONLY_FORMATS})
+"""The output formats Agently 4.1.4.10 knows; it shows no output requirement for any other name."""
 
 
 def settle_output_format(output: Any, output_format: Any, *, warn_fallback: bool = True) -> tuple[Any, Any, bool]:
@@ -37,10 +39,10 @@ def settle_output_format(output: Any, output_format: Any, *, warn_fallback: bool
         output_format = resolve_auto_format(output)
     if output_format in DICT_ONLY_FORMATS and not isinstance(output, Mapping):
         if warn_fallback:
-            warn(
+            notice(
                 f"output_format='{output_format}' requires a dict output schema, "
                 f"got {type(output).__name__}. Falling back to json.",
-                AgentlyWarning,
+                "output_format",
                 stacklevel=4,
             )
         output_format = "json"

@@ -18,6 +18,7 @@ from . import layout, messages
 from .content import validation_field_error
 from .declaration import is_model_class
 from .output_model import output_model
+from .printing import printable
 from .prompt_object import check_not_empty, prepare_data, read_prompt
 from .serialization import serializable_data, to_json, to_yaml
 from .settings import AgentlySettings, resolve_settings
@@ -52,8 +53,10 @@ class AgentlyPrompt:
         *,
         clock: Callable[[], str] | None = None,
     ) -> None:
-        self._data = store_prompt(prompt)
-        self._settings: AgentlySettings = resolve_settings(settings)
+        with printable(prompt if isinstance(prompt, Mapping) else {}):
+            self._data = store_prompt(prompt)
+        with printable({"settings": settings}):
+            self._settings: AgentlySettings = resolve_settings(settings)
         self._clock: Callable[[], str] = clock or agently_clock
 
     def __repr__(self) -> str:
@@ -61,9 +64,10 @@ class AgentlyPrompt:
 
     def to_text(self, role_mapping: Mapping[str, str] | None = None) -> str:
         """The whole prompt as one string: ``user:``, the sections, ``assistant:``."""
-        prompt = read_prompt(self._data, self._settings)
-        check_not_empty(prompt)
-        return layout.to_text(prompt, self._settings, role_mapping, self._clock)
+        with printable(self._data):
+            prompt = read_prompt(self._data, self._settings)
+            check_not_empty(prompt)
+            return layout.to_text(prompt, self._settings, role_mapping, self._clock)
 
     def to_messages(
         self,
@@ -72,9 +76,12 @@ class AgentlyPrompt:
         strict_role_orders: bool | None = True,
     ) -> list[dict[str, Any]]:
         """Chat messages: system, developer, chat history, then the user turn(s)."""
-        prompt = read_prompt(self._data, self._settings)
-        check_not_empty(prompt)
-        return messages.to_messages(prompt, self._settings, role_mapping, rich_content, strict_role_orders, self._clock)
+        with printable(self._data):
+            prompt = read_prompt(self._data, self._settings)
+            check_not_empty(prompt)
+            return messages.to_messages(
+                prompt, self._settings, role_mapping, rich_content, strict_role_orders, self._clock
+            )
 
     def to_prompt_object(self) -> Any:
         """Agently's validated ``PromptModel`` (a pydantic model with the same fields and dump)."""
@@ -93,18 +100,22 @@ class AgentlyPrompt:
         declared = self._data.get("output")
         if is_model_class(declared):
             return declared
-        prompt = read_prompt(self._data, self._settings)
-        return output_model(prompt.output, prompt.ensure_all_keys, strict_output)
+        with printable(self._data):
+            prompt = read_prompt(self._data, self._settings)
+            return output_model(prompt.output, prompt.ensure_all_keys, strict_output)
 
     def to_serializable_prompt_data(self, inherit: bool = False) -> dict[str, Any]:
         """The prompt as plain data, output tuples spelled ``{"$type", "$desc", "$ensure"}``.
 
         ``inherit`` is accepted for Agently's signature; a mapping has no parent prompt.
         """
-        return serializable_data(self._data)
+        with printable(self._data):
+            return serializable_data(self._data)
 
     def to_json_prompt(self, inherit: bool = False) -> str:
-        return to_json(serializable_data(self._data))
+        with printable(self._data):
+            return to_json(serializable_data(self._data))
 
     def to_yaml_prompt(self, inherit: bool = False) -> str:
-        return to_yaml(serializable_data(self._data))
+        with printable(self._data):
+            return to_yaml(serializable_data(self._data))

@@ -24,21 +24,47 @@ _SCALARS = (str, int, float, bool)
 _EXACT_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def sanitize(value: Any, remain_type: bool = False) -> Any:
-    """Return ``value`` as Agently's ``DataFormatter.sanitize(value, remain_type=...)`` would."""
+def sanitize(value: Any, remain_type: bool = False, memo: dict[int, Any] | None = None) -> Any:
+    """Return ``value`` as Agently's ``DataFormatter.sanitize(value, remain_type=...)`` would.
+
+    With ``memo`` (a dict the caller owns) a container held in several places is sanitized once
+    and stays shared in the result (see ``replace_slots``); Agently itself copies it into a tree.
+    """
     kind = type(value)
     if kind in _EXACT_SCALARS:
         return value
+    if memo is None:
+        return _sanitize_container(value, remain_type, None)
+    known = memo.get(id(value), _MISSING)
+    if known is _MISSING:
+        known = memo[id(value)] = _sanitize_container(value, remain_type, memo)
+    return known
+
+
+_MISSING = object()
+
+
+def _sanitize_container(value: Any, remain_type: bool, memo: dict[int, Any] | None) -> Any:
+    kind = type(value)
     if kind is dict:
-        return {str(k): sanitize(v, remain_type) for k, v in value.items()}
+        return {str(k): sanitize(v, remain_type, memo) for k, v in value.items()}
     if kind is list:
-        return [sanitize(v, remain_type) for v in value]
+        if _only_scalars(value):
+            return list(value)
+        return [sanitize(v, remain_type, memo) for v in value]
     if kind is tuple:
-        return tuple([sanitize(v, remain_type) for v in value])
-    return _sanitize_other(value, remain_type)
+        if _only_scalars(value):
+            return tuple(value)
+        return tuple([sanitize(v, remain_type, memo) for v in value])
+    return _sanitize_other(value, remain_type, memo)
 
 
-def _sanitize_other(value: Any, remain_type: bool) -> Any:
+def _only_scalars(items: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether every item is a plain scalar, which sanitize keeps as it is (checked at C speed)."""
+    return set(map(type, items)) <= _EXACT_SCALARS
+
+
+def _sanitize_other(value: Any, remain_type: bool, memo: dict[int, Any] | None = None) -> Any:
     if isinstance(value, _SCALARS) or value is None:
         return value
     if isinstance(value, (datetime.datetime, datetime.date)):
@@ -58,13 +84,13 @@ def _sanitize_other(value: Any, remain_type: bool) -> Any:
             return value
         return _sanitize_generic(value)
     if isinstance(value, Mapping):
-        return {str(k): sanitize(v, remain_type) for k, v in value.items()}
+        return {str(k): sanitize(v, remain_type, memo) for k, v in value.items()}
     if isinstance(value, list):
-        return [sanitize(v, remain_type) for v in value]
+        return [sanitize(v, remain_type, memo) for v in value]
     if isinstance(value, set):
-        return {sanitize(v, remain_type) for v in value}
+        return {sanitize(v, remain_type, memo) for v in value}
     if isinstance(value, tuple):
-        return tuple([sanitize(v, remain_type) for v in value])
+        return tuple([sanitize(v, remain_type, memo) for v in value])
     return str(value)
 
 

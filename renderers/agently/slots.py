@@ -61,11 +61,27 @@ def _render(match: re.Match[str], titles: Any) -> str:
     return f"[{title} > {path}]" if path else f"[{title}]"
 
 
-def replace_slots(value: Any, titles: Any) -> Any:
+_NO_TEXT = frozenset({int, float, bool, type(None)})
+
+
+def _nothing_to_replace(items: list[Any]) -> bool:
+    """Whether a list holds only plain scalars and no slot reference (checked at C speed: a long
+    list of plain items is common, and walking it item by item dominated a render)."""
+    kinds = set(map(type, items))
+    if kinds <= _NO_TEXT:
+        return True
+    if kinds == {str} or kinds - _NO_TEXT == {str}:
+        return "${" not in "\n".join([item for item in items if type(item) is str] if kinds != {str} else items)
+    return False
+
+
+def replace_slots(value: Any, titles: Any, memo: dict[int, Any] | None = None) -> Any:
     """Rewrite slot references in every string of ``value`` (mapping values, lists and tuples).
 
     Like Agently, containers are rebuilt (mappings become dicts) and a ``str`` subclass comes back
-    as a plain ``str``; mapping keys and sets are left alone.
+    as a plain ``str``; mapping keys and sets are left alone. With ``memo`` (a dict the caller
+    owns), a container held in several places is rebuilt once and stays shared, so a value with
+    shared parts (YAML aliases) costs time linear in its distinct containers, not in its tree.
     """
     kind = type(value)
     if kind is str:
@@ -74,10 +90,19 @@ def replace_slots(value: Any, titles: Any) -> Any:
         return _SLOT_RE.sub(lambda match: _render(match, titles), value)
     if isinstance(value, str):
         return _SLOT_RE.sub(lambda match: _render(match, titles), value)
+    if memo is not None and id(value) in memo:
+        return memo[id(value)]
     if isinstance(value, Mapping):
-        return {key: replace_slots(item, titles) for key, item in value.items()}
-    if isinstance(value, list):
-        return [replace_slots(item, titles) for item in value]
-    if isinstance(value, tuple):
-        return tuple([replace_slots(item, titles) for item in value])
-    return value
+        result: Any = {key: replace_slots(item, titles, memo) for key, item in value.items()}
+    elif isinstance(value, list):
+        if kind is list and _nothing_to_replace(value):
+            result = list(value)
+        else:
+            result = [replace_slots(item, titles, memo) for item in value]
+    elif isinstance(value, tuple):
+        result = tuple([replace_slots(item, titles, memo) for item in value])
+    else:
+        return value
+    if memo is not None:
+        memo[id(value)] = result
+    return result
