@@ -11,12 +11,13 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, NoReturn
 
 from ..core.errors import FieldError, PromptwireError
 from ..core.rendered import warning_lines
 from ..plugins.manager import default_host
+from .prompt_files import DEFAULT_MAX_BYTES, decode, parse_data, read_limited
+from .terminal import OutputError, error_line, finish_output, json_text, one_line, write_output
 
 __all__ = ["main"]
 
@@ -31,21 +32,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args))
+        status = int(args.run(args))
+        finish_output()
+        return status
     except CliError as exc:
         return _fail(str(exc))
     except PromptwireError as exc:
         return _fail(str(exc))
+    except OutputError as exc:
+        return _fail(f"cannot write output: {exc}")
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
+    except RecursionError:
+        return _fail("the input is nested too deeply to process")
     except Exception as exc:  # a bug of ours must still not show a traceback
         return _fail(f"internal error: {type(exc).__name__}: {exc} (please report this)")
 
 
 def _fail(message: str) -> int:
-    print(f"asrender: {message}", file=sys.stderr)
+    error_line(message)
     return 1
 
 
@@ -81,6 +88,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a renderer option; VALUE is read as JSON when it parses, else as text (repeatable)",
     )
+    render.add_argument(
+        "--max-input-size",
+        type=_byte_size,
+        default=DEFAULT_MAX_BYTES,
+        metavar="BYTES",
+        help=f"refuse prompt files larger than this (default {DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
+    )
     render.set_defaults(run=_cmd_render)
     return parser
 
@@ -88,20 +102,22 @@ def _parser() -> argparse.ArgumentParser:
 def _cmd_plugins(args: argparse.Namespace) -> int:
     infos = default_host().plugins()
     if args.json:
-        print(json.dumps([info.to_dict() for info in infos], indent=2))
+        write_output(json_text([info.to_dict() for info in infos]) + "\n")
         return 0
+    lines = []
     for info in infos:
-        print(f"{info.name} {info.version or '(no version)'}")
+        lines.append(f"{one_line(info.name)} {one_line(info.version or '(no version)')}")
         for kind, names in info.registers.items():
             if names:
-                print(f"  {kind}: {', '.join(names)}")
+                lines.append(f"  {kind.replace('_', ' ')}: {one_line(', '.join(names))}")
+    write_output("".join(line + "\n" for line in lines))
     return 0
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
     host = default_host()
     label = "<stdin>" if args.file == "-" else args.file
-    data = _load_data(args.file, label)
+    data = _load_data(args.file, label, args.max_input_size)
     options = _parse_options(args.option)
     renderer = host.renderer(args.format)
     if args.strict:
@@ -118,56 +134,40 @@ def _cmd_render(args: argparse.Namespace) -> int:
             raise
         raise CliError(f"format {args.format!r} does not take that option: {exc}") from None
     for line in warning_lines(rendered.warnings):
-        print(f"asrender: warning: {line}", file=sys.stderr)
+        error_line(f"warning: {line}")
     _print_render(rendered, args.output, args.format)
     return 0
 
 
 def _print_render(rendered: Any, output: str, format_name: str) -> None:
     if output == "json":
-        print(json.dumps(rendered.to_dict(), ensure_ascii=False, indent=2))
+        write_output(json_text(rendered.to_dict()) + "\n")
     elif output == "text":
         if rendered.text is None:
             raise CliError(f"format {format_name!r} has no single-string form; use --output display or json")
-        sys.stdout.write(rendered.text)
+        write_output(rendered.text)
     else:
-        sys.stdout.write(rendered.display())
+        write_output(rendered.display())
 
 
-def _load_data(file: str, label: str) -> Any:
+def _load_data(file: str, label: str, max_bytes: int) -> Any:
     try:
-        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+        if file == "-":
+            data = read_limited(sys.stdin.buffer, label, max_bytes)
+        else:
+            with open(file, "rb") as stream:
+                data = read_limited(stream, label, max_bytes)
     except FileNotFoundError:
         raise CliError(f"{label}: no such file") from None
     except IsADirectoryError:
         raise CliError(f"{label}: is a directory, not a prompt file") from None
-    except UnicodeDecodeError as exc:
-        raise CliError(f"{label}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise CliError(f"{label}: cannot read ({exc.strerror})") from None
-    if file.endswith(".json"):
-        return _parse_json(text, label)
-    return _parse_yaml(text, label)
-
-
-def _parse_json(text: str, label: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CliError(f"{label}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-
-
-def _parse_yaml(text: str, label: str) -> Any:
-    import yaml
-
-    try:
-        return yaml.safe_load(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
-        raise CliError(f"{label}{where}: invalid YAML: {exc.problem or exc}") from None
-    except yaml.YAMLError as exc:
-        raise CliError(f"{label}: invalid YAML: {exc}") from None
+    notes: list[str] = []
+    loaded = parse_data(decode(data, label), label, json_by_name=file.endswith(".json"), warnings=notes)
+    for note in notes:
+        error_line(f"warning: {note}")
+    return loaded
 
 
 def _parse_options(raw: Sequence[str]) -> dict[str, Any]:
@@ -176,13 +176,27 @@ def _parse_options(raw: Sequence[str]) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             _usage_error(f"--option takes KEY=VALUE, got {item!r}")
+        if key in _NOT_FROM_THE_COMMAND_LINE:
+            _usage_error(f"option {key!r} takes a Python value and cannot be given on the command line")
         try:
             options[key] = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             options[key] = value
     return options
 
 
+_NOT_FROM_THE_COMMAND_LINE = frozenset({"clock"})
+"""Options whose only valid values are Python objects (a clock is a function)."""
+
+
+def _byte_size(text: str) -> int:
+    units = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
+    number, unit = (text[:-1], text[-1].upper()) if text[-1:].isalpha() else (text, "")
+    if unit not in units or not number.isdigit():
+        raise argparse.ArgumentTypeError(f"not a size in bytes (such as 1000, 64M or 2G): {one_line(text)!r}")
+    return int(number) * units[unit]
+
+
 def _usage_error(message: str) -> NoReturn:
-    print(f"asrender: error: {message}", file=sys.stderr)
+    error_line(f"error: {message}")
     raise SystemExit(2)

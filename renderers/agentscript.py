@@ -29,6 +29,7 @@ from typing import Any
 from ..core.clipping import Clip, clip, value_text
 from ..core.errors import FieldError
 from ..core.jsjson import object_entries, pretty
+from ..core.limits import nesting_room
 from ..core.prompt import ContextItem, Prompt, Retry
 from ..core.rendered import Message, RenderedPrompt, RenderedSection
 from .base import unexpressed_fields
@@ -64,7 +65,8 @@ class AgentScriptRenderer:
 
     def render(self, prompt: Prompt, *, strict: bool = False) -> RenderedPrompt:
         warnings = unexpressed_fields(prompt, self.name, self.fields, strict=strict)
-        sections = _sections(prompt)
+        with nesting_room():  # values may nest MAX_DEPTH levels; the JSON walks recurse per level
+            sections = _sections(prompt)
         messages = [Message(s.role, s.body) for s in sections if s.role == "system"]
         messages.append(Message("user", _join_user(sections)))
         return RenderedPrompt(format=self.name, messages=tuple(messages), sections=tuple(sections), warnings=warnings)

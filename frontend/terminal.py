@@ -1,0 +1,106 @@
+"""Everything ``asrender`` writes, made safe for a terminal and honest about failures.
+
+Messages on stderr quote user data (field names, values, file names): a key such as
+``"x\\nasrender: all good\\x1b[2J"`` must not forge a second line or clear the screen, so every
+message is one line with control characters, bidirectional overrides and lone surrogates shown as
+escapes. Output on stdout is the prompt itself: written byte for byte to a file or a pipe, with
+terminal controls escaped only when stdout is a terminal, and lone surrogates (which no encoding
+can carry) shown as U+FFFD. A write that fails (closed stdout, full disk) is reported as such.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+
+__all__ = ["OutputError", "error_line", "finish_output", "json_text", "one_line", "write_output"]
+
+# C0 and C1 controls, DEL, line/paragraph separators, bidi controls, lone surrogates.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# On a terminal, the prompt's own newlines and tabs stay; everything else unsafe is escaped.
+_UNSAFE_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# json.dumps escapes C0 controls in strings itself; its own newlines are the layout.
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+class OutputError(Exception):
+    """Standard output cannot be written (closed, full, gone)."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: controls, separators, bidi controls and surrogates escaped."""
+    return _UNSAFE.sub(_escape, text)
+
+
+def error_line(message: str) -> None:
+    """Print one ``asrender:`` line on stderr; a failing stderr is ignored (nothing else to tell)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        print(f"asrender: {one_line(message)}", file=sys.stderr, flush=True)
+
+
+def json_text(value: object) -> str:
+    """Indented JSON with every unsafe character escaped as JSON does (``\\u2028``, ``\\udc80``):
+    the same data, and nothing in it that a terminal acts on or an encoder refuses."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def write_output(text: str) -> None:
+    """Write the prompt text to stdout as it is (U+FFFD for a lone surrogate; escapes on a tty)."""
+    stream = sys.stdout
+    if stream is None:
+        raise OutputError("standard output is closed")
+    text = _SURROGATE.sub("\ufffd", text)
+    if _is_terminal(stream):
+        text = _UNSAFE_IN_TEXT.sub(_escape, text)
+    try:
+        stream.write(text)
+    except OSError as exc:
+        raise OutputError(exc.strerror or str(exc)) from None
+    except ValueError as exc:  # a closed file object
+        raise OutputError(str(exc)) from None
+
+
+def finish_output() -> None:
+    """Flush stdout now, so a full disk is reported while we can still say so."""
+    stream = sys.stdout
+    if stream is None:
+        return
+    try:
+        stream.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        raise
+    except OSError as exc:
+        _silence_stdout()
+        raise OutputError(exc.strerror or str(exc)) from None
+    except ValueError:
+        pass
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's own flush at exit does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):
+        return False
