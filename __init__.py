@@ -64,7 +64,10 @@ def render(
     "fields this format cannot express" warning into an error).
     """
     model = validate_model(Prompt, prompt, root="prompt")
-    renderer = (host or default_host()).renderer(format)
+    host = host or default_host()
+    renderer = host.renderer(format)
+    if isinstance(options.get("layout"), str):  # a format name, as on the command line
+        options["layout"] = host.renderer(options["layout"])
     result: RenderedPrompt = renderer.render(model, **options)
     for line in warning_lines(result.warnings):
         warnings.warn(line, UnsupportedFieldsWarning, stacklevel=2)

@@ -6,6 +6,7 @@ Plain frozen dataclasses: a render is output, not user input, so it is never re-
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +14,8 @@ from typing import Any
 __all__ = ["UNEXPRESSED", "Message", "RenderWarning", "RenderedPrompt", "RenderedSection", "warning_lines"]
 
 MessageContent = str | list[dict[str, Any]]
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +25,23 @@ class Message:
     role: str
     content: MessageContent
     name: str | None = None
+
+    def __post_init__(self) -> None:
+        # A message is what a request carries, so it must be valid Unicode: a budget counted in
+        # UTF-16 units can cut a surrogate pair (the format's text keeps JavaScript's exact
+        # bytes), and no encoder or provider accepts half a character. It becomes U+FFFD here.
+        content = self.content
+        if isinstance(content, str):
+            if _LONE_SURROGATE.search(content):
+                object.__setattr__(self, "content", _LONE_SURROGATE.sub("\ufffd", content))
+        elif any(isinstance(part.get("text"), str) and _LONE_SURROGATE.search(part["text"]) for part in content):
+            fixed = [
+                {**part, "text": _LONE_SURROGATE.sub("\ufffd", part["text"])}
+                if isinstance(part.get("text"), str)
+                else part
+                for part in content
+            ]
+            object.__setattr__(self, "content", fixed)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"role": self.role, "content": self.content}

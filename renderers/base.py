@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
-from ..core.errors import UnsupportedFieldsError
+from ..core.errors import FieldError, UnsupportedFieldsError
 from ..core.prompt import Prompt
 from ..core.rendered import RenderedPrompt, RenderWarning
 
@@ -45,6 +45,8 @@ def unexpressed_fields(
     store on the :class:`RenderedPrompt` (empty when all is said). With ``strict`` the render is
     refused instead.
     """
+    if not isinstance(strict, bool):  # "no" would count as true
+        raise FieldError("strict", f"must be true or false, got {type(strict).__name__} {strict!r}")
     allowed = frozenset(expressible)
     missing = [name for name in prompt.populated_fields() if name not in allowed]
     if missing and strict:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.errors import FieldError
 from ..core.prompt import Prompt
-from ..core.rendered import Message, RenderedPrompt
+from ..core.rendered import Message, RenderedPrompt, RenderWarning
 from .base import Renderer, unexpressed_fields
-from .parts import openai_content, openai_part
+from .parts import URL_FILE_REASON, openai_content, openai_part, url_file_paths
 
 __all__ = ["MessagesRenderer", "renderer"]
 
@@ -30,6 +31,12 @@ class MessagesRenderer:
 
     def render(self, prompt: Prompt, *, layout: Renderer | None = None, strict: bool = False) -> RenderedPrompt:
         layout = layout or _default_layout()
+        if not isinstance(layout, Renderer):
+            raise FieldError(
+                "layout",
+                f"must be a renderer, got {type(layout).__name__} {layout!r} "
+                "(promptwire.render and asrender take a format name)",
+            )
         own = _TURN_FIELDS | ({"developer"} - layout.fields)
         expressible = layout.fields | own
         reported = unexpressed_fields(prompt, self.name, expressible, strict=strict)
@@ -51,7 +58,7 @@ class MessagesRenderer:
             format=self.name,
             messages=tuple(leading + history + rest),
             sections=laid_out.sections,
-            warnings=reported,
+            warnings=(*reported, *(RenderWarning(self.name, path, URL_FILE_REASON) for path in url_file_paths(prompt))),
         )
 
 

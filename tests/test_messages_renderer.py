@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import json
+import warnings
+
 import pytest
 
 import promptwire
 from promptwire import PluginHost, Prompt
-from promptwire.core.errors import UnsupportedFieldsError, UnsupportedFieldsWarning
+from promptwire.core.errors import FieldError, UnsupportedFieldsError, UnsupportedFieldsWarning
+from promptwire.renderers.parts import URL_FILE_REASON
 
 HOST = PluginHost(entry_points=False)
 
@@ -45,7 +49,7 @@ def test_attachments_become_openai_parts_after_the_text() -> None:
                 {"type": "image", "url": "https://x/y.png", "detail": "low"},
                 {"type": "image", "data": "AAAA", "media_type": "image/png"},
                 {"type": "audio", "data": "BBBB", "format": "mp3"},
-                {"type": "file", "url": "https://x/doc.pdf"},
+                {"type": "file", "data": "CCCC", "media_type": "application/pdf", "filename": "a.pdf"},
             ],
         },
         "messages",
@@ -56,8 +60,46 @@ def test_attachments_become_openai_parts_after_the_text() -> None:
         {"type": "image_url", "image_url": {"url": "https://x/y.png", "detail": "low"}},
         {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
         {"type": "input_audio", "input_audio": {"data": "BBBB", "format": "mp3"}},
-        {"type": "file", "file": {"file_url": "https://x/doc.pdf"}},
+        {"type": "file", "file": {"file_data": "data:application/pdf;base64,CCCC", "filename": "a.pdf"}},
     ]
+    assert rendered.warnings == ()
+
+
+def test_a_file_given_by_url_is_shown_as_text_and_reported() -> None:
+    # OpenAI chat file parts take file_data or file_id, never a URL (file_url is refused).
+    prompt = {
+        "instruction": "Read.",
+        "attachments": [{"type": "file", "url": "https://x/doc.pdf", "filename": "doc.pdf"}],
+        "history": [{"role": "user", "content": [{"type": "file", "url": "https://x/old.pdf"}]}],
+    }
+    with pytest.warns(UnsupportedFieldsWarning):
+        rendered = promptwire.render(prompt, "messages", host=HOST)
+    assert rendered.messages[0].content == [{"type": "text", "text": "[file: https://x/old.pdf]"}]
+    assert rendered.user[-1] == {"type": "text", "text": "[file doc.pdf: https://x/doc.pdf]"}
+    assert [(w.field, w.reason) for w in rendered.warnings] == [
+        ("attachments[0]", URL_FILE_REASON),
+        ("history[0].content[0]", URL_FILE_REASON),
+    ]
+    assert "file_url" not in json.dumps(rendered.to_dict())
+
+
+def test_message_content_never_holds_half_a_character() -> None:
+    clipped = {"instruction": "x", "context": [{"value": "ab\U0001f600cd", "budget": 3}]}
+    for fmt in HOST.renderers.names():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rendered = promptwire.render(clipped, fmt, host=HOST)
+        for message in rendered.messages:
+            json.dumps(message.to_dict(), ensure_ascii=False).encode("utf-8")  # raises on a lone surrogate
+
+
+def test_strict_must_be_a_bool_and_layout_a_known_format() -> None:
+    with pytest.raises(FieldError, match="strict: must be true or false, got str 'no'"):
+        promptwire.render({"instruction": "x"}, "messages", host=HOST, strict="no")
+    with pytest.raises(FieldError, match="layout: must be a renderer"):
+        HOST.renderer("messages").render(Prompt(instruction="x"), layout="agens")
+    rendered = promptwire.render({"instruction": "x"}, "messages", host=HOST, layout="agens")
+    assert rendered.user == "## Input\nThe following is the original input from the user:\n\nx\n"
 
 
 def test_history_parts_are_converted_too() -> None:
