@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from promptwire.core.clipping import clip, value_text
-from promptwire.core.jsjson import utf16_len
+from promptwire.renderers.agentscript.clipping import clip, value_text
+from promptwire.renderers.agentscript.jsjson import utf16_len
 
 T = TypeVar("T")
 

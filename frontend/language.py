@@ -3,7 +3,7 @@
 These are the functions the rest of promptwire (the interpreter, ``asrender``) calls; the modules
 behind them each do one job: :mod:`.lexer`, :mod:`.parser`, :mod:`.analyzer`, :mod:`.source_text`,
 :mod:`.syntax_json`. Nothing here imports more than the standard library and ``core.errors`` /
-``core.jsjson``, so a ``check`` costs no heavy import.
+``renderers.agentscript.jsjson``, so a ``check`` costs no heavy import.
 """
 
 from __future__ import annotations

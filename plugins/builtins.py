@@ -23,7 +23,7 @@ RENDERERS: Final[dict[str, str]] = {
 }
 
 READERS: Final[dict[str, str]] = {
-    "prompt": ".core.reader:reader",
+    "prompt": ".renderers.prompt_data:reader",
     "agens": ".renderers.agens:reader",
     "agently": ".renderers.agently.renderer:reader",
 }

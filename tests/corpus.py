@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from promptwire import Prompt
+from promptwire.renderers.agentscript.shape import shape_contract
 
 PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
@@ -242,9 +243,7 @@ _ENTRIES: dict[str, dict[str, Any]] = {
 
 def _resolve(data: dict[str, Any]) -> dict[str, Any]:
     if data.get("output") == "shape":
-        from promptwire.core import OutputContract
-
-        data = {**data, "output": OutputContract.from_shape(_SHAPE)}
+        data = {**data, "output": shape_contract(_SHAPE)}
     return data
 
 

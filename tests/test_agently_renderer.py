@@ -18,6 +18,7 @@ from promptwire.renderers.agently import AgentlyPrompt
 from promptwire.renderers.agently.mapping import from_prompt
 from promptwire.renderers.agently.reader import read_agently as to_prompt
 from promptwire.renderers.agently.renderer import reader, renderer
+from promptwire.renderers.agentscript.shape import shape_contract
 from promptwire.renderers.base import Renderer
 
 # Where the trip through the core Prompt shows the model something else than Agently itself shows,
@@ -188,9 +189,8 @@ def test_render_options_reach_agently() -> None:
 
 
 def test_output_from_another_dialect_becomes_an_agently_declaration() -> None:
-    from promptwire.core import OutputContract
 
-    contract = OutputContract.from_shape({"title": "string", "scores": "list[number]"})
+    contract = shape_contract({"title": "string", "scores": "list[number]"})
     data = from_prompt(Prompt(instruction="rate", output=contract))
     assert data["output"] == {"title": (str, "", True), "scores": ([float], "", True)}
     assert '"title": <str>, //' in AgentlyPrompt(data).to_text()

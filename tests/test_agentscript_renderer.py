@@ -26,6 +26,7 @@ from promptwire.renderers.agentscript import (
     system_text,
     user_text,
 )
+from promptwire.renderers.agentscript.shape import shape_contract
 
 # The system and user texts of every generate call in agentscript.md §14 (and §11.2), copied
 # verbatim as the JSON strings printed there, one prompt line per source line.
@@ -705,7 +706,7 @@ def prompt(
         identity=Identity(role=role, description=description),
         context=list(context),
         instruction=instruction,
-        output=OutputContract.from_shape(shape) if shape is not None else None,
+        output=shape_contract(shape) if shape is not None else None,
         retry=retry,
     )
 
@@ -910,7 +911,7 @@ def test_unlabelled_items_get_their_global_index() -> None:
 
 
 def test_shape_to_schema_rules() -> None:
-    p = Prompt(instruction="x", output=OutputContract.from_shape({"a": "list[list[json]]", "b": "list"}))
+    p = Prompt(instruction="x", output=shape_contract({"a": "list[list[json]]", "b": "list"}))
     assert user_text(p).split("Return JSON matching this schema:\n")[1] == (
         '{\n  "type": "object",\n  "properties": {\n    "a": {\n      "type": "array",\n      "items": {\n'
         '        "type": "array",\n        "items": {}\n      }\n    },\n    "b": {\n      "type": "array"\n    }\n'

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptwire.core.clipping import Clip, clip, value_text
-from promptwire.core.jsjson import object_entries, pretty, utf16_len, utf16_slice
+from promptwire.renderers.agentscript.clipping import Clip, clip, value_text
+from promptwire.renderers.agentscript.jsjson import object_entries, pretty, utf16_len, utf16_slice
 
 # Same examples on every run (CI must not flake); no example database left behind.
 DETERMINISTIC = settings(derandomize=True, database=None, deadline=None)

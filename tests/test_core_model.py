@@ -9,6 +9,7 @@ from promptwire.core import GenerateConfig, OutputContract, Retry
 from promptwire.core.errors import SourceError, field_path
 from promptwire.core.limits import MAX_DEPTH, check_nesting, nesting_room
 from promptwire.core.validation import validate_model
+from promptwire.renderers.agentscript.shape import shape_contract
 
 
 class TestBudget:
@@ -151,7 +152,7 @@ class TestPromptValidation:
 
 class TestOutputContract:
     def test_shape_to_schema_follows_agentscript(self) -> None:
-        contract = OutputContract.from_shape(
+        contract = shape_contract(
             {
                 "title": "string",
                 "score": "number",
@@ -182,7 +183,7 @@ class TestOutputContract:
 
     def test_unknown_shape_type_names_the_field(self) -> None:
         with pytest.raises(ValueError, match="shape field 'n': unsupported shape type 'integer'"):
-            OutputContract.from_shape({"n": "integer"})
+            shape_contract({"n": "integer"})
 
     def test_schema_alias(self) -> None:
         assert OutputContract.model_validate({"schema": {"type": "string"}}).json_schema == {"type": "string"}

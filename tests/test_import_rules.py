@@ -15,6 +15,10 @@ ALLOWED = {
     "plugins": {"core", "plugins"},  # built-ins are named as strings and imported lazily
     "frontend": {"core", "plugins", "frontend"},
 }
+# AgentScript's value rules (JavaScript's JSON printing, UTF-16 budgets, shapes) belong to the
+# language, which has two halves: the renderer that prints its prompts and the `.as` front end.
+# They live with the renderer; the front end reads them there and nothing else of renderers/.
+ALLOWED_PACKAGES = {"frontend": {"renderers.agentscript"}}
 HEAVY = {"openai", "anthropic", "ollama", "jsonschema", "jinja2", "httpx"}
 
 
@@ -22,26 +26,37 @@ def _modules(layer: str) -> list[Path]:
     return sorted((ROOT / layer).rglob("*.py"))
 
 
-def _imported_layers(path: Path) -> set[str]:
+def _imported_packages(path: Path) -> set[tuple[str, ...]]:
+    """The package paths (inside promptwire) that ``path`` imports from, e.g. ``("renderers", "agens")``."""
     package = path.relative_to(ROOT).parent.parts
-    layers = set()
+    targets: set[tuple[str, ...]] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.level:
             base = package[: len(package) - (node.level - 1)]
-            target = [*base, *(node.module.split(".") if node.module else [])]
+            target = (*base, *(node.module.split(".") if node.module else []))
             if target:
-                layers.add(target[0])
+                targets.add(target)
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("promptwire."):
-            layers.add(node.module.split(".")[1])
+            targets.add(tuple(node.module.split(".")[1:]))
         elif isinstance(node, ast.Import):
-            layers.update(alias.name.split(".")[1] for alias in node.names if alias.name.startswith("promptwire."))
-    return layers
+            targets.update(tuple(a.name.split(".")[1:]) for a in node.names if a.name.startswith("promptwire."))
+    return targets
+
+
+def _allowed(layer: str, target: tuple[str, ...]) -> bool:
+    return target[0] in ALLOWED[layer] or ".".join(target[:2]) in ALLOWED_PACKAGES.get(layer, set())
 
 
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
 def test_layer_imports_only_what_it_may(layer: str) -> None:
     for path in _modules(layer):
-        assert _imported_layers(path) <= ALLOWED[layer], path.relative_to(ROOT)
+        refused = sorted(".".join(t) for t in _imported_packages(path) if not _allowed(layer, t))
+        assert not refused, f"{path.relative_to(ROOT)} imports {refused}"
+
+
+def test_the_core_holds_no_dialects_rules() -> None:
+    # JavaScript's JSON printing and UTF-16 budgets are AgentScript's; readers live in renderers/.
+    assert not {"jsjson.py", "clipping.py", "reader.py"} & {path.name for path in _modules("core")}
 
 
 def test_no_module_imports_provider_sdks_at_module_level() -> None:
@@ -55,3 +70,17 @@ def test_no_module_imports_provider_sdks_at_module_level() -> None:
                 elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                     names = [node.module]
                 assert not {name.split(".")[0] for name in names} & HEAVY, path.relative_to(ROOT)
+
+
+def test_every_package_is_listed_for_installation() -> None:
+    # A package missing from pyproject works in an editable checkout and is absent from a wheel.
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    layers = {"core", "plugins", "renderers", "adapters", "frontend", "tools"}
+    found = {
+        ".".join(("promptwire", *init.parent.relative_to(ROOT).parts))
+        for init in ROOT.rglob("__init__.py")
+        if init.parent == ROOT or init.relative_to(ROOT).parts[0] in layers
+    }
+    assert found == listed

@@ -1,4 +1,4 @@
-"""``promptwire.core.jsjson`` prints what ``JSON.stringify`` prints, and measures like JavaScript.
+"""``promptwire.renderers.agentscript.jsjson`` prints what ``JSON.stringify`` prints, and measures like JavaScript.
 
 Three kinds of oracle: known vectors (from the ECMAScript spec and agentscript.md §12), an
 independent exact-arithmetic implementation of ``Number::toString`` written here from the spec text,
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptwire.core.jsjson import (
+from promptwire.renderers.agentscript.jsjson import (
     is_array_index,
     number_to_string,
     object_entries,

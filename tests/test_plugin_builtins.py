@@ -68,7 +68,7 @@ def test_a_proxy_whose_object_has_another_name_is_refused_on_first_use() -> None
     ):
         drifted.render(None)
     with pytest.raises(RegistrationError):
-        _ = LazyReader("json", ".core.reader:reader").description
+        _ = LazyReader("json", ".renderers.prompt_data:reader").description
 
 
 def test_builtins_hold_no_descriptions() -> None:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptwire import FieldError, Prompt
-from promptwire.core.reader import reader
+from promptwire.renderers.prompt_data import reader
 
 FIELDS = [*Prompt.model_fields, "bogus"]
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)

@@ -1,11 +1,11 @@
-"""The front door for prompts written directly as data (JSON or YAML in the core model's shape)."""
+"""The reader of prompts written directly as data (JSON or YAML in the core model's shape)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .prompt import Prompt
-from .validation import validate_model
+from ..core.prompt import Prompt
+from ..core.validation import validate_model
 
 __all__ = ["PromptReader", "reader"]
 

@@ -26,13 +26,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.clipping import Clip, clip, value_text
-from ..core.errors import FieldError
-from ..core.jsjson import object_entries, pretty
-from ..core.limits import nesting_room
-from ..core.prompt import ContextItem, Prompt, Retry
-from ..core.rendered import Message, RenderedPrompt, RenderedSection
-from .base import unexpressed_fields
+from ...core.errors import FieldError
+from ...core.limits import nesting_room
+from ...core.prompt import ContextItem, Prompt, Retry
+from ...core.rendered import Message, RenderedPrompt, RenderedSection
+from ..base import unexpressed_fields
+from .clipping import Clip, clip, value_text
+from .jsjson import object_entries, pretty
 
 __all__ = [
     "AgentScriptRenderer",
