@@ -459,3 +459,17 @@ def test_node_agrees() -> None:
     slices = answers[len(samples) + len(numbers) :]
     for (text, units), answer in zip([(t, n) for t in texts for n in range(6)], slices, strict=True):
         assert [utf16_len(text), utf16_slice(text, units)] == json.loads(answer)
+
+
+def test_the_key_plan_cache_is_bounded_by_key_text_not_by_entries() -> None:
+    from promptwire.renderers.agentscript import jsjson
+
+    jsjson._PLANS.clear()
+    jsjson._cached_chars = 0
+    for i in range(200):  # big keys are their own shape: never cached
+        pretty({f"{i}" + "k" * 100_000: 1})
+    assert jsjson._PLANS == {}
+    for i in range(5000):  # many small shapes: the cache starts over before it outgrows its bound
+        pretty({f"key {i} " + "x" * 900: 1, "b": 2})
+        assert sum(len(key) for keys in jsjson._PLANS for key in keys) <= jsjson._PLAN_CACHE_CHARS
+    assert pretty({"b": 1, "2": 2}) == '{\n  "2": 2,\n  "b": 1\n}'

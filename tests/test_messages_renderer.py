@@ -160,3 +160,22 @@ def test_history_speaker_names_are_kept() -> None:
     assert rendered.messages[0].to_dict() == {"role": "user", "content": "hi", "name": "ada"}
     assert rendered.display().startswith("--- user (ada) ---\nhi\n")
     assert rendered.warnings == ()
+
+
+def test_a_str_valued_enum_member_prints_its_value_in_every_format() -> None:
+    from enum import Enum
+
+    class Color(str, Enum):  # noqa: UP042 (the mixin users write, not StrEnum)
+        RED = "red"
+
+    prompt = {
+        "instruction": Color.RED,
+        "system": Color.RED,
+        "context": [{"value": Color.RED}, {"value": {"c": Color.RED}}],
+    }
+    for fmt in HOST.renderers.names():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            shown = promptwire.render(prompt, fmt, host=HOST).display()
+        assert "Color" not in shown, fmt
+        assert "red" in shown, fmt

@@ -146,7 +146,7 @@ def _titled(title: str, body: str) -> str:
 
 
 def _body(value: object, path: Sequence[str | int]) -> str:
-    return value if isinstance(value, str) else jason.encode(value, path)
+    return str.__str__(value) if isinstance(value, str) else jason.encode(value, path)
 
 
 _WRAPPED_FIELDS = frozenset({"tool_defs", "tool_calls", "tool_results"})
@@ -157,7 +157,7 @@ def _section_body(field: str, value: PairValue) -> str:
     """``prompt_field/1``'s body; the list or map Agens wraps around tools and results adds a level
     of nesting that is the format's, not the prompt's (a result may nest the full 1000 levels)."""
     if isinstance(value, str):
-        return value
+        return str.__str__(value)  # a str subclass (a str-valued Enum member) prints its text
     return jason.encode(value, (field,), outer_levels=1 if field in _WRAPPED_FIELDS else 0)
 
 

@@ -182,7 +182,7 @@ def _fix_surrogates(match: re.Match[str]) -> str:
 def _scalar_json(value: object) -> str | None:
     """The JSON text of a scalar (subclasses included), or None when ``value`` is a container."""
     if isinstance(value, str):
-        return quote(str(value))
+        return quote(str.__str__(value))  # a str-valued Enum member prints its value
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -260,21 +260,31 @@ def _number_key(key: int | float) -> str:
 # by the keys tuple: ordering and quoting are then paid once per shape instead of once per object.
 _Plan = tuple[tuple[str, str, int], ...]
 _PLANS: dict[tuple[str, ...], _Plan] = {}
-_PLAN_CACHE_SIZE = 4096
-_PLAN_CACHE_MAX_KEYS = 64  # a big object is its own shape: caching it would only pin memory
+_PLAN_CACHE_CHARS = 1 << 20
+"""Key text (in characters) all cached plans may hold together; the cache starts over beyond it, so
+its memory stays bounded whatever keys users send (4,095 one-megabyte keys once pinned 7.8 GB)."""
+_PLAN_MAX_KEY_CHARS = 1024  # an object with more key text is its own shape: caching it only pins memory
+_PLAN_CACHE_MAX_KEYS = 64
+_cached_chars = 0
 
 
 def _plan(obj: Mapping[str, object]) -> _Plan:
     """The plan of an object whose keys are all exact ``str`` (callers convert other keys first)."""
+    global _cached_chars
     keys = tuple(obj)
     if len(keys) > _PLAN_CACHE_MAX_KEYS:
         return _make_plan(keys)
     plan = _PLANS.get(keys)
     if plan is None:
         plan = _make_plan(keys)
-        if len(_PLANS) >= _PLAN_CACHE_SIZE:
+        chars = sum(map(len, keys))
+        if chars > _PLAN_MAX_KEY_CHARS:
+            return plan
+        if _cached_chars + chars > _PLAN_CACHE_CHARS:
             _PLANS.clear()
+            _cached_chars = 0
         _PLANS[keys] = plan
+        _cached_chars += chars
     return plan
 
 
