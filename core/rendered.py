@@ -11,6 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .contract import OutputContract
+from .prompt import ToolCall, ToolDefinition
+
 __all__ = ["UNEXPRESSED", "Message", "RenderWarning", "RenderedPrompt", "RenderedSection", "warning_lines"]
 
 MessageContent = str | list[dict[str, Any]]
@@ -20,11 +23,20 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One chat message; ``content`` is a string or a list of OpenAI-style content parts."""
+    """One chat message; ``content`` is a string or a list of OpenAI-style content parts.
+
+    An ``assistant`` message may carry the ``tool_calls`` the model made; a ``tool`` message is the
+    result of the call ``tool_call_id`` names (``is_error`` when the tool failed). Adapters turn
+    these into each provider's own form (OpenAI ``tool_calls`` / ``tool`` messages, Anthropic
+    ``tool_use`` / ``tool_result`` blocks, Ollama ``tool_calls``).
+    """
 
     role: str
     content: MessageContent
     name: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    is_error: bool = False
 
     def __post_init__(self) -> None:
         # A message is what a request carries, so it must be valid Unicode: a budget counted in
@@ -47,6 +59,14 @@ class Message:
         data: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.name is not None:
             data["name"] = self.name
+        if self.tool_calls:
+            data["tool_calls"] = [
+                {"id": call.id, "name": call.name, "arguments": call.arguments} for call in self.tool_calls
+            ]
+        if self.tool_call_id is not None:
+            data["tool_call_id"] = self.tool_call_id
+        if self.is_error:
+            data["is_error"] = True
         return data
 
 
@@ -109,11 +129,17 @@ def warning_lines(records: Sequence[RenderWarning]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class RenderedPrompt:
+    """What an adapter receives (see docs/rendered.md): the messages, and for native tool calling
+    the ``tools`` the model may call (empty when the format wrote them into its text), plus the
+    ``output`` contract the render asks for (``None`` when it asks for none)."""
+
     format: str
     messages: tuple[Message, ...]
     text: str | None = None
     sections: tuple[RenderedSection, ...] = ()
     warnings: tuple[RenderWarning, ...] = field(default=())
+    tools: tuple[ToolDefinition, ...] = ()
+    output: OutputContract | None = None
 
     @property
     def system(self) -> str | None:
@@ -140,6 +166,8 @@ class RenderedPrompt:
                 for s in self.sections
             ],
             "warnings": [w.to_dict() for w in self.warnings],
+            "tools": [tool.model_dump(mode="json", exclude_none=True) for tool in self.tools],
+            "output": None if self.output is None else self.output.model_dump(mode="json", by_alias=True),
         }
 
     def display(self) -> str:
@@ -152,15 +180,27 @@ class RenderedPrompt:
         chunks: list[str] = []
         for message in self.messages:
             speaker = message.role if message.name is None else f"{message.role} ({message.name})"
+            if message.tool_call_id is not None:
+                speaker += f" [{message.tool_call_id}]" + (" error" if message.is_error else "")
             chunks.append(f"--- {speaker} ---\n")
             if isinstance(message.content, str):
-                chunks.append(message.content + "\n")
-                continue
-            for part in message.content:
-                kind = part.get("type", "?")
-                chunks.append(f"-- part: {kind} --\n")
-                if kind == "text" and isinstance(part.get("text"), str):
-                    chunks.append(part["text"] + "\n")
-                else:
-                    chunks.append(json.dumps(part, ensure_ascii=False, sort_keys=True) + "\n")
+                if message.content or not message.tool_calls:  # a bare tool-call turn has no text
+                    chunks.append(message.content + "\n")
+            else:
+                for part in message.content:
+                    kind = part.get("type", "?")
+                    chunks.append(f"-- part: {kind} --\n")
+                    if kind == "text" and isinstance(part.get("text"), str):
+                        chunks.append(part["text"] + "\n")
+                    else:
+                        chunks.append(_json_line(part) + "\n")
+            for call in message.tool_calls:
+                chunks.append(f"-- tool call: {call.name} [{call.id}] --\n{_json_line(call.arguments)}\n")
+        if self.tools:
+            chunks.append("--- tools ---\n")
+            chunks.extend(_json_line(tool.model_dump(mode="json", exclude_none=True)) + "\n" for tool in self.tools)
         return "".join(chunks)
+
+
+def _json_line(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)

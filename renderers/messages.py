@@ -8,9 +8,11 @@ then the user turn, whose content becomes a list of parts when there are attachm
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..core.errors import FieldError
+from ..core.limits import nesting_room
 from ..core.prompt import Prompt
 from ..core.rendered import Message, RenderedPrompt, RenderWarning
 from .base import Renderer, unexpressed_fields
@@ -18,7 +20,18 @@ from .parts import URL_FILE_REASON, openai_content, openai_part, url_file_paths
 
 __all__ = ["MessagesRenderer", "renderer"]
 
-_TURN_FIELDS = frozenset({"history", "history.name", "attachments"})
+_TURN_FIELDS = frozenset(
+    {
+        "history",
+        "history.name",
+        "attachments",
+        "tools",
+        "tools.returns",
+        "tool_calls",
+        "tool_results",
+        "tool_results.is_error",
+    }
+)
 
 
 class MessagesRenderer:
@@ -56,10 +69,41 @@ class MessagesRenderer:
             rest = _attach(rest, [openai_part(part) for part in prompt.attachments])
         return RenderedPrompt(
             format=self.name,
-            messages=tuple(leading + history + rest),
+            messages=tuple(leading + history + rest + _tool_turns(prompt)),
             sections=laid_out.sections,
             warnings=(*reported, *(RenderWarning(self.name, path, URL_FILE_REASON) for path in url_file_paths(prompt))),
+            tools=tuple(prompt.tools),
+            output=prompt.output,
         )
+
+
+def _tool_turns(prompt: Prompt) -> list[Message]:
+    """The model's earlier tool calls (one assistant turn) and their results (one ``tool`` message
+    each), after the user turn they answer. Calls without an id get ``call_<index>``; a result
+    without ``call_id`` answers the call at its own index, so every result names its call."""
+    calls = [
+        call if call.id is not None else call.model_copy(update={"id": f"call_{i}"})
+        for i, call in enumerate(prompt.tool_calls)
+    ]
+    turns = [Message("assistant", "", tool_calls=tuple(calls))] if calls else []
+    for index, result in enumerate(prompt.tool_results):
+        call_id = result.call_id
+        if call_id is None:
+            call_id = calls[index].id if index < len(calls) else f"call_{index}"
+        text = _result_text(result.content, ("tool_results", index, "content"))
+        turns.append(Message("tool", text, result.name, tool_call_id=call_id, is_error=result.is_error))
+    return turns
+
+
+def _result_text(content: object, path: tuple[str | int, ...]) -> str:
+    """A tool result as the text a tool message carries: text as it is, other values as JSON."""
+    if isinstance(content, str):
+        return str.__str__(content)
+    try:
+        with nesting_room():
+            return json.dumps(content, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError) as exc:  # not JSON data, or an integer too long to print
+        raise FieldError(path, f"a tool result must be JSON data: {exc}") from None
 
 
 def _leading_system(messages: tuple[Message, ...]) -> list[Message]:

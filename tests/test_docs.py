@@ -37,3 +37,16 @@ def test_every_prompt_field_has_a_row() -> None:
     for field in Prompt.model_fields:
         if field != "config":
             assert f"\n| {field} |" in text, field
+
+
+def test_the_rendered_prompt_example_is_what_the_messages_format_gives() -> None:
+    import json
+
+    import promptwire
+    from promptwire.renderers.agentscript import shape_contract
+
+    text = (DOC.parent / "rendered.md").read_text(encoding="utf-8")
+    python_example = text.split("```python\n", 1)[1].split("```", 1)[0]
+    prompt = eval(python_example, {"Prompt": Prompt, "shape_contract": shape_contract})  # the doc's own snippet
+    json_example = text.split("```json\n", 1)[1].split("```", 1)[0]
+    assert json.loads(json_example) == promptwire.render(prompt, "messages", host=HOST).to_dict()

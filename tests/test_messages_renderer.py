@@ -7,7 +7,8 @@ import pytest
 
 import promptwire
 from promptwire import PluginHost, Prompt
-from promptwire.core.errors import FieldError, UnsupportedFieldsError, UnsupportedFieldsWarning
+from promptwire.core.errors import FieldError, UnsupportedFieldsWarning
+from promptwire.renderers.agentscript import shape_contract
 from promptwire.renderers.parts import URL_FILE_REASON
 
 HOST = PluginHost(entry_points=False)
@@ -136,15 +137,57 @@ def test_any_renderer_can_be_the_layout() -> None:
 
 
 def test_one_warning_naming_what_neither_layout_nor_chat_can_say() -> None:
-    prompt = Prompt(instruction="x", tools=[{"name": "t"}], history=[{"content": "h"}])
+    prompt = Prompt(instruction="x", sections=[{"kind": "custom", "key": "k", "value": 1}], history=[{"content": "h"}])
     with pytest.warns(UnsupportedFieldsWarning) as record:
         rendered = promptwire.render(prompt, "messages", host=HOST)
     assert [str(w.message) for w in record] == [
-        "format 'messages' cannot express these prompt fields, which were left out: tools"
+        "format 'messages' cannot express these prompt fields, which were left out: sections"
     ]
-    assert [(w.format, w.field) for w in rendered.warnings] == [("messages", "tools")]
-    with pytest.raises(UnsupportedFieldsError, match="tools"):
-        HOST.renderer("messages").render(prompt, strict=True)
+    assert [(w.format, w.field) for w in rendered.warnings] == [("messages", "sections")]
+
+
+def test_tools_calls_and_results_reach_the_adapter() -> None:
+    prompt = Prompt(
+        instruction="What is the weather in Oslo?",
+        tools=[
+            {
+                "name": "weather",
+                "description": "Look up",
+                "parameters": {"type": "object"},
+                "returns": {"type": "string"},
+            }
+        ],
+        tool_calls=[
+            {"name": "weather", "arguments": {"city": "Oslo"}},
+            {"name": "weather", "id": "b", "arguments": {}},
+        ],
+        tool_results=[{"content": {"temp": 3}}, {"call_id": "b", "content": "no city", "is_error": True}],
+        output=shape_contract({"answer": "string"}),
+    )
+    rendered = HOST.renderer("messages").render(prompt, strict=True)
+    assert [m.role for m in rendered.messages] == ["user", "assistant", "tool", "tool"]
+    assistant, first, second = rendered.messages[1:]
+    assert [(c.id, c.name, c.arguments) for c in assistant.tool_calls] == [
+        ("call_0", "weather", {"city": "Oslo"}),
+        ("b", "weather", {}),
+    ]
+    assert (first.tool_call_id, first.content, first.is_error) == ("call_0", '{\n  "temp": 3\n}', False)
+    assert (second.tool_call_id, second.content, second.is_error) == ("b", "no city", True)
+    assert rendered.tools == tuple(prompt.tools)
+    assert rendered.output == prompt.output
+    data = rendered.to_dict()
+    assert data["messages"][1]["tool_calls"][0] == {"id": "call_0", "name": "weather", "arguments": {"city": "Oslo"}}
+    assert data["messages"][3] == {"role": "tool", "content": "no city", "tool_call_id": "b", "is_error": True}
+    assert data["tools"][0]["returns"] == {"type": "string"}
+    assert data["output"]["schema"]["required"] == ["answer"]
+
+
+def test_a_tool_result_that_is_not_json_names_its_field() -> None:
+    import datetime
+
+    prompt = Prompt(instruction="x", tool_results=[{"content": {"when": datetime.date(2026, 1, 1)}}])
+    with pytest.raises(FieldError, match=r"tool_results\[0\]\.content|tool_results.0.content"):
+        HOST.renderer("messages").render(prompt)
 
 
 def test_fields_are_the_layout_fields_plus_chat_turns() -> None:
