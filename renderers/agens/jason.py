@@ -298,26 +298,77 @@ def _write_list(items: list[object], out: list[str], open_ids: _OpenPath) -> Non
 
 def _write_map(mapping: Mapping[object, object], out: list[str], open_ids: _OpenPath) -> None:
     ident = _enter(mapping, open_ids)
-    out.append("{")
-    for position, (text, item) in enumerate(_sorted_items(mapping)):
-        if position:
-            out.append(",")
-        try:
-            out.append(_quote(text) + ":")
-            writer = _SCALAR_WRITERS.get(type(item))
-            if writer is not None:
-                out.append(writer(item))
-            elif type(item) is list:
-                _write_list(item, out, open_ids)
-            elif type(item) is dict:
-                _write_map(item, out, open_ids)
-            else:
-                _write(item, out, open_ids)
-        except _Unencodable as error:
-            error.reversed_path.append(text)
-            raise
+    plan = _map_plan(mapping)
+    if plan is None:
+        out.append("{")
+        for position, (text, item) in enumerate(_sorted_items(mapping)):
+            if position:
+                out.append(",")
+            try:
+                out.append(_quote(text) + ":")
+                _write_item(item, out, open_ids)
+            except _Unencodable as error:
+                error.reversed_path.append(text)
+                raise
+    else:
+        out.append("{")
+        for key, prefix in plan:
+            out.append(prefix)
+            try:
+                _write_item(mapping[key], out, open_ids)
+            except _Unencodable as error:
+                error.reversed_path.append(key)
+                raise
     out.append("}")
     open_ids.discard(ident)
+
+
+def _write_item(item: object, out: list[str], open_ids: _OpenPath) -> None:
+    writer = _SCALAR_WRITERS.get(type(item))
+    if writer is not None:
+        out.append(writer(item))
+    elif type(item) is list:
+        _write_list(item, out, open_ids)
+    elif type(item) is dict:
+        _write_map(item, out, open_ids)
+    else:
+        _write(item, out, open_ids)
+
+
+# Maps in one value mostly share their keys (rows of a table): the sorted, quoted keys of each key
+# set are worked out once. Bounded by key text, so users' keys cannot pin memory.
+_MapPlan = tuple[tuple[str, str], ...]
+_MAP_PLANS: dict[tuple[object, ...], _MapPlan] = {}
+_MAP_PLAN_CHARS = 1 << 20
+_MAP_PLAN_MAX_KEYS = 64
+_map_plan_chars = 0
+
+
+def _map_plan(mapping: Mapping[object, object]) -> _MapPlan | None:
+    """Each key with the text written before its value (``,"key":``), in Jason's order; None when
+    the keys are not all text, too many, or need an error's path (the plain loop handles those)."""
+    global _map_plan_chars
+    if len(mapping) > _MAP_PLAN_MAX_KEYS:
+        return None
+    keys = tuple(mapping)
+    plan = _MAP_PLANS.get(keys)
+    if plan is not None:
+        return plan
+    if not all(type(key) is str for key in keys):
+        return None
+    texts = cast("list[str]", sorted(keys))
+    try:
+        plan = tuple((key, ("," if index else "") + _quote(key) + ":") for index, key in enumerate(texts))
+    except _Unencodable:
+        return None
+    chars = sum(map(len, texts))
+    if chars <= _MAP_PLAN_CHARS // 1024:
+        if _map_plan_chars + chars > _MAP_PLAN_CHARS:
+            _MAP_PLANS.clear()
+            _map_plan_chars = 0
+        _MAP_PLANS[keys] = plan
+        _map_plan_chars += chars
+    return plan
 
 
 def _enter(container: object, open_ids: _OpenPath) -> int:
