@@ -1,8 +1,9 @@
-"""The ``agentscript`` renderer is byte-exact on every generate call of agentscript.md §11 and §14.
+"""The ``agentscript`` renderer is byte-exact on every generate call of the AgentScript 0.1.5
+reference programs ported here (tc01-tc20 and the use-context example).
 
 The prompts are built directly as core ``Prompt`` values (what the interpreter will build at each
 ``generate``); the expected system and user texts are the reference's own bytes, ported below.
-§11.1, §11.3 and §11.4 are the same calls as tc02, tc07 and tc09 (identical bytes), and §11.2 is
+The reference's worked examples are the same calls as tc02, tc07 and tc09 (identical bytes), plus
 ``examples/use-context.as``. tc15, tc16 and tc20 render nothing (errors / no generate).
 """
 
@@ -28,7 +29,7 @@ from promptwire.renderers.agentscript import (
 )
 from promptwire.renderers.agentscript.shape import shape_contract
 
-# The system and user texts of every generate call in agentscript.md §14 (and §11.2), copied
+# The system and user texts of every generate call of the reference programs (and use-context), copied
 # verbatim as the JSON strings printed there, one prompt line per source line.
 EXPECTED: dict[str, tuple[str, str]] = {
     "tc01_minimal/0": (
@@ -888,7 +889,7 @@ def test_through_the_plugin_host() -> None:
 
 
 def test_clipping_records_match_the_reference_trace() -> None:
-    # tc14: notes clipped 33 -> 15, config 92 characters and not clipped; §11.2: sizes 20 and 42.
+    # tc14: notes clipped 33 -> 15, config 92 characters and not clipped; use-context: sizes 20 and 42.
     notes, config = context_clips(PROMPTS["tc14_file_import/0"]())
     assert (notes.clipped, notes.original_size, notes.clipped_size) == (True, 33, 15)
     assert (config.clipped, config.original_size, config.clipped_size) == (False, 92, 92)
@@ -897,7 +898,7 @@ def test_clipping_records_match_the_reference_trace() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Rules of §5 beyond the worked examples
+# Rules of AgentScript's prompt layout beyond the worked examples
 
 
 def test_unlabelled_items_get_their_global_index() -> None:

@@ -1,6 +1,8 @@
-"""Budgets clip exactly as agentscript.md §1.1 says, without looking at more of a value than needed.
+"""Budgets clip exactly as AgentScript 0.1.5 does, without looking at more of a value than needed.
 
-The reference cases are tc04, tc05 and tc14 of §14 (and the sizes in the §11.2 trace). A naive
+The rule: a string keeps its first N UTF-16 units; a list or an object keeps its longest prefix of
+items (entries in JS key order) whose pretty JSON text fits; scalars are never cut. The reference
+cases are the ported programs tc04, tc05 and tc14 (and the sizes in the use-context example's trace). A naive
 implementation, written here the way upstream does it (serialise, then binary-search the prefix
 length over fully serialised prefixes), is the oracle for random values and limits.
 """

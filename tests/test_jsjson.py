@@ -1,6 +1,6 @@
 """``promptwire.renderers.agentscript.jsjson`` prints what ``JSON.stringify`` prints, and measures like JavaScript.
 
-Three kinds of oracle: known vectors (from the ECMAScript spec and agentscript.md §12), an
+Three kinds of oracle: known vectors (from the ECMAScript spec and the reference's checklist), an
 independent exact-arithmetic implementation of ``Number::toString`` written here from the spec text,
 and Python's own ``json`` module on the values where JS and Python agree. When ``node`` is installed
 a batch of random values is also compared with the real ``JSON.stringify`` (skipped otherwise).
@@ -87,7 +87,7 @@ def expected_key_order(mapping: dict[str, Any]) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------
-# Number::toString — an independent implementation from the spec (ECMA-262 §6.1.6.1.20)
+# Number::toString — an independent implementation from the ECMAScript spec's own algorithm
 
 
 def reference_number_to_string(x: float) -> str:

@@ -1,6 +1,6 @@
 """Context budgets: cutting a value's text to a UTF-16 limit exactly as AgentScript 0.1.5 does.
 
-The rules (agentscript.md §1.1): a value's text is the string itself, or ``JSON.stringify(value,
+The rules: a value's text is the string itself, or ``JSON.stringify(value,
 null, 2)`` for anything else. Without a limit (``None`` or ``0``), or when the text fits, nothing
 changes. Otherwise a string keeps its first ``limit`` UTF-16 units (possibly half a surrogate pair); a
 list keeps its longest prefix of items whose text fits, an object its longest prefix of entries in JS
@@ -93,7 +93,7 @@ def _clip_string(value: str, limit: int) -> Clip:
 
 
 def _clip_array(items: list[object] | tuple[object, ...], limit: int) -> Clip:
-    """Longest prefix whose pretty text fits: ``2 + sum(len(item at level 1) + 4)`` per §1.1."""
+    """Longest prefix whose pretty text fits: ``2 + sum(len(item at level 1) + 4)`` (AgentScript's own rule)."""
     total = 2  # "[]"; each item adds its text, its indent, and a newline or comma-newline
     kept = 0
     for item in items:

@@ -1,4 +1,4 @@
-"""The ``agentscript`` format: AgentScript 0.1.5's layered prompt text, byte for byte (agentscript.md §5).
+"""The ``agentscript`` format: AgentScript 0.1.5's layered prompt text, byte for byte.
 
 Two messages. The system message is ``"You are " + role + ".\\n" + description``. The final user
 message is its sections joined by a single ``\\n`` (no blank lines, no trailing newline):
@@ -6,7 +6,7 @@ message is its sections joined by a single ``\\n`` (no blank lines, no trailing 
 * ``Context:`` and, per context item *i*, ``[label]`` (or ``[i]``, the item's *global* index, when it
   has no label), ``source: <expr>``, then the value's text clipped to its budget (strings raw,
   anything else ``JSON.stringify(value, null, 2)``);
-* ``Instruction:`` and the instruction's text, with the §7.3 repair text on a retry;
+* ``Instruction:`` and the instruction's text, with AgentScript's repair text on a retry;
 * ``Return JSON matching this schema:`` and the output contract's JSON Schema, pretty-printed.
 
 Beyond what AgentScript itself produces (it always has an identity, sources and an instruction), a
@@ -142,7 +142,7 @@ def _context_section(index: int, item: ContextItem, clipped: Clip) -> RenderedSe
 
 
 def context_clips(prompt: Prompt) -> list[Clip]:
-    """Each context item's value clipped to its budget (§1.1), in order.
+    """Each context item's value clipped to its budget, in order.
 
     Exposed for whoever records what was shown (a generate trace wants ``clipped`` and both sizes).
     """
@@ -157,7 +157,7 @@ def context_clips(prompt: Prompt) -> list[Clip]:
 
 
 # --------------------------------------------------------------------------------------------
-# Instruction and the repair text (§7.3)
+# Instruction and the repair text
 
 
 def instruction_value(prompt: Prompt) -> Any:
