@@ -13,11 +13,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from ..core.errors import FieldError, PromptwireError
+from ..core.errors import FieldError, PromptwireError, SourceError
 from ..core.rendered import warning_lines
 from ..plugins.manager import default_host
 from .prompt_files import DEFAULT_MAX_BYTES, decode, parse_data, read_limited
-from .terminal import OutputError, error_line, finish_output, json_text, one_line, write_output
+from .terminal import OutputError, error_block, error_line, finish_output, json_text, one_line, write_output
 
 __all__ = ["main"]
 
@@ -37,6 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except CliError as exc:
         return _fail(str(exc))
+    except SourceError as exc:  # a located error in a program: the line and a caret under the column
+        error_block(str(exc))
+        return 1
     except PromptwireError as exc:
         return _fail(str(exc))
     except OutputError as exc:
@@ -96,6 +99,18 @@ def _parser() -> argparse.ArgumentParser:
         help=f"refuse prompt files larger than this (default {DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
     )
     render.set_defaults(run=_cmd_render)
+
+    check = commands.add_parser("check", help="check an AgentScript program: every diagnostic, exit 1 on errors")
+    parse = commands.add_parser("parse", help="print an AgentScript program's syntax tree as JSON")
+    for command, run in ((check, _cmd_check), (parse, _cmd_parse)):
+        command.add_argument("file", metavar="FILE.as", help="the program; '-' reads standard input")
+        command.add_argument(
+            "--label-rule",
+            choices=("release", "late"),
+            default="release",
+            help="how a 'use ... as' label ends: the rest of the line (release, default) or one token (late)",
+        )
+        command.set_defaults(run=run, max_input_size=DEFAULT_MAX_BYTES)
     return parser
 
 
@@ -150,7 +165,33 @@ def _print_render(rendered: Any, output: str, format_name: str) -> None:
         write_output(rendered.display())
 
 
-def _load_data(file: str, label: str, max_bytes: int) -> Any:
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .diagnostics import format_diagnostics
+    from .language import check
+
+    label, source = _read_program(args)
+    diagnostics = check(source, label, label_rule=args.label_rule)
+    if diagnostics:
+        error_block(format_diagnostics(diagnostics, source, label))
+        return 1
+    return 0
+
+
+def _cmd_parse(args: argparse.Namespace) -> int:
+    from .language import parse
+    from .syntax_json import to_json
+
+    label, source = _read_program(args)
+    write_output(json_text(to_json(parse(source, label, label_rule=args.label_rule))) + "\n")
+    return 0
+
+
+def _read_program(args: argparse.Namespace) -> tuple[str, str]:
+    label = "<stdin>" if args.file == "-" else args.file
+    return label, decode(_read_bytes(args.file, label, args.max_input_size), label)
+
+
+def _read_bytes(file: str, label: str, max_bytes: int) -> bytes:
     try:
         if file == "-":
             data = read_limited(sys.stdin.buffer, label, max_bytes)
@@ -160,9 +201,14 @@ def _load_data(file: str, label: str, max_bytes: int) -> Any:
     except FileNotFoundError:
         raise CliError(f"{label}: no such file") from None
     except IsADirectoryError:
-        raise CliError(f"{label}: is a directory, not a prompt file") from None
+        raise CliError(f"{label}: is a directory, not a file") from None
     except OSError as exc:
         raise CliError(f"{label}: cannot read ({exc.strerror})") from None
+    return data
+
+
+def _load_data(file: str, label: str, max_bytes: int) -> Any:
+    data = _read_bytes(file, label, max_bytes)
     notes: list[str] = []
     loaded = parse_data(decode(data, label), label, json_by_name=file.endswith(".json"), warnings=notes)
     for note in notes:

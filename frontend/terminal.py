@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-__all__ = ["OutputError", "error_line", "finish_output", "json_text", "one_line", "write_output"]
+__all__ = ["OutputError", "error_block", "error_line", "finish_output", "json_text", "one_line", "write_output"]
 
 # C0 and C1 controls, DEL, line/paragraph separators, bidi controls, lone surrogates.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -53,6 +53,15 @@ def json_text(value: object) -> str:
 
     text = json.dumps(value, ensure_ascii=False, indent=2)
     return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def error_block(text: str) -> None:
+    """Print a compiler-style block (a located error, its source line and a caret) on stderr: its
+    own line breaks and tabs stay (the caret must land under the column), anything else unsafe in
+    a source line is escaped."""
+    lines = [_UNSAFE_IN_TEXT.sub(_escape, line) for line in text.split("\n")]
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 def write_output(text: str) -> None:

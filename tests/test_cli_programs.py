@@ -1,0 +1,79 @@
+"""asrender check and parse on AgentScript programs: compiler-style errors, JSON syntax trees."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from promptwire.frontend import check, parse
+from promptwire.frontend.cli import main
+from promptwire.frontend.syntax_json import to_json
+
+DATA = Path(__file__).parent / "data" / "as"
+VALID = sorted((DATA / "valid").glob("*.as"))
+INVALID = sorted((DATA / "invalid").glob("*.as"))
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
+def test_a_valid_program_checks_clean_and_parses_to_its_tree(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(capsys, "check", str(path)) == (0, "", "")
+    code, out, err = _run(capsys, "parse", str(path))
+    assert (code, err) == (0, "")
+    assert json.loads(out) == to_json(parse(path.read_text(encoding="utf-8"), str(path)))
+
+
+@pytest.mark.parametrize("path", INVALID, ids=lambda p: p.stem)
+def test_every_diagnostic_is_shown_with_its_line_and_a_caret(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = path.read_text(encoding="utf-8")
+    rule = "late" if path.stem.startswith("late_") else "release"  # invalid under the late label rule only
+    code, out, err = _run(capsys, "check", str(path), "--label-rule", rule)
+    assert (code, out) == (1, "")
+    try:
+        diagnostics = check(source, str(path), label_rule=rule)
+    except Exception as exc:  # a syntax error: one block
+        assert err == str(exc) + "\n"
+        return
+    assert diagnostics
+    for diagnostic in diagnostics:
+        head = f"{path}:{diagnostic.line}:{diagnostic.column}: error[{diagnostic.code}]: {diagnostic.message}"
+        assert head in err
+    assert err.count("^") >= len(diagnostics)
+
+
+def test_a_syntax_error_from_stdin_points_at_its_column(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"agent A {\n  x = \x1b (\n}\n")))
+    code, out, err = _run(capsys, "check", "-")
+    assert (code, out) == (1, "")
+    lines = err.splitlines()
+    assert lines[0].startswith("<stdin>:2:7: error[PARSE_ERROR]: ")
+    assert "\x1b" not in err
+    assert lines[2] == " " * 6 + "^"
+
+
+def test_a_missing_program_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = _run(capsys, "check", str(tmp_path / "nope.as"))
+    assert (code, err) == (1, f"asrender: {tmp_path / 'nope.as'}: no such file\n")
+
+
+def test_rendering_a_prompt_file_does_not_import_the_language() -> None:
+    import subprocess
+
+    code = (
+        "import sys; from promptwire.frontend.cli import main; import promptwire.frontend as f; "
+        "print(sorted(m for m in sys.modules if m.startswith('promptwire.frontend.') and m.split('.')[-1] in "
+        "('lexer', 'parser', 'analyzer', 'language')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
