@@ -1,4 +1,4 @@
-"""The built-in formats and front doors, registered through the same hooks a third party uses.
+"""The built-in formats, readers and adapters, registered through the same hooks a third party uses.
 
 The two tables below are the only place that says where a built-in lives. Each maps the name it is
 registered under to its ``"module:attribute"``, relative to the promptwire package; the registered
@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Final
 
 from .hookspecs import RegisterCallback, hookimpl
-from .lazy import LazyReader, LazyRenderer
+from .lazy import LazyAdapter, LazyReader, LazyRenderer
 
-__all__ = ["READERS", "RENDERERS", "register_readers", "register_renderers"]
+__all__ = ["ADAPTERS", "READERS", "RENDERERS", "register_adapters", "register_readers", "register_renderers"]
 
 RENDERERS: Final[dict[str, str]] = {
     "agentscript": ".renderers.agentscript:renderer",
@@ -26,6 +26,10 @@ READERS: Final[dict[str, str]] = {
     "prompt": ".renderers.prompt_data:reader",
     "agens": ".renderers.agens:reader",
     "agently": ".renderers.agently.renderer:reader",
+}
+
+ADAPTERS: Final[dict[str, str]] = {
+    "offline": ".adapters.offline:adapter",
 }
 
 
@@ -41,3 +45,10 @@ def register_readers(register: RegisterCallback) -> None:
     """Register every front door of :data:`READERS`, in table order."""
     for name, target in READERS.items():
         register(LazyReader(name, target))
+
+
+@hookimpl
+def register_adapters(register: RegisterCallback) -> None:
+    """Register every provider adapter of :data:`ADAPTERS`, in table order."""
+    for name, target in ADAPTERS.items():
+        register(LazyAdapter(name, target))

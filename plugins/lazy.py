@@ -66,3 +66,20 @@ class LazyReader(_Lazy):
 
     def read(self, data: Any) -> Any:
         return self._real.read(data)
+
+
+@dataclass(frozen=True)
+class LazyAdapter(_Lazy):
+    """A built-in provider adapter: the first request imports the real one (and only then its SDK)."""
+
+    def build_request(self, *args: Any, **kwargs: Any) -> Any:
+        return self._real.build_request(*args, **kwargs)
+
+    def send(self, *args: Any, **kwargs: Any) -> Any:
+        return self._real.send(*args, **kwargs)
+
+    def parse_reply(self, raw: Any) -> Any:
+        return self._real.parse_reply(raw)
+
+    def with_responses(self, responses: Any) -> Any:
+        return self._real.with_responses(responses)

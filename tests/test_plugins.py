@@ -103,10 +103,10 @@ def plugin_registering(plugin_name: str, hook: str, *objects: object, **register
 def test_builtins_register_through_the_hooks(host: PluginHost) -> None:
     (info,) = host.plugins()
     assert info.name == "promptwire"
-    assert info.hooks == ("register_readers", "register_renderers")
+    assert info.hooks == ("register_adapters", "register_readers", "register_renderers")
     assert info.registers == {
         "renderers": BUILTIN_RENDERERS,
-        "adapters": [],
+        "adapters": ["offline"],
         "readers": BUILTIN_READERS,
         "tool_schemes": [],
     }

@@ -1,0 +1,102 @@
+"""Checking a model's JSON against the output contract, with the exact messages AgentScript gives.
+
+The contract is read from its JSON Schema (an object of ``string`` / ``number`` / ``boolean`` /
+``array`` properties, or ``{}`` for any JSON), so contracts from any dialect are checked alike.
+Lenient mode first coerces what a model commonly gets almost right (a number or a boolean written as
+a string, element by element in lists); strict mode coerces nothing and refuses extra fields. Each
+failure is a :class:`ResultError`, which the generate loop may retry with the repair text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import PromptwireError
+
+__all__ = ["ResultError", "check_result", "field_types"]
+
+_NUMBER_TEXT = re.compile(r"^-?(?:0|[1-9]\d*)(?:\.\d+)?$")
+_TYPE_NAMES = {"string": "string", "number": "number", "integer": "number", "boolean": "boolean", "array": "list"}
+
+
+class ResultError(PromptwireError):
+    """The model's result does not match the contract (retryable: the repair text says why)."""
+
+
+def field_types(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``{field: type}`` of an object schema, where a type is ``"string"``, ``"number"``,
+    ``"boolean"``, ``"json"``, ``"list"`` or ``("list", item_type)``."""
+    properties = schema.get("properties") or {}
+    return {name: _type_of(sub) for name, sub in properties.items()}
+
+
+def _type_of(schema: Any) -> Any:
+    if not isinstance(schema, Mapping) or "type" not in schema:
+        return "json"
+    name = _TYPE_NAMES.get(schema["type"], "json")
+    if name == "list" and isinstance(schema.get("items"), Mapping):
+        return ("list", _type_of(schema["items"]))
+    return name
+
+
+def check_result(
+    value: Any, schema: Mapping[str, Any], *, strict: bool, locations: Mapping[str, str] | None = None
+) -> Any:
+    """The result, coerced (unless ``strict``) and validated, or :class:`ResultError`.
+
+    ``locations`` maps a field to the ``L:C`` of its declaration, appended to a field's message as
+    AgentScript does (`` at 12:13``).
+    """
+    types = field_types(schema)
+    where = locations or {}
+
+    def fail(message: str, field: str | None = None) -> ResultError:
+        suffix = f" at {where[field]}" if field is not None and field in where else ""
+        return ResultError(message + suffix)
+
+    if not isinstance(value, dict):
+        raise fail("LLM result must be an object matching the generate return shape")
+    if strict:
+        for key in value:
+            if key not in types:
+                raise fail(f"LLM result contains unexpected field '{key}'")
+    else:
+        value = {key: _coerce(item, types[key]) if key in types else item for key, item in value.items()}
+    for field, kind in types.items():
+        if field not in value:
+            raise fail(f"LLM result is missing required field '{field}'", field)
+        if not _matches(value[field], kind):
+            raise fail(f"LLM result field must be a {_name(kind)}", field)
+    return value
+
+
+def _name(kind: Any) -> str:
+    return "list" if isinstance(kind, tuple) else str(kind)
+
+
+def _coerce(value: Any, kind: Any) -> Any:
+    if kind == "number" and isinstance(value, str):
+        text = value.strip()
+        if _NUMBER_TEXT.match(text):
+            return float(text) if "." in text else int(text)
+    if kind == "boolean" and isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    if isinstance(kind, tuple) and isinstance(value, list):
+        return [_coerce(item, kind[1]) for item in value]
+    return value
+
+
+def _matches(value: Any, kind: Any) -> bool:
+    if kind == "json":
+        return True
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "list":
+        return isinstance(value, list)
+    return isinstance(value, list) and all(_matches(item, kind[1]) for item in value)

@@ -1,0 +1,210 @@
+"""``generate``: one model call with attempts, the repair text, coercion and validation.
+
+One implementation for every caller (the AgentScript interpreter and Python code alike). The caller
+gives a :class:`Prompt`, a ``render`` function (core never imports a renderer) and a
+:class:`ModelAdapter`; each attempt renders the prompt, asks the adapter for a :class:`Reply`, reads
+JSON from it when the prompt has an output contract, and checks the result. Only replies that are
+not JSON and results that fail the check are retried, with the reason (and the rejected output)
+in ``Prompt.retry``, which every format shows as its repair text; everything else is raised at once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import IO, Any, Protocol
+
+from .coercion import ResultError, check_result
+from .contract import OutputContract
+from .errors import PromptwireError
+from .prompt import GenerateConfig, Prompt, Retry
+from .rendered import RenderedPrompt
+
+__all__ = [
+    "GenerateResult",
+    "ModelAdapter",
+    "ModelCall",
+    "NotJsonError",
+    "Reply",
+    "generate",
+    "read_json",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a model returned: its text, and the JSON value when the adapter already has one (a
+    canned or mock value, a provider's parsed structured output)."""
+
+    text: str | None
+    value: Any = None
+    has_value: bool = False
+    raw: Any = None
+
+
+class ModelAdapter(Protocol):
+    """A provider: ``build_request`` is pure (the exact request, printable in a dry run), ``send``
+    makes the call, ``parse_reply`` reads what came back."""
+
+    name: str
+
+    def build_request(
+        self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
+    ) -> Mapping[str, Any]: ...
+
+    def send(self, request: Mapping[str, Any], timeout: float | None) -> Any: ...
+
+    def parse_reply(self, raw: Any) -> Reply: ...
+
+
+class NotJsonError(PromptwireError):
+    """The reply holds no JSON although the prompt asks for it (retryable)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCall:
+    """One attempt: what was rendered and sent, and what came back (or why it was rejected)."""
+
+    attempt: int
+    prompt: Prompt
+    rendered: RenderedPrompt
+    request: Mapping[str, Any]
+    reply: Reply | None = None
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class GenerateResult:
+    value: Any
+    attempts: int
+    calls: list[ModelCall] = field(default_factory=list)
+
+
+def generate(
+    prompt: Prompt,
+    *,
+    render: Callable[[Prompt], RenderedPrompt],
+    adapter: ModelAdapter,
+    model: str | None = None,
+    locations: Mapping[str, str] | None = None,
+    on_call: Callable[[ModelCall], None] | None = None,
+    debug: IO[str] | None = None,
+    agent: str = "__main_agent",
+    timeout: float | None = None,
+) -> GenerateResult:
+    """Run ``prompt.config.attempts`` attempts at most; return the first accepted result.
+
+    ``locations`` maps contract fields to their ``L:C`` for messages; ``on_call`` sees every
+    attempt as it is made; with ``prompt.config.debug`` each attempt's prompt is written to
+    ``debug`` (AgentScript's debug block). The last failure is raised when no attempt succeeds.
+    """
+    config = prompt.config
+    contract = prompt.output
+    calls: list[ModelCall] = []
+    current = prompt
+    for attempt in range(1, config.attempts + 1):
+        rendered = render(current)
+        if config.debug and debug is not None:
+            debug.write(debug_text(agent, attempt, rendered, contract) + "\n")
+        request = adapter.build_request(rendered, config, contract, model)
+        reply = adapter.parse_reply(adapter.send(request, timeout))
+        try:
+            value = _accept(reply, contract, config.strict, locations)
+        except (NotJsonError, ResultError) as exc:
+            call = ModelCall(attempt, current, rendered, request, reply, str(exc))
+            calls.append(call)
+            if on_call is not None:
+                on_call(call)
+            if attempt == config.attempts:
+                raise
+            retry = Retry(reason=str(exc), attempt=attempt)
+            if isinstance(exc, ResultError):
+                retry = Retry(reason=str(exc), previous_output=_raw_value(reply), attempt=attempt)
+            current = prompt.model_copy(update={"retry": retry})
+            continue
+        call = ModelCall(attempt, current, rendered, request, reply)
+        calls.append(call)
+        if on_call is not None:
+            on_call(call)
+        return GenerateResult(value, attempt, calls)
+    raise AssertionError("unreachable: attempts is at least 1")  # pragma: no cover
+
+
+def _accept(reply: Reply, contract: OutputContract | None, strict: bool, locations: Mapping[str, str] | None) -> Any:
+    if contract is None:
+        return reply.value if reply.has_value else reply.text
+    value = _raw_value(reply)
+    return check_result(value, contract.json_schema, strict=strict, locations=locations)
+
+
+def _raw_value(reply: Reply) -> Any:
+    if reply.has_value:
+        return reply.value
+    return read_json(reply.text or "")
+
+
+_FENCED = re.compile(r"```(?:json)?[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+def read_json(text: str) -> Any:
+    """The JSON in a model's text: the whole text, else each fenced block in order, else the first
+    balanced ``{...}`` (strings respected); else :class:`NotJsonError` quoting the start of it."""
+    for candidate in (text, *(match.group(1).strip() for match in _FENCED.finditer(text)), _first_object(text)):
+        if candidate is None:
+            continue
+        try:
+            return json.loads(candidate)
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            continue
+    snippet = " ".join(text.split())
+    if len(snippet) > 160:
+        snippet = snippet[:157] + "..."
+    raise NotJsonError(f"LLM provider did not return JSON: {snippet}")
+
+
+def _first_object(text: str) -> str | None:
+    start = text.find("{")
+    if start < 0:
+        return None
+    depth = 0
+    in_string = False
+    escaped = False
+    for index in range(start, len(text)):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start : index + 1]
+    return None
+
+
+def debug_text(agent: str, attempt: int, rendered: RenderedPrompt, contract: OutputContract | None) -> str:
+    """AgentScript's debug block for one attempt (written to stderr before the call)."""
+    schema = "" if contract is None else json.dumps(contract.json_schema, indent=2, ensure_ascii=False)
+    user = rendered.user
+    final = user if isinstance(user, str) else json.dumps(user, ensure_ascii=False)
+    return "\n".join(
+        [
+            f"--- AgentScript generate debug: {agent} attempt {attempt} ---",
+            "System:",
+            rendered.system or "",
+            "Final user message:",
+            final or "",
+            "Return schema:",
+            schema,
+            "--- end AgentScript generate debug ---",
+        ]
+    )
