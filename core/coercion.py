@@ -47,14 +47,13 @@ def check_result(
     """The result, coerced (unless ``strict``) and validated, or :class:`ResultError`.
 
     ``locations`` maps a field to the ``L:C`` of its declaration, appended to a field's message as
-    AgentScript does (`` at 12:13``).
+    AgentScript does (`` at 12:13``); the key ``""`` locates messages about the whole result.
     """
     types = field_types(schema)
     where = locations or {}
 
-    def fail(message: str, field: str | None = None) -> ResultError:
-        suffix = f" at {where[field]}" if field is not None and field in where else ""
-        return ResultError(message + suffix)
+    def fail(message: str, field: str = "") -> ResultError:
+        return ResultError(message + (f" at {where[field]}" if field in where else ""))
 
     if not isinstance(value, dict):
         raise fail("LLM result must be an object matching the generate return shape")

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .diagnostics import CheckError, Diagnostic, ParseError
     from .language import check, ensure_valid, parse
+    from .runner import RunResult, run
 
-__all__ = ["CheckError", "Diagnostic", "ParseError", "check", "ensure_valid", "parse"]
+__all__ = ["CheckError", "Diagnostic", "ParseError", "RunResult", "check", "ensure_valid", "parse", "run"]
 
 _HOMES = {
     "check": "language",
@@ -20,6 +21,8 @@ _HOMES = {
     "CheckError": "diagnostics",
     "Diagnostic": "diagnostics",
     "ParseError": "diagnostics",
+    "RunResult": "runner",
+    "run": "runner",
 }
 
 

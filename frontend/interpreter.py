@@ -1,0 +1,664 @@
+"""Running an AgentScript 0.1.5 program: scopes, ``use`` laziness, agents, and ``generate``.
+
+A tree-walking interpreter over the typed AST of :mod:`.syntax`. Each ``generate`` builds a core
+:class:`Prompt` from the visible ``use`` declarations (evaluated then, in the scope that declared
+them), the identity in scope and the generate's options and shape, and hands it to the core runtime
+(:func:`promptwire.core.generate.generate`) with the ``agentscript`` renderer and the chosen adapter,
+both asked of the plugin host. Trace events are recorded as the reference emits them.
+
+Not yet here: tool and memory bindings' member calls (the schemes are a separate issue: a call on
+one is a runtime error), ``import agent`` from other files, and the interactive input prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from ..core.budget import Budget as CoreBudget
+from ..core.coercion import ResultError
+from ..core.generate import ModelAdapter, ModelCall, NotJsonError, generate
+from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
+from ..core.rendered import RenderedPrompt
+from ..renderers.agentscript.jsjson import stringify
+from ..renderers.agentscript.shape import shape_contract
+from .diagnostics import AgentScriptError
+from .source import Span, line_text
+from .source_text import expression_source
+from .syntax import (
+    Agent,
+    Assign,
+    Binary,
+    Boolean,
+    Budget,
+    Call,
+    Config,
+    ExprStmt,
+    ForIn,
+    Function,
+    Generate,
+    Identifier,
+    If,
+    Index,
+    ListExpr,
+    ListType,
+    LoopUntil,
+    Member,
+    NamedType,
+    NoneLiteral,
+    Not,
+    Number,
+    ObjectExpr,
+    Program,
+    Repeat,
+    Return,
+    ShapeType,
+    String,
+    Use,
+)
+
+__all__ = ["Interpreter", "RunError", "Site"]
+
+MAX_CALL_DEPTH = 1000
+RUNTIME_ERROR = "RUNTIME_ERROR"
+
+
+class RunError(AgentScriptError):
+    """A runtime error, located like a compiler's error (the reference's message text kept)."""
+
+
+@dataclass(frozen=True)
+class Binding:
+    """An opaque resource: ``kind`` is tool, llm, memory, agent or function."""
+
+    kind: str
+    name: str
+    uri: str | None = None
+    agent: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.kind == "function":
+            return {"function": self.name, "agent": self.agent}
+        if self.kind == "agent":
+            return {"agent": self.name}
+        return {self.kind: self.name, "uri": self.uri}
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a model call came from: ``file:line:col`` of its generate, its agent and attempt."""
+
+    file: str
+    line: int
+    column: int
+    agent: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass
+class _UseRecord:
+    node: Use
+    scope: _Scope
+
+
+@dataclass
+class _Scope:
+    parent: _Scope | None
+    names: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    uses: list[_UseRecord] = field(default_factory=list)
+    globals: dict[str, Any] | None = None  # the root's imports, agents and functions
+
+    def lookup(self, name: str) -> tuple[bool, Any]:
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return True, scope.names[name]
+            if scope.globals is not None and name in scope.globals:
+                return True, scope.globals[name]
+            scope = scope.parent
+        return False, None
+
+    def assign(self, name: str, value: Any) -> None:
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                scope.names[name] = value
+                return
+            scope = scope.parent
+        self.names[name] = value
+
+    def config_value(self, key: str) -> Any:
+        scope: _Scope | None = self
+        while scope is not None:
+            if key in scope.config:
+                return scope.config[key]
+            scope = scope.parent
+        return None
+
+    def visible_uses(self) -> list[_UseRecord]:
+        inherited = self.parent.visible_uses() if self.parent is not None else []
+        return inherited + self.uses
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+@dataclass
+class Interpreter:
+    """One run of a program. ``render`` makes the prompt bytes (the agentscript format), ``adapter``
+    answers the model calls; ``on_call`` sees every attempt with its site."""
+
+    program: Program
+    adapter: ModelAdapter
+    render: Callable[[Prompt], RenderedPrompt]
+    on_call: Callable[[Site, ModelCall], None] | None = None
+    debug: IO[str] | None = None
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    _files: dict[str, Any] = field(default_factory=dict)
+    _depth: int = 0
+
+    # --- entry ----------------------------------------------------------------------------------
+
+    def run(self, input_value: Any = None, *, agent: str | None = None, function: str | None = None) -> Any:
+        self._load_files()
+        target = self._entry_agent(agent)
+        func = self._entry_function(target, function)
+        args = [input_value if input_value is not None else {}] if func.params else []
+        if func.params and func.params[0].shape is not None:
+            self._check_input(args[0], func)
+        return self._call(target, func, args, func.span)
+
+    def _entry_agent(self, name: str | None) -> Agent:
+        agents = self.program.agents
+        if name is not None:
+            for agent in agents:
+                if agent.name == name:
+                    return agent
+            raise self._error(f"Unknown agent '{name}'", self.program.span)
+        mains = [agent for agent in agents if agent.is_main]
+        if mains:
+            return mains[0]
+        if len(agents) == 1:
+            return agents[0]
+        raise self._error("main agent is required when a program contains multiple agents", self.program.span)
+
+    def _entry_function(self, agent: Agent, name: str | None) -> Function:
+        for func in agent.functions:
+            if (name is None and func.is_main) or func.name == name:
+                return func
+        raise self._error(f"Unknown function '{agent.name}.{name or 'main'}'", agent.span)
+
+    def _check_input(self, value: Any, func: Function) -> None:
+        shape = func.params[0].shape
+        assert shape is not None
+        for shape_field in shape.fields:
+            if not isinstance(value, dict) or value.get(shape_field.name) is None:
+                raise self._error(
+                    f"Missing input 'input.{shape_field.name}' and no interactive input provider is available",
+                    shape_field.span,
+                )
+
+    def _load_files(self) -> None:
+        base = Path(self.program.path).parent if self.program.path else Path.cwd()
+        for item in self.program.imports:
+            if item.resource != "file":
+                continue
+            path = base / item.uri
+            try:
+                text = path.read_text(encoding="utf-8")
+                self._files[item.name] = json.loads(text) if path.suffix == ".json" else text
+            except (OSError, ValueError) as exc:
+                raise self._error(f"Cannot read file '{item.uri}': {exc}", item.span) from None
+
+    # --- calls ----------------------------------------------------------------------------------
+
+    def _globals(self, agent: Agent) -> dict[str, Any]:
+        names: dict[str, Any] = {other.name: Binding("agent", other.name) for other in self.program.agents}
+        for item in self.program.imports:
+            if item.resource == "file":
+                names[item.name] = self._files.get(item.name)
+            else:
+                names[item.name] = Binding(item.resource, item.name, item.uri)
+        for func in agent.functions:
+            names[func.name] = Binding("function", func.name, agent=agent.name)
+        return names
+
+    def _call(self, agent: Agent, func: Function, args: list[Any], span: Span) -> Any:
+        if len(args) != len(func.params):
+            raise self._error(
+                f"Function '{agent.name}.{func.name}' expects {len(func.params)} argument(s), got {len(args)}", span
+            )
+        if self._depth >= MAX_CALL_DEPTH:
+            raise self._error(f"Maximum call depth of {MAX_CALL_DEPTH} exceeded", span)
+        root = _Scope(None, globals=self._globals(agent))
+        root.agent = agent  # type: ignore[attr-defined]
+        for config in agent.config:
+            root.config[config.key] = self._eval(config.value, root)
+        for param, value in zip(func.params, args, strict=True):
+            root.names[param.name] = value
+        self._depth += 1
+        try:
+            return self._block(func.body, root, final_value=True)
+        except _Return as done:
+            return done.value
+        finally:
+            self._depth -= 1
+
+    def _agent_call(self, agent_name: str, function: str | None, args: list[Any], span: Span) -> Any:
+        agent = next(a for a in self.program.agents if a.name == agent_name)
+        func = self._entry_function(agent, function)
+        outer, self.trace = self.trace, []
+        try:
+            result = self._call(agent, func, args, span)
+        finally:
+            inner, self.trace = self.trace, outer
+        self.trace.append(
+            {
+                "kind": "agent",
+                "data": {
+                    "agent": agent.name,
+                    "function": func.name,
+                    "args": _json_value(args),
+                    "result": _json_value(result),
+                    "trace": inner,
+                },
+            }
+        )
+        return result
+
+    # --- statements -----------------------------------------------------------------------------
+
+    def _block(self, body: tuple[Any, ...], scope: _Scope, *, final_value: bool = False) -> Any:
+        value = None
+        for index, stmt in enumerate(body):
+            value = self._stmt(stmt, scope)
+            if final_value and index == len(body) - 1 and isinstance(stmt, ExprStmt):
+                return value
+        return None
+
+    def _stmt(self, stmt: Any, scope: _Scope) -> Any:
+        if isinstance(stmt, ExprStmt):
+            return self._eval(stmt.expr, scope)
+        if isinstance(stmt, Use):
+            scope.uses.append(_UseRecord(stmt, scope))
+            self.trace.append(
+                {
+                    "kind": "use",
+                    "data": {
+                        "source": expression_source(stmt.value),
+                        "label": stmt.label,
+                        "budget": _budget_json(stmt.budget),
+                    },
+                }
+            )
+            return None
+        if isinstance(stmt, Config):
+            scope.config[stmt.key] = self._eval(stmt.value, scope)
+            return None
+        if isinstance(stmt, Assign):
+            self._assign(stmt, scope)
+            return None
+        if isinstance(stmt, Return):
+            raise _Return(self._eval(stmt.value, scope))
+        if isinstance(stmt, If):
+            if _truthy(self._eval(stmt.condition, scope)):
+                self._block(stmt.then_body, _Scope(scope))
+            elif stmt.else_body is not None:
+                self._block(stmt.else_body, _Scope(scope))
+            return None
+        if isinstance(stmt, Repeat):
+            for _ in range(stmt.count):
+                self._block(stmt.body, _Scope(scope))
+            return None
+        if isinstance(stmt, ForIn):
+            items = self._eval(stmt.iterable, scope)
+            if not isinstance(items, list):
+                raise self._error("for ... in requires a list value", stmt.iterable.span)
+            for index, item in enumerate(items[: stmt.limit]):
+                self.trace.append(
+                    {"kind": "for", "data": {"item": stmt.item, "index": index, "value": _json_value(item)}}
+                )
+                inner = _Scope(scope)
+                inner.names[stmt.item] = item
+                self._block(stmt.body, inner)
+            return None
+        if isinstance(stmt, LoopUntil):
+            for _ in range(stmt.limit):
+                inner = _Scope(scope)
+                self._block(stmt.body, inner)
+                if _truthy(self._eval(stmt.condition, inner)):
+                    break
+            return None
+        raise self._error(f"Unsupported statement {type(stmt).__name__}", stmt.span)
+
+    def _assign(self, stmt: Assign, scope: _Scope) -> None:
+        value = self._eval(stmt.value, scope)
+        target = stmt.target
+        if isinstance(target, Identifier):
+            scope.assign(target.name, value)
+            return
+        if isinstance(target, Member):
+            owner = self._eval(target.object, scope)
+            if isinstance(owner, list):
+                raise self._error("Cannot assign a property on a list value", target.span)
+            if not isinstance(owner, dict):
+                raise self._error("Cannot assign a property on a non-object value", target.span)
+            owner[target.property] = value
+            return
+        raise self._error("Invalid assignment target", target.span)
+
+    # --- expressions ----------------------------------------------------------------------------
+
+    def _eval(self, expr: Any, scope: _Scope) -> Any:
+        if isinstance(expr, String):
+            return expr.value
+        if isinstance(expr, Number):
+            return int(expr.value) if expr.value.is_integer() else expr.value
+        if isinstance(expr, Boolean):
+            return expr.value
+        if isinstance(expr, NoneLiteral):
+            return None
+        if isinstance(expr, Identifier):
+            found, value = scope.lookup(expr.name)
+            if not found:
+                raise self._error(f"Unknown name '{expr.name}'", expr.span)
+            return value
+        if isinstance(expr, ListExpr):
+            return [self._eval(item, scope) for item in expr.items]
+        if isinstance(expr, ObjectExpr):
+            return {prop.key: self._eval(prop.value, scope) for prop in expr.properties}
+        if isinstance(expr, Member):
+            return self._member(self._eval(expr.object, scope), expr)
+        if isinstance(expr, Index):
+            return self._index(self._eval(expr.object, scope), self._eval(expr.index, scope), expr)
+        if isinstance(expr, Not):
+            return not _truthy(self._eval(expr.operand, scope))
+        if isinstance(expr, Binary):
+            return self._binary(expr, scope)
+        if isinstance(expr, Call):
+            return self._call_expr(expr, scope)
+        if isinstance(expr, Generate):
+            return self._generate(expr, scope)
+        raise self._error(f"Unsupported expression {type(expr).__name__}", expr.span)
+
+    def _member(self, owner: Any, expr: Member) -> Any:
+        name = expr.property
+        if isinstance(owner, Binding) and owner.kind in ("tool", "memory"):
+            return {owner.kind: owner.name, "method": name}
+        if isinstance(owner, list):
+            if name == "length":
+                return len(owner)
+            if name == "summary":
+                return _json_value(owner)
+            raise self._error(f"Unknown list property '{name}'", expr.span)
+        if isinstance(owner, dict):
+            if name not in owner:
+                raise self._error(f"Unknown object property '{name}'", expr.span)
+            return owner[name]
+        raise self._error(f"Cannot read property '{name}'", expr.span)
+
+    def _index(self, owner: Any, index: Any, expr: Index) -> Any:
+        if not isinstance(owner, list):
+            raise self._error("Index access requires a list value", expr.span)
+        if isinstance(index, bool) or not isinstance(index, int | float) or index < 0 or index != int(index):
+            raise self._error("List index must be a non-negative integer", expr.span)
+        if int(index) >= len(owner):
+            raise self._error(f"List index {int(index)} is out of range", expr.span)
+        return owner[int(index)]
+
+    def _binary(self, expr: Binary, scope: _Scope) -> Any:
+        if expr.operator == "and":
+            return _truthy(self._eval(expr.left, scope)) and _truthy(self._eval(expr.right, scope))
+        if expr.operator == "or":
+            return _truthy(self._eval(expr.left, scope)) or _truthy(self._eval(expr.right, scope))
+        left, right = self._eval(expr.left, scope), self._eval(expr.right, scope)
+        if expr.operator in ("==", "!="):
+            same = stringify(_json_value(left)) == stringify(_json_value(right))
+            return same if expr.operator == "==" else not same
+        numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (left, right))
+        if not numbers:
+            raise self._error(f"operator '{expr.operator}' requires number operands", expr.span)
+        return left < right
+
+    def _call_expr(self, expr: Call, scope: _Scope) -> Any:
+        callee = expr.callee
+        if isinstance(callee, Member):
+            owner = self._eval(callee.object, scope)
+            if isinstance(owner, list) and callee.property == "add":
+                if len(expr.args) != 1:
+                    raise self._error("List add expects exactly one argument", expr.span)
+                owner.append(self._eval(expr.args[0], scope))
+                return owner
+            if isinstance(owner, Binding) and owner.kind == "agent":
+                args = [self._eval(arg, scope) for arg in expr.args]
+                return self._agent_call(owner.name, callee.property, args, expr.span)
+            if isinstance(owner, Binding) and owner.kind in ("tool", "memory"):
+                scheme = (owner.uri or "").partition("://")[0]
+                raise self._error(f"Unsupported {owner.kind} URI scheme '{scheme}'", expr.span)
+            raise self._error(f"Unsupported member call '{callee.property}'", expr.span)
+        value = self._eval(callee, scope)
+        args = [self._eval(arg, scope) for arg in expr.args]
+        if isinstance(value, Binding) and value.kind == "agent":
+            return self._agent_call(value.name, None, args, expr.span)
+        if isinstance(value, Binding) and value.kind == "function":
+            agent = next(a for a in self.program.agents if a.name == value.agent)
+            func = next(f for f in agent.functions if f.name == value.name)
+            return self._call(agent, func, args, expr.span)
+        name = callee.name if isinstance(callee, Identifier) else expression_source(callee)
+        raise self._error(f"'{name}' is not callable", expr.span)
+
+    # --- generate -------------------------------------------------------------------------------
+
+    def _generate(self, expr: Generate, scope: _Scope) -> Any:
+        options = expr.options
+        instruction_prop = options.get("input")
+        instruction = self._eval(instruction_prop.value, scope) if instruction_prop is not None else None
+        uses = scope.visible_uses()
+        items = []
+        for record in uses:
+            node = record.node
+            value = self._eval(node.value, record.scope)
+            items.append(
+                ContextItem(
+                    value=_json_value(value),
+                    label=node.label,
+                    source=expression_source(node.value),
+                    budget=_core_budget(node.budget),
+                )
+            )
+        model = scope.config_value("model")
+        role = scope.config_value("role")
+        description = scope.config_value("description")
+        for key, value in (("model", model), ("role", role), ("description", description)):
+            if value is None:
+                raise self._error(f"generate requires {key} in the current scope", expr.span)
+        config = GenerateConfig(
+            max_output=_core_budget(options.max_output),
+            attempts=int(self._option(options, "attempts", scope, 1)),
+            temperature=self._option(options, "temperature", scope, None),
+            think=self._option(options, "think", scope, False),
+            strict=self._option(options, "strict", scope, False),
+            debug=self._option(options, "debug", scope, False),
+        )
+        output = None
+        locations: dict[str, str] = {}
+        if expr.shape is not None:
+            output = shape_contract({f.name: _type_text(f.type) for f in expr.shape.fields})
+            locations = {f.name: f"{f.span.start.line}:{f.span.start.column}" for f in expr.shape.fields}
+            locations[""] = f"{expr.span.start.line}:{expr.span.start.column}"
+        prompt = Prompt(
+            identity=Identity(role=str(role), description=str(description)),
+            context=items,
+            instruction=_json_value(instruction),
+            output=output,
+            config=config,
+        )
+        agent = getattr(self._current_root(scope), "agent", None)
+        agent_name = agent.name if agent is not None else "__main_agent"
+        site = Site(self.program.path or "<source>", expr.span.start.line, expr.span.start.column, agent_name)
+        try:
+            result = generate(
+                prompt,
+                render=self.render,
+                adapter=self.adapter,
+                model=model.uri if isinstance(model, Binding) else None,
+                locations=locations,
+                on_call=self._reporter(site),
+                debug=self.debug,
+                agent=agent_name,
+            )
+        except (ResultError, NotJsonError) as exc:
+            start = expr.span.start
+            raise self._error(f"{exc} at {start.line}:{start.column}", expr.span) from None
+        self.trace.append(self._generate_event(prompt, result.value, result.attempts, agent_name, model, result))
+        return result.value
+
+    def _reporter(self, site: Site) -> Callable[[ModelCall], None] | None:
+        on_call = self.on_call
+        if on_call is None:
+            return None
+        return lambda call: on_call(site, call)
+
+    def _option(self, options: Any, key: str, scope: _Scope, default: Any) -> Any:
+        prop = options.get(key)
+        return default if prop is None else self._eval(prop.value, scope)
+
+    def _current_root(self, scope: _Scope) -> _Scope:
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def _generate_event(
+        self, prompt: Prompt, value: Any, attempts: int, agent: str, model: Any, result: Any
+    ) -> dict[str, Any]:
+        from ..renderers.agentscript import context_clips
+
+        last = result.calls[-1]
+        config = prompt.config
+        max_output = _budget_json_core(config.max_output)
+        schema = prompt.output.json_schema if prompt.output is not None else None
+        clips = context_clips(prompt)
+        context = [
+            {
+                "index": index,
+                "source": item.source,
+                "label": item.label,
+                "value": item.value,
+                "text": clip.text,
+                "budget": _budget_json_core(item.budget),
+                "clipped": clip.clipped,
+                "originalSize": clip.original_size,
+                "clippedSize": clip.clipped_size,
+            }
+            for index, (item, clip) in enumerate(zip(prompt.context, clips, strict=True))
+        ]
+        identity = prompt.identity
+        return {
+            "kind": "generate",
+            "data": {
+                "instruction": prompt.instruction,
+                "config": {
+                    "maxOutput": max_output,
+                    "attempts": config.attempts,
+                    "temperature": config.temperature,
+                    "think": config.think,
+                    "strict": config.strict,
+                    "debug": config.debug,
+                },
+                "attempts": attempts,
+                "maxOutput": max_output,
+                "debug": config.debug,
+                "context": {
+                    "agentName": agent,
+                    "model": {"name": model.name, "uri": model.uri} if isinstance(model, Binding) else None,
+                    "identity": {"role": identity.role, "description": identity.description} if identity else None,
+                    "system": last.rendered.system,
+                    "context": context,
+                    "instruction": _instruction_shown(last.prompt),
+                    "returnSchema": schema,
+                    "maxOutput": max_output,
+                    "finalUserMessage": last.rendered.user,
+                },
+                "validation": {"ok": True, "strict": config.strict} if schema is not None else None,
+                "result": value,
+            },
+        }
+
+    def _error(self, message: str, span: Span) -> RunError:
+        source = self.program.source or None
+        shown = line_text(source, span.start.line) if source else None
+        return RunError(
+            RUNTIME_ERROR,
+            message,
+            file=self.program.path or "<source>",
+            line=span.start.line,
+            column=span.start.column,
+            source_line=shown,
+        )
+
+
+def _instruction_shown(prompt: Prompt) -> Any:
+    from ..renderers.agentscript import instruction_value
+
+    return instruction_value(prompt)
+
+
+def _truthy(value: Any) -> bool:
+    if value is None or value is False or value == "" or value == []:
+        return False
+    return not (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
+
+
+def _json_value(value: Any) -> Any:
+    """A value as JSON data: bindings become their descriptive objects (AgentScript's sanitize)."""
+    if isinstance(value, Binding):
+        return value.to_json()
+    if isinstance(value, list):
+        return [_json_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _json_value(item) for key, item in value.items()}
+    return value
+
+
+def _type_text(shape_type: ShapeType) -> str:
+    if isinstance(shape_type, ListType):
+        return f"list[{_type_text(shape_type.item)}]"
+    assert isinstance(shape_type, NamedType)
+    return shape_type.name
+
+
+def _core_budget(budget: Budget | None) -> CoreBudget | None:
+    """AgentScript's reading of a budget: one that comes to less than one unit means no limit."""
+    if budget is None:
+        return None
+    count = budget.amount * (1000 if budget.unit == "k" else 1)
+    if count < 1:
+        return None
+    return CoreBudget(amount=budget.amount, unit=budget.unit)
+
+
+def _budget_json(budget: Budget | None) -> dict[str, Any] | None:
+    if budget is None:
+        return None
+    amount = int(budget.amount) if budget.amount.is_integer() else budget.amount
+    return {"amount": amount, "unit": budget.unit}
+
+
+def _budget_json_core(budget: CoreBudget | None) -> dict[str, Any] | None:
+    if budget is None:
+        return None
+    amount = int(budget.amount) if budget.amount.is_integer() else budget.amount
+    return {"amount": amount, "unit": budget.unit}
+
+
+def json_of(value: Any) -> Mapping[str, Any] | Any:
+    """The program's value as JSON data (for ``--output trace``)."""
+    return _json_value(value)

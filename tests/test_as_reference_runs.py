@@ -1,0 +1,98 @@
+"""AgentScript programs run offline produce the reference's prompts, values and errors.
+
+Every ported reference program (tc01-tc20 that run) is executed by the interpreter with its input
+and canned model replies; every model call's system and user text is compared byte for byte with
+the reference's (the same expected texts the renderer tests use), and the program's value or error
+with the reference's result.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_agentscript_renderer import EXPECTED
+
+from promptwire import PluginHost
+from promptwire.frontend import run
+from promptwire.frontend.interpreter import RunError
+
+DATA = Path(__file__).parent / "data" / "as"
+RUNS: dict[str, dict[str, Any]] = json.loads((DATA / "runs.json").read_text(encoding="utf-8"))
+HOST = PluginHost(entry_points=False)
+
+
+def _expected_calls(name: str) -> list[tuple[str, str]]:
+    keys = sorted((key for key in EXPECTED if key.split("/")[0] == name), key=lambda key: int(key.split("/")[1]))
+    return [(json.loads(EXPECTED[key][0]), json.loads(EXPECTED[key][1])) for key in keys]
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_a_reference_program_runs_as_the_reference_does(name: str) -> None:
+    case = RUNS[name]
+    path = DATA / "valid" / f"{name}.as"
+    if "error" in case:
+        with pytest.raises(RunError) as caught:
+            run(path, case["input"], responses=case.get("responses"), host=HOST)
+        assert caught.value.message == case["error"]
+        return
+    result = run(path, case["input"], responses=case.get("responses"), host=HOST)
+    assert result.value == case["value"]
+    shown = [(call.rendered.system, call.rendered.user) for call in result.calls]
+    assert shown == _expected_calls(name)
+
+
+def test_the_trace_of_a_generate_names_what_was_shown() -> None:
+    result = run(DATA / "valid" / "tc04_clip_string.as", RUNS["tc04_clip_string"]["input"], host=HOST)
+    kinds = [event["kind"] for event in result.trace]
+    assert set(kinds[:-1]) == {"use"} and kinds[-1] == "generate"
+    data = result.trace[-1]["data"]
+    assert list(data) == ["instruction", "config", "attempts", "maxOutput", "debug", "context", "validation", "result"]
+    assert list(data["context"]) == [
+        "agentName",
+        "model",
+        "identity",
+        "system",
+        "context",
+        "instruction",
+        "returnSchema",
+        "maxOutput",
+        "finalUserMessage",
+    ]
+    item = data["context"]["context"][0]
+    assert list(item) == [
+        "index",
+        "source",
+        "label",
+        "value",
+        "text",
+        "budget",
+        "clipped",
+        "originalSize",
+        "clippedSize",
+    ]
+    assert item["clipped"] is True
+
+
+def test_agent_calls_nest_their_trace() -> None:
+    result = run(DATA / "valid" / "tc10_scopes.as", RUNS["tc10_scopes"]["input"], host=HOST)
+    agent_events = [event for event in result.trace if event["kind"] == "agent"]
+    assert len(agent_events) == 1
+    assert agent_events[0]["data"]["agent"] == "Worker"
+    assert [event["kind"] for event in agent_events[0]["data"]["trace"]] == ["use", "generate"]
+
+
+def test_a_runtime_error_is_located_with_a_caret(tmp_path: Path) -> None:
+    program = tmp_path / "bad.as"
+    program.write_text(
+        'import llm M from "openai://gpt-4o"\nmain agent A {\n    model M\n    role "R"\n    description "D"\n'
+        "    main func(input) {\n        x = input.missing\n    }\n}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(RunError) as caught:
+        run(program, {}, host=HOST)
+    assert caught.value.message == "Unknown object property 'missing'"
+    assert str(caught.value).startswith(f"{program}:7:13: error[RUNTIME_ERROR]: Unknown object property 'missing'\n")
+    assert str(caught.value).endswith("\n            ^")
