@@ -21,7 +21,8 @@ from .terminal import OutputError, error_block, error_line, finish_output, json_
 
 __all__ = ["main"]
 
-OUTPUTS = ("display", "json", "text")
+OUTPUTS = ("display", "json", "text", "trace")
+COMMANDS = ("plugins", "render", "check", "parse")
 
 
 class CliError(Exception):
@@ -30,6 +31,9 @@ class CliError(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if (argv and argv[0] not in COMMANDS and not argv[0].startswith("-")) or argv[:1] == ["-"]:
+        argv.insert(0, "render")  # ``asrender FILE`` is the main form
     args = parser.parse_args(argv)
     try:
         status = int(args.run(args))
@@ -69,8 +73,10 @@ def _parser() -> argparse.ArgumentParser:
     plugins.add_argument("--json", action="store_true", help="print JSON instead of text")
     plugins.set_defaults(run=_cmd_plugins)
 
-    render = commands.add_parser("render", help="render a prompt file (JSON or YAML) in a format")
-    render.add_argument("file", metavar="PROMPT_FILE", help="the prompt data; '-' reads standard input")
+    render = commands.add_parser(
+        "render", help="render a prompt file (JSON or YAML), or run a .as program and render its model calls"
+    )
+    render.add_argument("file", metavar="FILE", help="a .as program or prompt data; '-' reads prompt data from stdin")
     render.add_argument("--format", "-f", default="agentscript", help="format name (default: agentscript)")
     render.add_argument(
         "--from", dest="reader", default="prompt", metavar="DIALECT", help="input dialect (default: prompt)"
@@ -80,7 +86,16 @@ def _parser() -> argparse.ArgumentParser:
         "-O",
         choices=OUTPUTS,
         default="display",
-        help="display: messages as text (default); json: the whole render; text: the single-string form",
+        help="display: messages as text (default); json: the whole render; text: the single-string form; "
+        "trace: a program's value and trace",
+    )
+    given = render.add_mutually_exclusive_group()
+    given.add_argument("--input", metavar="JSON", help="a program's input, a JSON object")
+    given.add_argument("--input-file", metavar="FILE", help="a program's input, from a JSON file")
+    render.add_argument("--agent", help="the program's entry agent (default: its main agent)")
+    render.add_argument("--function", help="the entry agent's function (default: its main func)")
+    render.add_argument(
+        "--responses", metavar="FILE", help="canned model replies, a JSON array used in order (then mock values)"
     )
     render.add_argument("--strict", action="store_true", help="fail when the format cannot express a field")
     render.add_argument(
@@ -130,6 +145,13 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
+    if args.file.endswith(".as"):
+        return _run_program(args)
+    program_only = [flag for flag, value in _program_flags(args) if value is not None] + (
+        ["--output trace"] if args.output == "trace" else []
+    )
+    if program_only:
+        _usage_error(f"{', '.join(program_only)} apply to .as programs only")
     host = default_host()
     label = "<stdin>" if args.file == "-" else args.file
     data = _load_data(args.file, label, args.max_input_size)
@@ -163,6 +185,87 @@ def _print_render(rendered: Any, output: str, format_name: str) -> None:
         write_output(rendered.text)
     else:
         write_output(rendered.display())
+
+
+def _program_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
+    return [
+        ("--input", args.input),
+        ("--input-file", args.input_file),
+        ("--agent", args.agent),
+        ("--function", args.function),
+        ("--responses", args.responses),
+    ]
+
+
+def _run_program(args: argparse.Namespace) -> int:
+    from .runner import run
+
+    label, source = _read_program(args)
+    input_value = _program_input(args)
+    responses = None
+    if args.responses is not None:
+        responses = parse_data(
+            decode(_read_bytes(args.responses, args.responses, args.max_input_size), args.responses),
+            args.responses,
+            json_by_name=True,
+        )
+        if not isinstance(responses, list):
+            raise CliError(f"{args.responses}: canned responses must be a JSON array")
+    options = _parse_options(args.option)
+    if args.strict:
+        options["strict"] = True
+    host = default_host()
+    if "layout" in options:
+        options["layout"] = host.renderer(str(options["layout"]))
+    result = run(
+        source,
+        input_value,
+        responses=responses,
+        format=args.format,
+        options=options,
+        agent=args.agent,
+        function=args.function,
+        host=host,
+        path=label,
+        debug=sys.stderr,
+    )
+    seen: set[str] = set()
+    for call in result.calls:
+        for line in warning_lines(call.rendered.warnings):
+            if line not in seen:
+                seen.add(line)
+                error_line(f"warning: {line}")
+    if args.output == "trace":
+        write_output(json_text(result.to_dict()) + "\n")
+    elif args.output == "json":
+        write_output(json_text([call.to_dict() for call in result.calls]) + "\n")
+    elif args.output == "text":
+        for call in result.calls:
+            if call.rendered.text is None:
+                raise CliError(f"format {args.format!r} has no single-string form; use --output display or json")
+        write_output("".join(call.rendered.text or "" for call in result.calls))
+    else:
+        write_output(
+            "".join(
+                f"=== {call.site} agent {call.site.agent} attempt {call.attempt} ===\n{call.rendered.display()}"
+                for call in result.calls
+            )
+        )
+    return 0
+
+
+def _program_input(args: argparse.Namespace) -> Any:
+    if args.input is not None:
+        text, label = args.input, "--input"
+    elif args.input_file is not None:
+        text = decode(_read_bytes(args.input_file, args.input_file, args.max_input_size), args.input_file)
+        label = args.input_file
+    else:
+        return {}
+    value = parse_data(text, label, json_by_name=True)
+    if not isinstance(value, dict):
+        raise CliError(f"{label} must be a JSON object")
+    return value
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -55,6 +55,7 @@ def run(
     adapter: str = "offline",
     responses: Iterable[Any] | None = None,
     format: str = "agentscript",
+    options: Mapping[str, Any] | None = None,
     agent: str | None = None,
     function: str | None = None,
     host: PluginHost | None = None,
@@ -65,7 +66,8 @@ def run(
     """Parse, check and run a program offline (by default), recording every model call.
 
     ``source_or_path`` is a ``Path`` (read as UTF-8) or the program text (``path`` then names it in
-    errors and locates its imports). ``responses`` are canned model replies used in order.
+    errors and locates its imports). ``responses`` are canned model replies used in order;
+    ``options`` go to the chosen format's renderer for each call.
     """
     if isinstance(source_or_path, Path):
         path = str(source_or_path)
@@ -81,7 +83,10 @@ def run(
     calls: list[ProgramCall] = []
 
     def record(site: Site, call: ModelCall) -> None:
-        rendered = call.rendered if format == "agentscript" else renderer.render(call.prompt)
+        if format == "agentscript" and not options:
+            rendered = call.rendered
+        else:
+            rendered = renderer.render(call.prompt, **(options or {}))
         calls.append(ProgramCall(site, call.attempt, call.prompt, rendered))
 
     interpreter = Interpreter(program, model_adapter, host.renderer("agentscript").render, on_call=record, debug=debug)

@@ -77,3 +77,73 @@ def test_rendering_a_prompt_file_does_not_import_the_language() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"
+
+
+TC09 = DATA / "valid" / "tc09_retry.as"
+
+
+def test_a_program_is_the_main_form_and_prints_one_block_per_model_call(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    replies = tmp_path / "replies.json"
+    replies.write_text('["not json at all"]', encoding="utf-8")
+    code, out, err = _run(capsys, str(TC09), "--input", '{"text": "Buy now!!!"}', "--responses", str(replies))
+    assert (code, err) == (0, "")
+    heads = [line for line in out.splitlines() if line.startswith("=== ")]
+    assert heads == [f"=== {TC09}:10:9 agent A attempt 1 ===", f"=== {TC09}:10:9 agent A attempt 2 ==="]
+    assert "LLM provider did not return JSON: not json at all" in out
+
+
+def test_json_output_is_one_object_per_model_call(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "render", str(TC09), "--input", '{"text": "x"}', "-f", "messages", "-O", "json")
+    assert code == 0
+    (call,) = json.loads(out)
+    assert list(call)[:6] == ["site", "agent", "attempt", "schema", "format", "messages"]
+    assert call["schema"]["required"] == ["label", "confidence"]
+
+
+def test_trace_output_is_value_and_trace(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, str(TC09), "--input", '{"text": "x"}', "-O", "trace")
+    assert code == 0
+    data = json.loads(out)
+    assert data["value"] == {"label": "", "confidence": 0}
+    assert [event["kind"] for event in data["trace"]] == ["use", "generate"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--input", "[1]"], "--input must be a JSON object"),
+        (["--input", "{bad"], "--input:1:2: invalid JSON"),
+        (["--agent", "Nope"], "Unknown agent 'Nope'"),
+    ],
+)
+def test_bad_program_options_are_clear_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(capsys, str(TC09), *argv)
+    assert code == 1
+    assert message in err
+    assert "internal error" not in err
+
+
+def test_program_options_are_refused_for_prompt_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    prompt = tmp_path / "p.yaml"
+    prompt.write_text("instruction: hi\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(prompt), "--input", "{}"])
+    assert exit_info.value.code == 2
+    assert "--input apply to .as programs only" in capsys.readouterr().err
+
+
+def test_running_a_program_imports_no_sdk_schema_template_or_yaml_module() -> None:
+    import subprocess
+
+    code = (
+        "import sys; from promptwire.frontend.cli import main; "
+        f"main([{str(TC09)!r}, '--input', '{{\"text\": \"x\"}}', '-f', 'messages']); "
+        "heavy = {'openai', 'anthropic', 'ollama', 'jsonschema', 'jinja2', 'yaml', 'httpx'}; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stderr.strip() == "[]"
