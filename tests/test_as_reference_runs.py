@@ -96,3 +96,22 @@ def test_a_runtime_error_is_located_with_a_caret(tmp_path: Path) -> None:
     assert caught.value.message == "Unknown object property 'missing'"
     assert str(caught.value).startswith(f"{program}:7:13: error[RUNTIME_ERROR]: Unknown object property 'missing'\n")
     assert str(caught.value).endswith("\n            ^")
+
+
+def test_the_generate_trace_event_is_the_references_byte_for_byte() -> None:
+    # The reference's use-context example (its trace event is quoted whole by the reference; the
+    # program is written here from what that event shows: agent, model, identity, uses, options).
+    folder = DATA / "runs"
+    result = run(
+        folder / "use_context.as",
+        {"question": "What is AgentScript?", "docs": {"summary": "AgentScript makes prompt context explicit."}},
+        host=HOST,
+    )
+    event = result.trace[-1]
+    expected = (folder / "use_context.generate_event.json").read_text(encoding="utf-8")
+    assert json.dumps(event, indent=2, ensure_ascii=False) == expected.rstrip("\n")
+    assert [e["kind"] for e in result.trace] == ["use", "use", "generate"]
+    assert result.trace[1] == {
+        "kind": "use",
+        "data": {"source": "input.docs.summary", "label": "evidence", "budget": {"amount": 2, "unit": "k"}},
+    }
