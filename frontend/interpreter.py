@@ -211,7 +211,7 @@ class Interpreter:
         for item in self.program.imports:
             if item.resource != "file":
                 continue
-            path = base / item.uri
+            path = base / item.uri  # absolute already when the program was loaded from a file
             try:
                 text = path.read_text(encoding="utf-8")
                 self._files[item.name] = json.loads(text) if path.suffix == ".json" else text

@@ -13,6 +13,7 @@ from ..core.rendered import RenderedPrompt
 from ..plugins.manager import PluginHost, default_host
 from .interpreter import Interpreter, Site, json_of
 from .language import ensure_valid, parse
+from .loader import with_imported_agents
 
 __all__ = ["ProgramCall", "RunResult", "run"]
 
@@ -75,7 +76,7 @@ def run(
     else:
         source = source_or_path
     host = host or default_host()
-    program = ensure_valid(parse(source, path, label_rule=label_rule))
+    program = ensure_valid(with_imported_agents(parse(source, path, label_rule=label_rule), label_rule=label_rule))
     model_adapter = host.adapter(adapter)
     if responses is not None:
         model_adapter = model_adapter.with_responses(responses)

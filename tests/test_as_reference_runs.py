@@ -115,3 +115,45 @@ def test_the_generate_trace_event_is_the_references_byte_for_byte() -> None:
         "kind": "use",
         "data": {"source": "input.docs.summary", "label": "evidence", "budget": {"amount": 2, "unit": "k"}},
     }
+
+
+HEAD = 'import llm M from "openai://gpt-4o"\n'
+
+
+def _agent(name: str, body: str, *, main: bool = False, extra: str = "") -> str:
+    return (
+        f'{"main " if main else ""}agent {name} {{\n    model M\n    role "{name} role"\n    description "D"\n'
+        f"    main func(input) {{\n{body}\n    }}\n}}\n{extra}"
+    )
+
+
+def test_an_imported_agent_runs_with_its_own_files(tmp_path: Path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "notes.md").write_text("helper notes", encoding="utf-8")
+    (tmp_path / "lib" / "helper.as").write_text(
+        HEAD
+        + 'import file Notes from "./notes.md"\n'
+        + _agent("Helper", "        use Notes as notes\n        generate({ input: input })"),
+        encoding="utf-8",
+    )
+    main = tmp_path / "main.as"
+    main.write_text(
+        HEAD + 'import agent Helper from "./lib/helper.as"\n' + _agent("Boss", '        Helper("task")', main=True),
+        encoding="utf-8",
+    )
+    result = run(main, {}, host=HOST)
+    (call,) = result.calls
+    assert call.rendered.system == "You are Helper role.\nD"
+    assert call.rendered.user == "Context:\n[notes]\nsource: Notes\nhelper notes\nInstruction:\ntask"
+    assert result.trace[0]["data"]["agent"] == "Helper"
+
+
+def test_circular_agent_imports_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.as").write_text(
+        HEAD + 'import agent B from "./b.as"\n' + _agent("A", "        B(1)", main=True), encoding="utf-8"
+    )
+    (tmp_path / "b.as").write_text(
+        HEAD + 'import agent A from "./a.as"\n' + _agent("B", "        A(1)"), encoding="utf-8"
+    )
+    with pytest.raises(Exception, match=r"Circular agent import '\./a\.as'"):
+        run(tmp_path / "a.as", {}, host=HOST)
