@@ -6,8 +6,9 @@ them), the identity in scope and the generate's options and shape, and hands it 
 (:func:`promptwire.core.generate.generate`) with the ``agentscript`` renderer and the chosen adapter,
 both asked of the plugin host. Trace events are recorded as the reference emits them.
 
-Not yet here: tool and memory bindings' member calls (the schemes are a separate issue: a call on
-one is a runtime error), ``import agent`` from other files, and the interactive input prompt.
+Tool and memory calls go to the scheme registered for the binding's URI scheme (``tool_scheme``,
+a lookup the caller supplies from the plugin host); no scheme is built in yet. Not here: the
+interactive input prompt.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from typing import IO, Any
 
 from ..core.budget import Budget as CoreBudget
 from ..core.coercion import ResultError
+from ..core.errors import PromptwireError
 from ..core.generate import ModelAdapter, ModelCall, NotJsonError, generate
 from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ..core.rendered import RenderedPrompt
+from ..core.tools import ToolScheme
 from ..renderers.agentscript.jsjson import stringify
 from ..renderers.agentscript.shape import shape_contract
 from .diagnostics import AgentScriptError
@@ -161,6 +164,8 @@ class Interpreter:
     render: Callable[[Prompt], RenderedPrompt]
     on_call: Callable[[Site, ModelCall], None] | None = None
     debug: IO[str] | None = None
+    tool_scheme: Callable[[str], ToolScheme] | None = None
+    workspace: Path = field(default_factory=Path.cwd)
     trace: list[dict[str, Any]] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict)
     _depth: int = 0
@@ -441,8 +446,8 @@ class Interpreter:
                 args = [self._eval(arg, scope) for arg in expr.args]
                 return self._agent_call(owner.name, callee.property, args, expr.span)
             if isinstance(owner, Binding) and owner.kind in ("tool", "memory"):
-                scheme = (owner.uri or "").partition("://")[0]
-                raise self._error(f"Unsupported {owner.kind} URI scheme '{scheme}'", expr.span)
+                args = [self._eval(arg, scope) for arg in expr.args]
+                return self._resource_call(owner, callee.property, args, expr.span)
             raise self._error(f"Unsupported member call '{callee.property}'", expr.span)
         value = self._eval(callee, scope)
         args = [self._eval(arg, scope) for arg in expr.args]
@@ -454,6 +459,61 @@ class Interpreter:
             return self._call(agent, func, args, expr.span)
         name = callee.name if isinstance(callee, Identifier) else expression_source(callee)
         raise self._error(f"'{name}' is not callable", expr.span)
+
+    def _resource_call(self, binding: Binding, method: str, args: list[Any], span: Span) -> Any:
+        uri = binding.uri or ""
+        scheme_name = uri.partition("://")[0] if "://" in uri else ""
+        scheme = self._scheme(binding.kind, scheme_name, span)
+        plain_args = _json_value(args)
+        if binding.kind == "memory":
+            if method not in ("add", "query"):
+                raise self._error(f"Unsupported member call '{method}'", span)
+            if len(args) != 1:
+                raise self._error(f"Memory {binding.name}.{method} expects exactly one argument", span)
+            try:
+                outcome = scheme.call_memory(uri, method, plain_args, workspace=self.workspace)
+            except PromptwireError as exc:
+                raise self._error(f"Memory {binding.name}.{method} ({uri}) failed: {exc}", span) from None
+            data: dict[str, Any] = {
+                "memory": binding.name,
+                "operation": method,
+                "uri": uri,
+                "args": plain_args,
+                "result": outcome.result,
+                "count": outcome.count,
+            }
+            if method == "add":
+                data["id"] = outcome.id
+                data["record"] = outcome.record
+            self.trace.append({"kind": "memory", "data": data})
+            return outcome.result
+        try:
+            tool_outcome = scheme.call_tool(uri, method, plain_args, workspace=self.workspace)
+        except PromptwireError as exc:
+            raise self._error(f"Tool {binding.name}.{method} ({uri}) failed: {exc}", span) from None
+        self.trace.append(
+            {
+                "kind": "tool",
+                "data": {
+                    "tool": binding.name,
+                    "method": method,
+                    "scheme": scheme_name,
+                    "uri": uri,
+                    "args": plain_args,
+                    "result": tool_outcome.result,
+                    "effects": tool_outcome.effects,
+                },
+            }
+        )
+        return tool_outcome.result
+
+    def _scheme(self, kind: str, name: str, span: Span) -> ToolScheme:
+        if self.tool_scheme is not None:
+            try:
+                return self.tool_scheme(name)
+            except PromptwireError:
+                pass
+        raise self._error(f"Unsupported {kind} URI scheme '{name}'", span)
 
     # --- generate -------------------------------------------------------------------------------
 

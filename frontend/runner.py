@@ -63,12 +63,14 @@ def run(
     label_rule: str = "release",
     debug: IO[str] | None = None,
     path: str | None = None,
+    workspace: str | Path | None = None,
 ) -> RunResult:
     """Parse, check and run a program offline (by default), recording every model call.
 
     ``source_or_path`` is a ``Path`` (read as UTF-8) or the program text (``path`` then names it in
     errors and locates its imports). ``responses`` are canned model replies used in order;
-    ``options`` go to the chosen format's renderer for each call.
+    ``options`` go to the chosen format's renderer for each call; tool and memory schemes work
+    inside ``workspace`` (the current directory by default).
     """
     if isinstance(source_or_path, Path):
         path = str(source_or_path)
@@ -90,6 +92,14 @@ def run(
             rendered = renderer.render(call.prompt, **(options or {}))
         calls.append(ProgramCall(site, call.attempt, call.prompt, rendered))
 
-    interpreter = Interpreter(program, model_adapter, host.renderer("agentscript").render, on_call=record, debug=debug)
+    interpreter = Interpreter(
+        program,
+        model_adapter,
+        host.renderer("agentscript").render,
+        on_call=record,
+        debug=debug,
+        tool_scheme=host.tool_scheme,
+        workspace=Path.cwd() if workspace is None else Path(workspace),
+    )
     value = interpreter.run(input, agent=agent, function=function)
     return RunResult(value, interpreter.trace, calls)

@@ -1,0 +1,118 @@
+"""Tool and memory calls in programs: they reach the scheme a plugin registered for the URI, are
+traced as AgentScript traces them, and fail with AgentScript's messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptwire import PluginHost, hookimpl
+from promptwire.core.tools import MemoryOutcome, ToolError, ToolOutcome
+from promptwire.frontend import run
+from promptwire.frontend.interpreter import RunError
+
+PROGRAM = """import llm M from "openai://gpt-4o"
+import tool Notes from "kv://notes"
+import memory Lessons from "kv://lessons"
+
+main agent A {
+    model M
+    role "R"
+    description "D"
+
+    main func(input) {
+        saved = Notes.put({ key: "a", value: input.text })
+        Lessons.add({ text: "keep it short" })
+        found = Lessons.query({ text: "short" })
+        use Notes.get({ key: "a" }) as note
+        generate({ input: found })
+    }
+}
+"""
+
+
+class KeyValueScheme:
+    """A scheme kept in memory: tools put and get values, memories add and query records."""
+
+    name = "kv"
+    description = "an in-memory key-value store, for tests"
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        self.records: list[Any] = []
+
+    def call_tool(self, uri: str, method: str, args: list[Any], *, workspace: Path) -> ToolOutcome:
+        (request,) = args
+        if method == "put":
+            self.values[request["key"]] = request["value"]
+            return ToolOutcome({"ok": True}, effects=[{"put": request["key"]}])
+        if method == "get":
+            if request["key"] not in self.values:
+                raise ToolError(f"no value under {request['key']!r}")
+            return ToolOutcome(self.values[request["key"]])
+        raise ToolError(f"unknown method {method!r}")
+
+    def call_memory(self, uri: str, operation: str, args: list[Any], *, workspace: Path) -> MemoryOutcome:
+        (request,) = args
+        if operation == "add":
+            self.records.append(request)
+            return MemoryOutcome({"ok": True}, count=1, id=len(self.records), record=request)
+        hits = [record for record in self.records if request["text"] in record["text"]]
+        return MemoryOutcome(hits, count=len(hits))
+
+
+class Plugin:
+    def __init__(self, scheme: KeyValueScheme) -> None:
+        self.scheme = scheme
+
+    @hookimpl
+    def register_tool_schemes(self, register: Any) -> None:
+        register(self.scheme)
+
+
+def _host() -> tuple[PluginHost, KeyValueScheme]:
+    scheme = KeyValueScheme()
+    return PluginHost(entry_points=False, plugins=[Plugin(scheme)]), scheme
+
+
+def test_tool_and_memory_calls_reach_the_registered_scheme_and_are_traced() -> None:
+    host, scheme = _host()
+    result = run(PROGRAM, {"text": "hello"}, host=host, path="kv.as")
+    assert scheme.values == {"a": "hello"}
+    (call,) = result.calls
+    assert call.rendered.user == (
+        'Context:\n[note]\nsource: Notes.get({ key: "a" })\nhello\nInstruction:\n[\n  {\n    "text": "keep it short"\n  }\n]'
+    )
+    tool, add, query = [event for event in result.trace if event["kind"] in ("tool", "memory")][:3]
+    assert tool == {
+        "kind": "tool",
+        "data": {
+            "tool": "Notes",
+            "method": "put",
+            "scheme": "kv",
+            "uri": "kv://notes",
+            "args": [{"key": "a", "value": "hello"}],
+            "result": {"ok": True},
+            "effects": [{"put": "a"}],
+        },
+    }
+    assert list(add["data"]) == ["memory", "operation", "uri", "args", "result", "count", "id", "record"]
+    assert list(query["data"]) == ["memory", "operation", "uri", "args", "result", "count"]
+    assert query["data"]["count"] == 1
+
+
+def test_a_failing_tool_names_itself_its_method_and_uri() -> None:
+    host, _ = _host()
+    program = PROGRAM.replace('Notes.put({ key: "a", value: input.text })', 'Notes.get({ key: "zzz" })')
+    with pytest.raises(RunError) as caught:
+        run(program, {"text": "x"}, host=host, path="kv.as")
+    assert caught.value.message == "Tool Notes.get (kv://notes) failed: no value under 'zzz'"
+    assert (caught.value.line, caught.value.column) == (11, 17)
+
+
+def test_an_unknown_scheme_gets_the_references_error() -> None:
+    program = PROGRAM.replace('"kv://notes"', '"mcp://notes"')
+    with pytest.raises(RunError, match="Unsupported tool URI scheme 'mcp'"):
+        run(program, {"text": "x"}, host=PluginHost(entry_points=False), path="kv.as")
