@@ -17,7 +17,16 @@ from ..core.errors import FieldError, PromptwireError, SourceError
 from ..core.rendered import warning_lines
 from ..plugins.manager import default_host
 from .prompt_files import DEFAULT_MAX_BYTES, decode, parse_data, read_limited
-from .terminal import OutputError, error_block, error_line, finish_output, json_text, one_line, write_output
+from .terminal import (
+    OutputError,
+    error_block,
+    error_line,
+    finish_output,
+    json_text,
+    one_line,
+    safe_json,
+    write_output,
+)
 
 __all__ = ["main"]
 
@@ -236,7 +245,10 @@ def _run_program(args: argparse.Namespace) -> int:
                 seen.add(line)
                 error_line(f"warning: {line}")
     if args.output == "trace":
-        write_output(json_text(result.to_dict()) + "\n")
+        from ..renderers.agentscript.jsjson import pretty
+
+        # As the reference CLI prints it: JSON.stringify(result, null, 2).
+        write_output(safe_json(pretty(result.to_dict())) + "\n")
     elif args.output == "json":
         write_output(json_text([call.to_dict() for call in result.calls]) + "\n")
     elif args.output == "text":

@@ -15,7 +15,16 @@ import os
 import re
 import sys
 
-__all__ = ["OutputError", "error_block", "error_line", "finish_output", "json_text", "one_line", "write_output"]
+__all__ = [
+    "OutputError",
+    "error_block",
+    "error_line",
+    "finish_output",
+    "json_text",
+    "one_line",
+    "safe_json",
+    "write_output",
+]
 
 # C0 and C1 controls, DEL, line/paragraph separators, bidi controls, lone surrogates.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -51,7 +60,12 @@ def json_text(value: object) -> str:
     the same data, and nothing in it that a terminal acts on or an encoder refuses."""
     import json
 
-    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return safe_json(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def safe_json(text: str) -> str:
+    """JSON text with what a terminal acts on or an encoder refuses written as ``\\uXXXX`` escapes
+    (inside JSON strings, the only place such characters can be, that is the same data)."""
     return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
