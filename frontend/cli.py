@@ -88,7 +88,11 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument("file", metavar="FILE", help="a .as program or prompt data; '-' reads prompt data from stdin")
     render.add_argument("--format", "-f", default="agentscript", help="format name (default: agentscript)")
     render.add_argument(
-        "--from", dest="reader", default="prompt", metavar="DIALECT", help="input dialect (default: prompt)"
+        "--from",
+        dest="reader",
+        default="prompt",
+        metavar="READER",
+        help="the reader of the file: prompt (default), agens or agently",
     )
     render.add_argument(
         "--output",

@@ -1,4 +1,4 @@
-"""The AgentScript language front door: parse, check and print programs.
+"""The AgentScript language: parse, check and print programs.
 
 These are the functions the rest of promptwire (the interpreter, ``asrender``) calls; the modules
 behind them each do one job: :mod:`.lexer`, :mod:`.parser`, :mod:`.analyzer`, :mod:`.source_text`,

@@ -42,7 +42,7 @@ def register_renderers(register: RegisterCallback) -> None:
 
 @hookimpl
 def register_readers(register: RegisterCallback) -> None:
-    """Register every front door of :data:`READERS`, in table order."""
+    """Register every reader of :data:`READERS`, in table order."""
     for name, target in READERS.items():
         register(LazyReader(name, target))
 

@@ -62,7 +62,7 @@ class LazyRenderer(_Lazy):
 
 @dataclass(frozen=True)
 class LazyReader(_Lazy):
-    """A built-in front door: ``read`` imports the real reader."""
+    """A built-in reader: ``read`` imports the real one."""
 
     def read(self, data: Any) -> Any:
         return self._real.read(data)
