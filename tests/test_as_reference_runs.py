@@ -107,6 +107,9 @@ def test_the_generate_trace_event_is_the_references_byte_for_byte() -> None:
         {"question": "What is AgentScript?", "docs": {"summary": "AgentScript makes prompt context explicit."}},
         host=HOST,
     )
+    (call,) = result.calls
+    system, user = EXPECTED["11.2_use_context/0"]
+    assert (call.rendered.system, call.rendered.user) == (json.loads(system), json.loads(user))
     event = result.trace[-1]
     expected = (folder / "use_context.generate_event.json").read_text(encoding="utf-8")
     assert json.dumps(event, indent=2, ensure_ascii=False) == expected.rstrip("\n")
