@@ -224,6 +224,7 @@ def _run_program(args: argparse.Namespace) -> int:
         )
         if not isinstance(responses, list):
             raise CliError(f"{args.responses}: canned responses must be a JSON array")
+        responses = _js_numbers(responses)
     options = _parse_options(args.option)
     if args.strict:
         options["strict"] = True
@@ -278,9 +279,23 @@ def _program_input(args: argparse.Namespace) -> Any:
         label = args.input_file
     else:
         return {}
-    value = parse_data(text, label, json_by_name=True)
+    value = _js_numbers(parse_data(text, label, json_by_name=True))
     if not isinstance(value, dict):
         raise CliError(f"{label} must be a JSON object")
+    return value
+
+
+def _js_numbers(value: Any) -> Any:
+    """JSON read as JavaScript's JSON.parse reads it: every number is a double, so an integer past
+    2**53 keeps only a double's precision (as the reference sees the same input)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if abs(value) <= 2**53 else float(value)
+    if isinstance(value, list):
+        return [_js_numbers(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _js_numbers(item) for key, item in value.items()}
     return value
 
 

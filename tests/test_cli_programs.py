@@ -147,3 +147,10 @@ def test_running_a_program_imports_no_sdk_schema_template_or_yaml_module() -> No
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stderr.strip() == "[]"
+
+
+def test_program_input_numbers_are_read_as_javascript_reads_them(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, str(TC09), "--input", '{"text": 12345678901234567890}', "-O", "json")
+    assert code == 0
+    (call,) = json.loads(out)
+    assert "12345678901234567000" in call["messages"][1]["content"]
