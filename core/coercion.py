@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import PromptwireError
 
-__all__ = ["ResultError", "check_result", "field_types"]
+__all__ = ["ResultError", "check_result", "field_types", "type_kind", "value_matches"]
 
 _NUMBER_TEXT = re.compile(r"^-?(?:0|[1-9]\d*)(?:\.\d+)?$")
 _TYPE_NAMES = {"string": "string", "number": "number", "integer": "number", "boolean": "boolean", "array": "list"}
@@ -39,6 +39,19 @@ def _type_of(schema: Any) -> Any:
     if name == "list" and isinstance(schema.get("items"), Mapping):
         return ("list", _type_of(schema["items"]))
     return name
+
+
+def type_kind(type_text: str) -> Any:
+    """The kind of an AgentScript type name (``string``, ``list[number]``...), as field_types gives it."""
+    text = type_text.strip()
+    if text.startswith("list[") and text.endswith("]"):
+        return ("list", type_kind(text[5:-1]))
+    return text if text in ("string", "number", "boolean", "json", "list") else "json"
+
+
+def value_matches(value: Any, kind: Any) -> bool:
+    """Whether ``value`` has the kind (lists checked item by item), without coercion."""
+    return _matches(value, kind)
 
 
 def check_result(

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..core.budget import Budget as CoreBudget
-from ..core.coercion import ResultError
+from ..core.coercion import ResultError, type_kind, value_matches
 from ..core.errors import PromptwireError
 from ..core.generate import ModelAdapter, ModelCall, NotJsonError, generate
 from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
@@ -210,6 +210,10 @@ class Interpreter:
                     f"Missing input 'input.{shape_field.name}' and no interactive input provider is available",
                     shape_field.span,
                 )
+            kind = type_kind(_type_text(shape_field.type))
+            if not value_matches(value[shape_field.name], kind):
+                name = "list" if isinstance(kind, tuple) else kind
+                raise self._error(f"Input field must be a {name}", shape_field.span)
 
     def _load_files(self) -> None:
         base = Path(self.program.path).parent if self.program.path else Path.cwd()
@@ -366,7 +370,8 @@ class Interpreter:
         if isinstance(expr, String):
             return expr.value
         if isinstance(expr, Number):
-            return int(expr.value) if expr.value.is_integer() else expr.value
+            # A JS number: integral values print as integers, as long as a double holds them exactly.
+            return int(expr.value) if expr.value.is_integer() and abs(expr.value) <= 2**53 else expr.value
         if isinstance(expr, Boolean):
             return expr.value
         if isinstance(expr, NoneLiteral):

@@ -160,3 +160,20 @@ def test_circular_agent_imports_are_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(Exception, match=r"Circular agent import '\./a\.as'"):
         run(tmp_path / "a.as", {}, host=HOST)
+
+
+SHAPED = HEAD + _agent("A", "        generate({ input: input.n })").replace(
+    "main func(input)", "main func(input { n number, tags list[string] })"
+)
+
+
+def test_a_shaped_input_is_checked_field_by_field(tmp_path: Path) -> None:
+    program = tmp_path / "shaped.as"
+    program.write_text(SHAPED, encoding="utf-8")
+    assert run(program, {"n": 2, "tags": ["a"]}, host=HOST).calls[0].rendered.user == "Instruction:\n2"
+    with pytest.raises(RunError, match=r"Missing input 'input\.tags' and no interactive input provider is available"):
+        run(program, {"n": 2}, host=HOST)
+    with pytest.raises(RunError, match="Input field must be a number"):
+        run(program, {"n": "2", "tags": []}, host=HOST)
+    with pytest.raises(RunError, match="Input field must be a list"):
+        run(program, {"n": 2, "tags": [1]}, host=HOST)
