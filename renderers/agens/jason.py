@@ -306,7 +306,15 @@ def _write_map(mapping: Mapping[object, object], out: list[str], open_ids: _Open
                 out.append(",")
             try:
                 out.append(_quote(text) + ":")
-                _write_item(item, out, open_ids)
+                writer = _SCALAR_WRITERS.get(type(item))
+                if writer is not None:
+                    out.append(writer(item))
+                elif type(item) is list:
+                    _write_list(item, out, open_ids)
+                elif type(item) is dict:
+                    _write_map(item, out, open_ids)
+                else:
+                    _write(item, out, open_ids)
             except _Unencodable as error:
                 error.reversed_path.append(text)
                 raise
@@ -314,25 +322,22 @@ def _write_map(mapping: Mapping[object, object], out: list[str], open_ids: _Open
         out.append("{")
         for key, prefix in plan:
             out.append(prefix)
+            item = mapping[key]
             try:
-                _write_item(mapping[key], out, open_ids)
+                writer = _SCALAR_WRITERS.get(type(item))
+                if writer is not None:
+                    out.append(writer(item))
+                elif type(item) is list:
+                    _write_list(item, out, open_ids)
+                elif type(item) is dict:
+                    _write_map(item, out, open_ids)
+                else:
+                    _write(item, out, open_ids)
             except _Unencodable as error:
                 error.reversed_path.append(key)
                 raise
     out.append("}")
     open_ids.discard(ident)
-
-
-def _write_item(item: object, out: list[str], open_ids: _OpenPath) -> None:
-    writer = _SCALAR_WRITERS.get(type(item))
-    if writer is not None:
-        out.append(writer(item))
-    elif type(item) is list:
-        _write_list(item, out, open_ids)
-    elif type(item) is dict:
-        _write_map(item, out, open_ids)
-    else:
-        _write(item, out, open_ids)
 
 
 # Maps in one value mostly share their keys (rows of a table): the sorted, quoted keys of each key
