@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..core.contract import OutputContract
-from ..core.generate import Reply
+from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig
 from ..core.rendered import RenderedPrompt
 
@@ -33,19 +33,20 @@ class OfflineAdapter:
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
-    ) -> dict[str, Any]:
+    ) -> ProviderRequest:
         """What would be sent: the messages, the schema and the options, as plain data."""
-        return {
+        kwargs = {
             "model": model,
             "messages": [message.to_dict() for message in rendered.messages],
             "schema": None if contract is None else contract.json_schema,
             "config": config.model_dump(mode="json"),
         }
+        return ProviderRequest(kwargs)
 
-    def send(self, request: Mapping[str, Any], timeout: float | None) -> Any:
+    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
         if self._responses:
             return {"canned": self._responses.pop(0)}
-        schema = request.get("schema")
+        schema = request.kwargs.get("schema")
         return {"mock": None if schema is None else mock_value(schema)}
 
     def parse_reply(self, raw: Any) -> Reply:

@@ -85,6 +85,18 @@ class SourceError(PromptwireError):
         return f"{head}\n{line}\n{pad}^"
 
 
+class ProviderError(PromptwireError):
+    """A provider call failed. ``kind`` says how (``auth``, ``quota``, ``rate_limit``, ``bad_request``,
+    ``not_found``, ``server``, ``timeout``, ``connection``, ``bad_response``), ``status`` is the HTTP
+    status when there was one, and ``retryable`` whether trying again later can help."""
+
+    def __init__(self, message: str, *, kind: str, status: int | None = None, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.retryable = retryable
+
+
 class RegistrationError(PromptwireError):
     """A plugin registered something badly, e.g. a name another plugin already took."""
 

@@ -19,7 +19,7 @@ from typing import IO, Any, Protocol
 from .coercion import ResultError, check_result
 from .contract import OutputContract
 from .errors import PromptwireError
-from .prompt import GenerateConfig, Prompt, Retry
+from .prompt import GenerateConfig, Prompt, Retry, ToolCall
 from .rendered import RenderedPrompt
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "ModelAdapter",
     "ModelCall",
     "NotJsonError",
+    "ProviderRequest",
     "Reply",
     "generate",
     "read_json",
@@ -36,12 +37,25 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class Reply:
     """What a model returned: its text, and the JSON value when the adapter already has one (a
-    canned or mock value, a provider's parsed structured output)."""
+    canned or mock value, a provider's parsed structured output), with what else the provider said."""
 
     text: str | None
     value: Any = None
     has_value: bool = False
     raw: Any = None
+    reasoning: str | None = None
+    usage: Mapping[str, Any] | None = None
+    finish_reason: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderRequest:
+    """The exact keyword arguments of the SDK call (the request body, keys in the order a dry run
+    shows them), and ``notes``: every parameter the adapter dropped, renamed or clamped, and why."""
+
+    kwargs: Mapping[str, Any]
+    notes: tuple[str, ...] = ()
 
 
 class ModelAdapter(Protocol):
@@ -52,9 +66,9 @@ class ModelAdapter(Protocol):
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
-    ) -> Mapping[str, Any]: ...
+    ) -> ProviderRequest: ...
 
-    def send(self, request: Mapping[str, Any], timeout: float | None) -> Any: ...
+    def send(self, request: ProviderRequest, timeout: float | None) -> Any: ...
 
     def parse_reply(self, raw: Any) -> Reply: ...
 
@@ -70,7 +84,7 @@ class ModelCall:
     attempt: int
     prompt: Prompt
     rendered: RenderedPrompt
-    request: Mapping[str, Any]
+    request: ProviderRequest
     reply: Reply | None = None
     error: str | None = None
 

@@ -19,6 +19,7 @@ from promptwire import PluginHost, Prompt, RenderedPrompt, hookimpl
 from promptwire.core import Message
 from promptwire.core.errors import RegistrationError, UnknownNameError
 from promptwire.plugins import hookspecs
+from promptwire.plugins.builtins import ADAPTERS
 from promptwire.plugins.manager import REGISTERS
 
 BUILTIN_RENDERERS = ["agentscript", "agens", "agently", "messages"]
@@ -106,7 +107,7 @@ def test_builtins_register_through_the_hooks(host: PluginHost) -> None:
     assert info.hooks == ("register_adapters", "register_readers", "register_renderers")
     assert info.registers == {
         "renderers": BUILTIN_RENDERERS,
-        "adapters": ["offline"],
+        "adapters": list(ADAPTERS),
         "readers": BUILTIN_READERS,
         "tool_schemes": [],
     }

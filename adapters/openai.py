@@ -1,0 +1,190 @@
+"""``openai``: Chat Completions through the official ``openai`` SDK (an optional extra).
+
+``build_request`` is pure: the keyword arguments of ``client.chat.completions.create`` in the order
+AgentScript's reference sends its body (``model``, ``messages``, ``response_format``, ``temperature``,
+``reasoning_effort``, ``max_completion_tokens``, then ``tools``), plus notes on everything changed on
+the way. The SDK is imported only in ``send``; its client is built with ``max_retries=0`` so that one
+attempt of ``generate`` is one request. (The SDK serialises the body itself, so the key order on the
+wire is the SDK's; keys and values are exactly these.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.contract import OutputContract
+from ..core.errors import ProviderError
+from ..core.generate import ProviderRequest, Reply
+from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
+from ..core.rendered import Message, RenderedPrompt
+
+__all__ = ["OpenAIAdapter", "adapter", "model_name"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+SCHEMA_NAME = "agentscript_generate"
+_EFFORTS = {True: "medium", "low": "low", "medium": "medium", "high": "high"}
+
+
+def model_name(model: str | None) -> str:
+    """``openai://gpt-4.1-mini`` -> ``gpt-4.1-mini`` (a bare name is taken as it is)."""
+    if not model:
+        raise ProviderError("openai URI must include a model name", kind="bad_request")
+    if "://" not in model:
+        return model
+    protocol, _, rest = model.partition("://")
+    name = rest.split("?", 1)[0].split("#", 1)[0]
+    from urllib.parse import unquote
+
+    name = unquote(name)
+    if protocol != "openai" or not name:
+        raise ProviderError(f"{protocol} URI must include a model name", kind="bad_request")
+    return name
+
+
+class OpenAIAdapter:
+    name = "openai"
+    description = "OpenAI Chat Completions through the official SDK (pip install 'promptwire[openai]')"
+
+    def __init__(self, *, api_key: str | None = None, base_url: str | None = None) -> None:
+        self.api_key = api_key
+        self.base_url = base_url
+
+    def build_request(
+        self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
+    ) -> ProviderRequest:
+        notes: list[str] = []
+        kwargs: dict[str, Any] = {
+            "model": model_name(model),
+            "messages": [_message(message, index, notes) for index, message in enumerate(rendered.messages)],
+        }
+        if contract is not None:
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": contract.name or SCHEMA_NAME,
+                    "strict": config.strict,
+                    "schema": contract.json_schema,
+                },
+            }
+        if config.temperature is not None:
+            kwargs["temperature"] = config.temperature
+        effort = _EFFORTS.get(config.think) if config.think is not False else None
+        if effort is not None:
+            kwargs["reasoning_effort"] = effort
+        elif config.think == "auto":
+            notes.append("think 'auto' has no Chat Completions setting: reasoning_effort is left to the model")
+        if config.max_output is not None:
+            kwargs["max_completion_tokens"] = config.max_output.output_tokens
+        if rendered.tools:
+            kwargs["tools"] = [_tool(tool, notes) for tool in rendered.tools]
+        return ProviderRequest(kwargs, tuple(notes))
+
+    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
+        import openai
+
+        api_key = self.api_key or os.environ.get("OPENAI_API_KEY")
+        if not api_key:
+            raise ProviderError("OPENAI_API_KEY is required for openai:// models", kind="auth")
+        base_url = (self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout or 30.0)
+        try:
+            return client.chat.completions.create(**request.kwargs)
+        except openai.APITimeoutError:
+            raise ProviderError(
+                f"LLM provider request timed out after {timeout}s: {base_url}/chat/completions",
+                kind="timeout",
+                retryable=True,
+            ) from None
+        except openai.APIConnectionError as exc:
+            raise ProviderError(f"LLM provider request failed: {exc}", kind="connection", retryable=True) from None
+        except openai.APIStatusError as exc:
+            raise _status_error(exc) from None
+        except json.JSONDecodeError as exc:
+            raise ProviderError(f"LLM provider returned invalid JSON response: {exc}", kind="bad_response") from None
+
+    def parse_reply(self, raw: Any) -> Reply:
+        choices = getattr(raw, "choices", None)
+        if not choices:
+            raise ProviderError("LLM provider response is missing 'choices.0.message'", kind="bad_response")
+        choice = choices[0]
+        message = choice.message
+        calls = tuple(
+            ToolCall(name=call.function.name, id=call.id, arguments=_arguments(call.function.arguments))
+            for call in (message.tool_calls or ())
+        )
+        usage = raw.usage.model_dump() if getattr(raw, "usage", None) is not None else None
+        reasoning = (message.model_extra or {}).get("reasoning_content")
+        return Reply(
+            text=message.content if message.content is not None else message.refusal,
+            raw=raw,
+            reasoning=reasoning if isinstance(reasoning, str) else None,
+            usage=usage,
+            finish_reason=choice.finish_reason,
+            tool_calls=calls,
+        )
+
+
+def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
+    data: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.name is not None:
+        data["name"] = message.name
+    if message.tool_calls:
+        data["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)},
+            }
+            for call in message.tool_calls
+        ]
+    if message.tool_call_id is not None:
+        data["tool_call_id"] = message.tool_call_id
+    if message.is_error:
+        notes.append(f"messages[{index}]: OpenAI tool messages cannot mark an error; the result text is sent as is")
+    return data
+
+
+def _tool(tool: ToolDefinition, notes: list[str]) -> dict[str, Any]:
+    function: dict[str, Any] = {"name": tool.name}
+    if tool.description:
+        function["description"] = tool.description
+    function["parameters"] = tool.parameters or {"type": "object", "properties": {}}
+    if tool.returns is not None:
+        notes.append(f"tool {tool.name!r}: OpenAI tools have no place for what a tool returns; 'returns' left out")
+    return {"type": "function", "function": function}
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {"_raw": text}
+    return value if isinstance(value, dict) else {"_value": value}
+
+
+def _status_error(exc: Any) -> ProviderError:
+    status = exc.status_code
+    body = exc.body if isinstance(exc.body, Mapping) else {}
+    code = body.get("code") or getattr(exc, "code", None)
+    kind, retryable = {
+        400: ("bad_request", False),
+        401: ("auth", False),
+        403: ("auth", False),
+        404: ("not_found", False),
+        408: ("timeout", True),
+        409: ("conflict", True),
+        422: ("bad_request", False),
+        429: ("rate_limit", True),
+    }.get(status, ("server", True) if status >= 500 else ("bad_request", False))
+    if code == "insufficient_quota":
+        kind, retryable = "quota", False
+    detail = json.dumps(exc.body, ensure_ascii=False) if exc.body is not None else str(exc)
+    return ProviderError(
+        f"LLM provider request failed ({status}): {detail}", kind=kind, status=status, retryable=retryable
+    )
+
+
+adapter = OpenAIAdapter()

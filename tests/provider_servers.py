@@ -1,0 +1,88 @@
+"""A fake provider on 127.0.0.1 that speaks the providers' wire protocols, for tests of the real SDK
+clients over real HTTP. Its behaviour is chosen by the request's ``model`` name: ``ok`` answers,
+``eNNN`` answers with that HTTP status (``e429q``: insufficient quota), ``slow`` sleeps past the
+client's timeout, ``garbage`` sends a body that is not JSON. Every request body is recorded."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Reply = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass
+class FakeProvider:
+    base_url: str
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    raw_bodies: list[bytes] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    reply: Reply | None = None
+
+
+def _chat_completion(body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model"),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"ok": true}'}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15},
+    }
+
+
+@contextmanager
+def fake_provider() -> Iterator[FakeProvider]:
+    """Start the fake provider on an ephemeral port; stop it on exit."""
+    state = FakeProvider(base_url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:  # quiet
+            pass
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+            state.raw_bodies.append(raw)
+            state.headers.append({key.lower(): value for key, value in self.headers.items()})
+            body = json.loads(raw or b"{}")
+            state.requests.append(body)
+            model = str(body.get("model", ""))
+            if model == "slow":
+                time.sleep(1)
+            if model.startswith("e") and model[1:4].isdigit():
+                status = int(model[1:4])
+                code = "insufficient_quota" if model.endswith("q") else "some_error"
+                self._send(status, {"error": {"message": f"failure {model}", "type": "error", "code": code}})
+                return
+            if model == "garbage":
+                self._send_bytes(200, b"not json", "application/json")
+                return
+            reply = state.reply or _chat_completion
+            self._send(200, reply(body))
+
+        def _send(self, status: int, data: dict[str, Any]) -> None:
+            self._send_bytes(status, json.dumps(data).encode(), "application/json")
+
+        def _send_bytes(self, status: int, data: bytes, content_type: str) -> None:
+            self.send_response(status)
+            self.send_header("content-type", content_type)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
