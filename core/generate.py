@@ -56,6 +56,8 @@ class ProviderRequest:
 
     kwargs: Mapping[str, Any]
     notes: tuple[str, ...] = ()
+    endpoint: str | None = None
+    """Where the request goes (a base URL or host) when the model URI decides it."""
 
 
 class ModelAdapter(Protocol):

@@ -19,7 +19,8 @@ Reply = Callable[[dict[str, Any]], dict[str, Any]]
 
 @dataclass
 class FakeProvider:
-    base_url: str
+    base_url: str  # OpenAI-style, ending in /v1
+    root: str = ""  # the server itself (Ollama's host)
     requests: list[dict[str, Any]] = field(default_factory=list)
     raw_bodies: list[bytes] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
@@ -34,6 +35,18 @@ def _chat_completion(body: dict[str, Any]) -> dict[str, Any]:
         "model": body.get("model"),
         "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"ok": true}'}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15},
+    }
+
+
+def _ollama_chat(body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "model": body.get("model"),
+        "created_at": "2026-11-24T00:00:00Z",
+        "message": {"role": "assistant", "content": '{"ok": true}', "thinking": "Easy."},
+        "done": True,
+        "done_reason": "stop",
+        "prompt_eval_count": 12,
+        "eval_count": 3,
     }
 
 
@@ -63,7 +76,7 @@ def fake_provider() -> Iterator[FakeProvider]:
             if model == "garbage":
                 self._send_bytes(200, b"not json", "application/json")
                 return
-            reply = state.reply or _chat_completion
+            reply = state.reply or (_ollama_chat if self.path == "/api/chat" else _chat_completion)
             self._send(200, reply(body))
 
         def _send(self, status: int, data: dict[str, Any]) -> None:
@@ -80,7 +93,8 @@ def fake_provider() -> Iterator[FakeProvider]:
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    state.root = f"http://127.0.0.1:{server.server_address[1]}"
+    state.base_url = f"{state.root}/v1"
     try:
         yield state
     finally:

@@ -1,0 +1,123 @@
+"""The ollama adapter: the reference's request bytes, and the real SDK client over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from provider_servers import fake_provider
+
+from promptwire import PluginHost, Prompt
+from promptwire.adapters.ollama import OllamaAdapter, model_and_host
+from promptwire.adapters.openai import OpenAIAdapter
+from promptwire.core.errors import ProviderError
+from promptwire.core.generate import ModelCall, generate
+from promptwire.frontend import run
+from promptwire.renderers.agentscript import renderer, shape_contract
+
+HOST = PluginHost(entry_points=False)
+USE_CONTEXT = Path(__file__).parent / "data" / "as" / "runs" / "use_context.as"
+INPUT = {"question": "What is AgentScript?", "docs": {"summary": "AgentScript makes prompt context explicit."}}
+
+# The reference's request bodies for its use-context example (JSON.stringify, compact).
+OLLAMA_BODY = '{"model":"qwen3.6","stream":false,"think":false,"messages":[{"role":"system","content":"You are Answerer.\\nAnswer using only explicitly selected context."},{"role":"user","content":"Context:\\n[user question]\\nsource: input.question\\nWhat is AgentScript?\\n[evidence]\\nsource: input.docs.summary\\nAgentScript makes prompt context explicit.\\nInstruction:\\nAnswer from the selected evidence\\nReturn JSON matching this schema:\\n{\\n  \\"type\\": \\"object\\",\\n  \\"properties\\": {\\n    \\"answer\\": {\\n      \\"type\\": \\"string\\"\\n    },\\n    \\"citations\\": {\\n      \\"type\\": \\"array\\",\\n      \\"items\\": {\\n        \\"type\\": \\"string\\"\\n      }\\n    }\\n  },\\n  \\"required\\": [\\n    \\"answer\\",\\n    \\"citations\\"\\n  ],\\n  \\"additionalProperties\\": false\\n}"}],"format":{"type":"object","properties":{"answer":{"type":"string"},"citations":{"type":"array","items":{"type":"string"}}},"required":["answer","citations"],"additionalProperties":false},"options":{"num_predict":500}}'
+OPENAI_BODY = '{"model":"qwen3.6","messages":[{"role":"system","content":"You are Answerer.\\nAnswer using only explicitly selected context."},{"role":"user","content":"Context:\\n[user question]\\nsource: input.question\\nWhat is AgentScript?\\n[evidence]\\nsource: input.docs.summary\\nAgentScript makes prompt context explicit.\\nInstruction:\\nAnswer from the selected evidence\\nReturn JSON matching this schema:\\n{\\n  \\"type\\": \\"object\\",\\n  \\"properties\\": {\\n    \\"answer\\": {\\n      \\"type\\": \\"string\\"\\n    },\\n    \\"citations\\": {\\n      \\"type\\": \\"array\\",\\n      \\"items\\": {\\n        \\"type\\": \\"string\\"\\n      }\\n    }\\n  },\\n  \\"required\\": [\\n    \\"answer\\",\\n    \\"citations\\"\\n  ],\\n  \\"additionalProperties\\": false\\n}"}],"response_format":{"type":"json_schema","json_schema":{"name":"agentscript_generate","strict":false,"schema":{"type":"object","properties":{"answer":{"type":"string"},"citations":{"type":"array","items":{"type":"string"}}},"required":["answer","citations"],"additionalProperties":false}}},"max_completion_tokens":500}'
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_the_use_context_bodies_are_the_references_byte_for_byte() -> None:
+    (call,) = run(USE_CONTEXT, INPUT, host=HOST).calls
+    prompt, rendered = call.prompt, call.rendered
+    ollama = OllamaAdapter().build_request(rendered, prompt.config, prompt.output, "ollama://localhost:11434/qwen3.6")
+    assert _compact(ollama.kwargs) == OLLAMA_BODY
+    assert ollama.endpoint == "http://localhost:11434"
+    openai = OpenAIAdapter().build_request(rendered, prompt.config, prompt.output, "qwen3.6")
+    assert _compact(openai.kwargs) == OPENAI_BODY
+
+
+@pytest.mark.parametrize(
+    ("uri", "model", "host"),
+    [
+        ("ollama://localhost:11434/qwen3.6", "qwen3.6", "http://localhost:11434"),
+        ("ollama://gpu:8080/org/Model%20X", "org/Model X", "http://gpu:8080"),
+        ("ollama://llama3", "llama3", "http://localhost:11434"),
+        ("llama3", "llama3", "http://localhost:11434"),
+    ],
+)
+def test_the_model_uri_names_the_model_and_the_host(
+    uri: str, model: str, host: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OLLAMA_BASE_URL", raising=False)
+    assert model_and_host(uri) == (model, host)
+
+
+def test_images_travel_as_bare_base64_and_other_parts_are_noted() -> None:
+    prompt = Prompt(
+        instruction="Look.",
+        attachments=[
+            {"type": "image", "data": "QUJD", "media_type": "image/png"},
+            {"type": "image", "url": "https://x/a.png"},
+        ],
+    )
+    rendered = HOST.renderer("messages").render(prompt)
+    request = OllamaAdapter().build_request(rendered, prompt.config, None, "llava")
+    (user,) = request.kwargs["messages"]
+    assert user == {"role": "user", "content": "Instruction:\nLook.", "images": ["QUJD"]}
+    assert request.notes == ("messages[0].content[2]: Ollama cannot carry this image_url part; left out",)
+
+
+def _shaped() -> Prompt:
+    return Prompt(
+        instruction="Check.", output=shape_contract({"ok": "boolean"}), config={"think": True, "max_output": 50}
+    )
+
+
+def test_a_generate_over_real_http_reads_content_thinking_and_usage() -> None:
+    with fake_provider() as server:
+        calls: list[ModelCall] = []
+        model = f"ollama://{server.root.removeprefix('http://')}/qwen3.6"
+        result = generate(_shaped(), render=renderer.render, adapter=OllamaAdapter(), model=model, on_call=calls.append)
+        assert result.value == {"ok": True}
+        (sent,) = server.requests
+        assert sent["think"] is True and sent["options"] == {"num_predict": 50} and sent["stream"] is False
+        assert sent["messages"] == calls[0].request.kwargs["messages"]
+    reply = calls[0].reply
+    assert reply is not None
+    assert (reply.reasoning, reply.finish_reason, reply.usage) == (
+        "Easy.",
+        "stop",
+        {"input_tokens": 12, "output_tokens": 3},
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "status"), [("e404", "not_found", 404), ("e429", "rate_limit", 429), ("e500", "server", 500)]
+)
+def test_errors_are_classified_by_status(name: str, kind: str, status: int) -> None:
+    with fake_provider() as server:
+        with pytest.raises(ProviderError) as caught:
+            generate(_shaped(), render=renderer.render, adapter=OllamaAdapter(host=server.root), model=name)
+        assert len(server.requests) == 1
+    assert (caught.value.kind, caught.value.status) == (kind, status)
+
+
+def test_garbage_a_timeout_and_a_refused_connection() -> None:
+    with fake_provider() as server:
+        adapter = OllamaAdapter(host=server.root)
+        with pytest.raises(ProviderError) as garbage:
+            generate(_shaped(), render=renderer.render, adapter=adapter, model="garbage")
+        with pytest.raises(ProviderError) as slow:
+            generate(_shaped(), render=renderer.render, adapter=adapter, model="slow", timeout=0.2)
+    assert garbage.value.kind == "bad_response"
+    assert slow.value.kind == "timeout"
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    with pytest.raises(ProviderError) as refused:
+        generate(_shaped(), render=renderer.render, adapter=OllamaAdapter(host=f"http://127.0.0.1:{port}"), model="ok")
+    assert refused.value.kind == "connection"
