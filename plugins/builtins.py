@@ -32,6 +32,7 @@ ADAPTERS: Final[dict[str, str]] = {
     "offline": ".adapters.offline:adapter",
     "openai": ".adapters.openai:adapter",
     "ollama": ".adapters.ollama:adapter",
+    "anthropic": ".adapters.anthropic:adapter",
 }
 
 

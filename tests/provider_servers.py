@@ -50,6 +50,22 @@ def _ollama_chat(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model"),
+        "content": [
+            {"type": "thinking", "thinking": "Easy.", "signature": "sig"},
+            {"type": "text", "text": '{"ok": true}'},
+        ],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 12, "output_tokens": 3},
+    }
+
+
 @contextmanager
 def fake_provider() -> Iterator[FakeProvider]:
     """Start the fake provider on an ephemeral port; stop it on exit."""
@@ -76,7 +92,8 @@ def fake_provider() -> Iterator[FakeProvider]:
             if model == "garbage":
                 self._send_bytes(200, b"not json", "application/json")
                 return
-            reply = state.reply or (_ollama_chat if self.path == "/api/chat" else _chat_completion)
+            routes = {"/api/chat": _ollama_chat, "/v1/messages": _anthropic_message}
+            reply = state.reply or routes.get(self.path, _chat_completion)
             self._send(200, reply(body))
 
         def _send(self, status: int, data: dict[str, Any]) -> None:

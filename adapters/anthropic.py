@@ -1,0 +1,232 @@
+"""``anthropic``: the Messages API through the official ``anthropic`` SDK (an optional extra).
+
+``build_request`` gives the keyword arguments of ``client.messages.create``: ``model``,
+``max_tokens`` (required: 1024 when the generate sets none), ``system``, ``messages`` (tool calls as
+``tool_use`` blocks, their results as ``tool_result`` blocks in the next user turn), ``thinking``,
+``output_config`` (the schema as structured output, and the effort of a thinking level) and
+``tools``. The current SDK and API refuse ``temperature``: it is dropped and the notes say so, as
+they say everything else changed on the way. The SDK is imported only in ``send``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+from urllib.parse import unquote
+
+from ..core.contract import OutputContract
+from ..core.errors import ProviderError
+from ..core.generate import ProviderRequest, Reply
+from ..core.prompt import GenerateConfig, ToolCall
+from ..core.rendered import Message, RenderedPrompt
+
+__all__ = ["DEFAULT_MAX_TOKENS", "AnthropicAdapter", "adapter"]
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+DEFAULT_MAX_TOKENS = 1024
+_LEVELS = ("low", "medium", "high")
+
+
+def _model_name(model: str | None) -> str:
+    if model and "://" in model:
+        protocol, _, rest = model.partition("://")
+        name = unquote(rest.split("?", 1)[0].split("#", 1)[0])
+        if protocol == "anthropic" and name:
+            return name
+        raise ProviderError(f"{protocol} URI must include a model name", kind="bad_request")
+    if not model:
+        raise ProviderError("anthropic URI must include a model name", kind="bad_request")
+    return model
+
+
+class AnthropicAdapter:
+    name = "anthropic"
+    description = "Anthropic Messages API through the official SDK (pip install 'promptwire[anthropic]')"
+
+    def __init__(self, *, api_key: str | None = None, base_url: str | None = None) -> None:
+        self.api_key = api_key
+        self.base_url = base_url
+
+    def build_request(
+        self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
+    ) -> ProviderRequest:
+        notes: list[str] = []
+        max_tokens = config.max_output.output_tokens if config.max_output is not None else DEFAULT_MAX_TOKENS
+        if config.max_output is None:
+            notes.append(f"max_tokens {DEFAULT_MAX_TOKENS}: Anthropic requires a limit and the generate set none")
+        kwargs: dict[str, Any] = {"model": _model_name(model), "max_tokens": max_tokens}
+        system, turns = _split_system(rendered.messages, notes)
+        if system:
+            kwargs["system"] = system
+        kwargs["messages"] = turns
+        output_config: dict[str, Any] = {}
+        if config.think is True or config.think == "auto":
+            kwargs["thinking"] = {"type": "adaptive"}
+        elif config.think in _LEVELS:
+            kwargs["thinking"] = {"type": "adaptive"}
+            output_config["effort"] = config.think
+        if contract is not None:
+            output_config["format"] = {"type": "json_schema", "schema": contract.json_schema}
+        if output_config:
+            kwargs["output_config"] = output_config
+        if config.temperature is not None:
+            notes.append(
+                f"temperature {config.temperature} dropped: the Anthropic API and SDK no longer accept sampling parameters"
+            )
+        if rendered.tools:
+            kwargs["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": t.parameters or {"type": "object"}}
+                for t in rendered.tools
+            ]
+            notes.extend(
+                f"tool {t.name!r}: Anthropic tools have no place for what a tool returns; 'returns' left out"
+                for t in rendered.tools
+                if t.returns is not None
+            )
+        return ProviderRequest(kwargs, tuple(notes))
+
+    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
+        import anthropic
+
+        api_key = self.api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not api_key:
+            raise ProviderError("ANTHROPIC_API_KEY is required for anthropic:// models", kind="auth")
+        base_url = (self.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout or 30.0)
+        try:
+            return client.messages.create(**request.kwargs)
+        except anthropic.APITimeoutError:
+            raise ProviderError(
+                f"LLM provider request timed out after {timeout}s: {base_url}/v1/messages",
+                kind="timeout",
+                retryable=True,
+            ) from None
+        except anthropic.APIConnectionError as exc:
+            raise ProviderError(f"LLM provider request failed: {exc}", kind="connection", retryable=True) from None
+        except anthropic.APIStatusError as exc:
+            raise _status_error(exc) from None
+        except json.JSONDecodeError as exc:
+            raise ProviderError(f"LLM provider returned invalid JSON response: {exc}", kind="bad_response") from None
+
+    def parse_reply(self, raw: Any) -> Reply:
+        blocks = getattr(raw, "content", None)
+        if not isinstance(blocks, list):
+            raise ProviderError("Anthropic response is missing content", kind="bad_response")
+        texts = [block.text for block in blocks if block.type == "text"]
+        thinking = [block.thinking for block in blocks if block.type == "thinking"]
+        calls = tuple(
+            ToolCall(name=block.name, id=block.id, arguments=dict(block.input or {}))
+            for block in blocks
+            if block.type == "tool_use"
+        )
+        usage = raw.usage.model_dump() if getattr(raw, "usage", None) is not None else None
+        return Reply(
+            text="".join(texts),
+            raw=raw,
+            reasoning="".join(thinking) or None,
+            usage=usage,
+            finish_reason=raw.stop_reason,
+            tool_calls=calls,
+        )
+
+
+def _split_system(messages: tuple[Message, ...], notes: list[str]) -> tuple[str, list[dict[str, Any]]]:
+    """The leading system and developer text as ``system``; the rest as Anthropic turns."""
+    system: list[str] = []
+    turns: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        if message.role in ("system", "developer") and not turns:
+            if message.role == "developer":
+                notes.append(f"messages[{index}]: developer text is sent as part of the system prompt")
+            system.append(_plain_text(message, index, notes))
+            continue
+        if message.role == "tool":
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": message.tool_call_id,
+                "content": _plain_text(message, index, notes),
+            }
+            if message.is_error:
+                block["is_error"] = True
+            if turns and turns[-1]["role"] == "user" and _is_tool_results(turns[-1]):
+                turns[-1]["content"].append(block)
+            else:
+                turns.append({"role": "user", "content": [block]})
+            continue
+        role = message.role if message.role in ("user", "assistant") else "user"
+        if role != message.role:
+            notes.append(f"messages[{index}]: role {message.role!r} has no Anthropic turn; sent as a user turn")
+        content: Any = message.content if isinstance(message.content, str) else _blocks(message.content, index, notes)
+        if message.tool_calls:
+            blocks: list[dict[str, Any]] = (
+                [{"type": "text", "text": content}] if isinstance(content, str) and content else []
+            )
+            if isinstance(content, list):
+                blocks = content
+            blocks += [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in message.tool_calls
+            ]
+            content = blocks
+        turns.append({"role": role, "content": content})
+    return "\n\n".join(system), turns
+
+
+def _is_tool_results(turn: dict[str, Any]) -> bool:
+    content = turn["content"]
+    return isinstance(content, list) and all(block.get("type") == "tool_result" for block in content)
+
+
+def _plain_text(message: Message, index: int, notes: list[str]) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    texts = [part["text"] for part in message.content if part.get("type") == "text"]
+    if len(texts) != len(message.content):
+        notes.append(f"messages[{index}]: only the text parts of this message can go here; the others are left out")
+    return "\n".join(texts)
+
+
+def _blocks(parts: list[dict[str, Any]], index: int, notes: list[str]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for position, part in enumerate(parts):
+        kind = part.get("type")
+        if kind == "text":
+            blocks.append({"type": "text", "text": part["text"]})
+        elif kind == "image_url":
+            url = part["image_url"]["url"]
+            blocks.append({"type": "image", "source": _source(url)})
+        elif kind == "file" and str(part["file"].get("file_data", "")).startswith("data:"):
+            blocks.append({"type": "document", "source": _source(part["file"]["file_data"])})
+        else:
+            notes.append(f"messages[{index}].content[{position}]: Anthropic cannot carry this {kind} part; left out")
+    return blocks
+
+
+def _source(url: str) -> dict[str, Any]:
+    if url.startswith("data:") and ";base64," in url:
+        media_type, data = url[5:].split(";base64,", 1)
+        return {"type": "base64", "media_type": media_type, "data": data}
+    return {"type": "url", "url": url}
+
+
+def _status_error(exc: Any) -> ProviderError:
+    status = exc.status_code
+    kind, retryable = {
+        400: ("bad_request", False),
+        401: ("auth", False),
+        402: ("quota", False),
+        403: ("auth", False),
+        404: ("not_found", False),
+        408: ("timeout", True),
+        409: ("conflict", True),
+        413: ("bad_request", False),
+        422: ("bad_request", False),
+        429: ("rate_limit", True),
+    }.get(status, ("server", True) if status >= 500 else ("bad_request", False))
+    detail = json.dumps(exc.body, ensure_ascii=False) if exc.body is not None else str(exc)
+    return ProviderError(
+        f"LLM provider request failed ({status}): {detail}", kind=kind, status=status, retryable=retryable
+    )
+
+
+adapter = AnthropicAdapter()

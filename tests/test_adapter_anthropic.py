@@ -1,0 +1,126 @@
+"""The anthropic adapter: the request built from a render, and the real SDK client over real HTTP."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from provider_servers import fake_provider
+
+from promptwire import PluginHost, Prompt
+from promptwire.adapters.anthropic import AnthropicAdapter
+from promptwire.core.errors import ProviderError
+from promptwire.core.generate import ModelCall, generate
+from promptwire.renderers.agentscript import renderer, shape_contract
+
+HOST = PluginHost(entry_points=False)
+
+
+def _prompt(**config: object) -> Prompt:
+    return Prompt(
+        identity={"role": "Checker", "description": "Check."},
+        instruction="Check.",
+        output=shape_contract({"ok": "boolean"}),
+        config=config,
+    )
+
+
+def test_the_request_follows_the_messages_api_and_notes_what_it_drops() -> None:
+    prompt = _prompt(temperature=0.7, think="high")
+    request = AnthropicAdapter().build_request(
+        renderer.render(prompt), prompt.config, prompt.output, "anthropic://claude-sonnet-4-0"
+    )
+    assert list(request.kwargs) == ["model", "max_tokens", "system", "messages", "thinking", "output_config"]
+    assert request.kwargs["model"] == "claude-sonnet-4-0"
+    assert request.kwargs["max_tokens"] == 1024
+    assert request.kwargs["system"] == "You are Checker.\nCheck."
+    assert request.kwargs["messages"][0]["role"] == "user"
+    assert request.kwargs["thinking"] == {"type": "adaptive"}
+    assert request.kwargs["output_config"] == {
+        "effort": "high",
+        "format": {"type": "json_schema", "schema": prompt.output.json_schema},  # type: ignore[union-attr]
+    }
+    assert "temperature" not in request.kwargs
+    assert [note.split(":")[0] for note in request.notes] == ["max_tokens 1024", "temperature 0.7 dropped"]
+
+
+def test_tool_calls_and_results_become_blocks_and_images_sources() -> None:
+    prompt = Prompt(
+        instruction="Weather?",
+        attachments=[
+            {"type": "image", "data": "QUJD", "media_type": "image/png"},
+            {"type": "image", "url": "https://x/a.png"},
+        ],
+        tools=[{"name": "weather", "parameters": {"type": "object"}}],
+        tool_calls=[{"name": "weather", "id": "t1", "arguments": {"city": "Oslo"}}, {"name": "weather", "id": "t2"}],
+        tool_results=[{"call_id": "t1", "content": "3 C"}, {"call_id": "t2", "content": "down", "is_error": True}],
+    )
+    request = AnthropicAdapter().build_request(HOST.renderer("messages").render(prompt), prompt.config, None, "claude")
+    user, assistant, results = request.kwargs["messages"]
+    assert user["content"][1:] == [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "QUJD"}},
+        {"type": "image", "source": {"type": "url", "url": "https://x/a.png"}},
+    ]
+    assert assistant == {
+        "role": "assistant",
+        "content": [
+            {"type": "tool_use", "id": "t1", "name": "weather", "input": {"city": "Oslo"}},
+            {"type": "tool_use", "id": "t2", "name": "weather", "input": {}},
+        ],
+    }
+    assert results == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "3 C"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "down", "is_error": True},
+        ],
+    }
+    assert request.kwargs["tools"] == [{"name": "weather", "description": "", "input_schema": {"type": "object"}}]
+
+
+def test_a_generate_over_real_http_reads_text_thinking_and_usage() -> None:
+    with fake_provider() as server:
+        calls: list[ModelCall] = []
+        adapter = AnthropicAdapter(api_key="test-key", base_url=server.root)
+        result = generate(
+            _prompt(max_output=200), render=renderer.render, adapter=adapter, model="ok", on_call=calls.append
+        )
+        assert result.value == {"ok": True}
+        (sent,) = server.requests
+        assert sent["max_tokens"] == 200 and sent["system"] == "You are Checker.\nCheck."
+        assert "temperature" not in sent
+        assert server.headers[0]["authorization"] == "Bearer test-key"
+    reply = calls[0].reply
+    assert reply is not None
+    assert (reply.reasoning, reply.finish_reason, reply.usage["output_tokens"]) == ("Easy.", "end_turn", 3)
+
+
+@pytest.mark.parametrize(
+    ("model", "kind", "retryable"),
+    [("e401", "auth", False), ("e402", "quota", False), ("e429", "rate_limit", True), ("e529", "server", True)],
+)
+def test_errors_say_what_they_are_after_one_request(model: str, kind: str, retryable: bool) -> None:
+    with fake_provider() as server:
+        adapter = AnthropicAdapter(api_key="test-key", base_url=server.root)
+        with pytest.raises(ProviderError) as caught:
+            generate(_prompt(), render=renderer.render, adapter=adapter, model=model)
+        assert len(server.requests) == 1
+    assert (caught.value.kind, caught.value.retryable) == (kind, retryable)
+
+
+def test_a_timeout_a_refused_connection_and_a_missing_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    with fake_provider() as server:
+        adapter = AnthropicAdapter(api_key="test-key", base_url=server.root)
+        with pytest.raises(ProviderError) as slow:
+            generate(_prompt(), render=renderer.render, adapter=adapter, model="slow", timeout=0.2)
+    assert slow.value.kind == "timeout"
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    refused = AnthropicAdapter(api_key="test-key", base_url=f"http://127.0.0.1:{port}")
+    with pytest.raises(ProviderError) as caught:
+        generate(_prompt(), render=renderer.render, adapter=refused, model="ok")
+    assert caught.value.kind == "connection"
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(ProviderError, match="ANTHROPIC_API_KEY is required for anthropic:// models"):
+        generate(_prompt(), render=renderer.render, adapter=AnthropicAdapter(), model="anthropic://claude")
