@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from ..core.errors import FieldError, PromptwireError, SourceError
+from ..core.errors import FieldError, PromptwireError, ProviderError, SourceError
 from ..core.rendered import warning_lines
 from ..plugins.manager import default_host
 from .prompt_files import DEFAULT_MAX_BYTES, decode, parse_data, read_limited
@@ -109,6 +109,14 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument("--function", help="the entry agent's function (default: its main func)")
     render.add_argument(
         "--responses", metavar="FILE", help="canned model replies, a JSON array used in order (then mock values)"
+    )
+    render.add_argument(
+        "--provider", help="send a program's model calls to this adapter (openai, anthropic, ollama; default offline)"
+    )
+    render.add_argument("--model", help="the model name to ask for instead of the program's own")
+    render.add_argument("--timeout", type=float, metavar="SECONDS", help="per request (default 30)")
+    render.add_argument(
+        "--dry-run", action="store_true", help="with --provider: build every request, send nothing, answer offline"
     )
     render.add_argument("--strict", action="store_true", help="fail when the format cannot express a field")
     render.add_argument(
@@ -207,6 +215,10 @@ def _program_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
         ("--agent", args.agent),
         ("--function", args.function),
         ("--responses", args.responses),
+        ("--provider", args.provider),
+        ("--model", args.model),
+        ("--timeout", args.timeout),
+        ("--dry-run", True if args.dry_run else None),
     ]
 
 
@@ -231,25 +243,42 @@ def _run_program(args: argparse.Namespace) -> int:
     host = default_host()
     if "layout" in options:
         options["layout"] = host.renderer(str(options["layout"]))
-    result = run(
-        source,
-        input_value,
-        responses=responses,
-        format=args.format,
-        options=options,
-        agent=args.agent,
-        function=args.function,
-        host=host,
-        path=label,
-        debug=sys.stderr,
-    )
+    provider = args.provider or "offline"
+    if args.dry_run and provider == "offline":
+        _usage_error("--dry-run needs --provider (openai, anthropic or ollama)")
+    try:
+        host.adapter(provider)
+    except PromptwireError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        result = run(
+            source,
+            input_value,
+            adapter=provider,
+            model=args.model,
+            dry_run=args.dry_run,
+            timeout=args.timeout,
+            responses=responses,
+            format=args.format,
+            options=options,
+            agent=args.agent,
+            function=args.function,
+            host=host,
+            path=label,
+            debug=sys.stderr,
+        )
+    except ProviderError as exc:
+        status = f" {exc.status}" if exc.status is not None else ""
+        raise CliError(f"ProviderError [{exc.kind}] {provider}{status}: {exc}") from None
     seen: set[str] = set()
     for call in result.calls:
         for line in warning_lines(call.rendered.warnings):
             if line not in seen:
                 seen.add(line)
                 error_line(f"warning: {line}")
-    if args.output == "trace":
+    if args.dry_run and args.output == "json":
+        write_output(json_text([call.request_dict() for call in result.calls]) + "\n")
+    elif args.output == "trace":
         from ..renderers.agentscript.jsjson import pretty
 
         # As the reference CLI prints it: JSON.stringify(result, null, 2).
@@ -262,13 +291,17 @@ def _run_program(args: argparse.Namespace) -> int:
                 raise CliError(f"format {args.format!r} has no single-string form; use --output display or json")
         write_output("".join(call.rendered.text or "" for call in result.calls))
     else:
-        write_output(
-            "".join(
-                f"=== {call.site} agent {call.site.agent} attempt {call.attempt} ===\n{call.rendered.display()}"
-                for call in result.calls
-            )
-        )
+        write_output("".join(_call_block(call, args.dry_run) for call in result.calls))
     return 0
+
+
+def _call_block(call: Any, dry_run: bool) -> str:
+    block = f"=== {call.site} agent {call.site.agent} attempt {call.attempt} ===\n{call.rendered.display()}"
+    if dry_run:
+        request = call.request_dict()
+        block += f"--- request: {request['provider']} {request['model']} ---\n{json_text(request['body'])}\n"
+        block += "".join(f"note: {note}\n" for note in request["notes"])
+    return block
 
 
 def _program_input(args: argparse.Namespace) -> Any:

@@ -166,6 +166,7 @@ class Interpreter:
     debug: IO[str] | None = None
     tool_scheme: Callable[[str], ToolScheme] | None = None
     workspace: Path = field(default_factory=Path.cwd)
+    timeout: float | None = None
     trace: list[dict[str, Any]] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict)
     _depth: int = 0
@@ -579,6 +580,7 @@ class Interpreter:
                 on_call=self._reporter(site),
                 debug=self.debug,
                 agent=agent_name,
+                timeout=self.timeout,
             )
         except (ResultError, NotJsonError) as exc:
             start = expr.span.start

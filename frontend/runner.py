@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..core.generate import ModelCall
+from ..core.generate import ModelCall, ProviderRequest
 from ..core.prompt import Prompt
 from ..core.rendered import RenderedPrompt
 from ..plugins.manager import PluginHost, default_host
 from .interpreter import Interpreter, Site, json_of
 from .language import ensure_valid, parse
 from .loader import with_imported_agents
+from .providers import DryRun, Targeted
 
 __all__ = ["ProgramCall", "RunResult", "run"]
 
@@ -26,6 +27,21 @@ class ProgramCall:
     attempt: int
     prompt: Prompt
     rendered: RenderedPrompt
+    provider: str = "offline"
+    request: ProviderRequest | None = None
+
+    def request_dict(self) -> dict[str, Any]:
+        """The request of a dry run: what would be sent, where, and the notes."""
+        request = self.request or ProviderRequest({})
+        return {
+            "site": str(self.site),
+            "agent": self.site.agent,
+            "attempt": self.attempt,
+            "provider": self.provider,
+            "model": request.kwargs.get("model"),
+            "body": dict(request.kwargs),
+            "notes": list(request.notes),
+        }
 
     def to_dict(self) -> dict[str, Any]:
         schema = self.prompt.output.json_schema if self.prompt.output is not None else None
@@ -54,6 +70,9 @@ def run(
     input: Any = None,
     *,
     adapter: str = "offline",
+    model: str | None = None,
+    dry_run: bool = False,
+    timeout: float | None = None,
     responses: Iterable[Any] | None = None,
     format: str = "agentscript",
     options: Mapping[str, Any] | None = None,
@@ -68,7 +87,9 @@ def run(
     """Parse, check and run a program offline (by default), recording every model call.
 
     ``source_or_path`` is a ``Path`` (read as UTF-8) or the program text (``path`` then names it in
-    errors and locates its imports). ``responses`` are canned model replies used in order;
+    errors and locates its imports). ``adapter`` names the provider (``model`` replaces the program's
+    model name); with ``dry_run`` every request is built but answered offline. ``responses`` are
+    canned model replies used in order (offline and dry runs);
     ``options`` go to the chosen format's renderer for each call; tool and memory schemes work
     inside ``workspace`` (the current directory by default).
     """
@@ -79,9 +100,13 @@ def run(
         source = source_or_path
     host = host or default_host()
     program = ensure_valid(with_imported_agents(parse(source, path, label_rule=label_rule), label_rule=label_rule))
-    model_adapter = host.adapter(adapter)
+    offline = host.adapter("offline")
     if responses is not None:
-        model_adapter = model_adapter.with_responses(responses)
+        offline = offline.with_responses(responses)
+    model_adapter: Any = offline
+    if adapter != "offline":
+        target = Targeted(host.adapter(adapter), adapter, model)
+        model_adapter = DryRun(target, offline) if dry_run else target
     renderer = host.renderer(format)
     calls: list[ProgramCall] = []
 
@@ -90,7 +115,7 @@ def run(
             rendered = call.rendered
         else:
             rendered = renderer.render(call.prompt, **(options or {}))
-        calls.append(ProgramCall(site, call.attempt, call.prompt, rendered))
+        calls.append(ProgramCall(site, call.attempt, call.prompt, rendered, adapter, call.request))
 
     interpreter = Interpreter(
         program,
@@ -100,6 +125,7 @@ def run(
         debug=debug,
         tool_scheme=host.tool_scheme,
         workspace=Path.cwd() if workspace is None else Path(workspace),
+        timeout=timeout,
     )
     value = interpreter.run(input, agent=agent, function=function)
     return RunResult(value, interpreter.trace, calls)

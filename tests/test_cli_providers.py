@@ -1,0 +1,88 @@
+"""asrender FILE.as --provider: dry runs that send nothing, real calls over HTTP, one-line failures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from provider_servers import fake_provider
+
+from promptwire.frontend.cli import main
+
+TC09 = Path(__file__).parent / "data" / "as" / "valid" / "tc09_retry.as"
+INPUT = '{"text": "Buy now!!!"}'
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "ollama"])
+def test_a_dry_run_shows_every_request_and_answers_offline(provider: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, str(TC09), "--input", INPUT, "--provider", provider, "--dry-run", "-O", "json")
+    assert (code, err) == (0, "")
+    (call,) = json.loads(out)
+    assert list(call) == ["site", "agent", "attempt", "provider", "model", "body", "notes"]
+    assert (call["provider"], call["model"]) == (provider, "gpt-4o-mini")  # the program's model, retargeted
+    assert call["body"]["model"] == "gpt-4o-mini"
+
+
+def test_model_replaces_the_programs_model(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(
+        capsys, str(TC09), "--input", INPUT, "--provider", "ollama", "--model", "qwen3.6", "--dry-run", "-O", "json"
+    )
+    assert code == 0
+    assert json.loads(out)[0]["body"]["model"] == "qwen3.6"
+
+
+def test_a_dry_run_imports_no_sdk() -> None:
+    code = (
+        "import sys; from promptwire.frontend.cli import main; "
+        f"main([{str(TC09)!r}, '--input', {INPUT!r}, '--provider', 'openai', '--dry-run', '-O', 'json']); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'openai', 'anthropic', 'ollama', 'httpx'}), "
+        "file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stderr.strip() == "[]"
+
+
+def test_a_real_call_over_http_and_a_failure_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    program = tmp_path / "ok.as"
+    program.write_text(
+        'import llm M from "openai://ok"\nmain agent A {\n    model M\n    role "R"\n    description "D"\n'
+        '    main func(input) {\n        generate({ input: "x" }) -> {\n            ok boolean\n        }\n    }\n}\n',
+        encoding="utf-8",
+    )
+    with fake_provider() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-key")
+        code, out, err = _run(capsys, str(program), "--provider", "openai", "-O", "trace")
+        assert (code, err) == (0, "")
+        assert json.loads(out)["value"] == {"ok": True}
+        code, out, err = _run(capsys, str(program), "--provider", "openai", "--model", "e429q")
+    assert (code, out) == (1, "")
+    assert err.startswith("asrender: ProviderError [quota] openai 429: LLM provider request failed (429): ")
+    assert err.count("\n") == 1
+    assert "sk-secret-key" not in err
+
+
+def test_provider_options_are_refused_for_prompt_files_and_dry_run_needs_a_provider(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    prompt = tmp_path / "p.yaml"
+    prompt.write_text("instruction: hi\n", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        main([str(prompt), "--provider", "openai"])
+    assert "--provider apply to .as programs only" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([str(TC09), "--dry-run"])
+    assert "--dry-run needs --provider" in capsys.readouterr().err
+    code, _, err = _run(capsys, str(TC09), "--provider", "nope")
+    assert code == 1 and "unknown adapter 'nope'" in err
