@@ -24,7 +24,10 @@ from .core import (
     RenderedPrompt,
     Section,
 )
+from .core.errors import FieldError as _FieldError
 from .core.errors import UnsupportedFieldsWarning
+from .core.generate import GenerateResult, ProviderRequest
+from .core.generate import generate as _run_generate
 from .core.rendered import RenderWarning, warning_lines
 from .core.validation import validate_model
 from .plugins import PluginHost, default_host, hookimpl
@@ -44,6 +47,8 @@ __all__ = [
     "RenderWarning",
     "RenderedPrompt",
     "Section",
+    "build_request",
+    "generate",
     "hookimpl",
     "render",
     "renderers_available",
@@ -72,6 +77,62 @@ def render(
     for line in warning_lines(result.warnings):
         warnings.warn(line, UnsupportedFieldsWarning, stacklevel=2)
     return result
+
+
+def build_request(
+    prompt: Prompt | RenderedPrompt | Mapping[str, Any],
+    provider: str = "offline",
+    model: str | None = None,
+    *,
+    format: str = "agentscript",
+    host: PluginHost | None = None,
+) -> ProviderRequest:
+    """The request ``provider`` would send for ``prompt`` (rendered in ``format``), sending nothing.
+
+    A :class:`RenderedPrompt` is used as it is, with default generation options and its own output
+    contract. ``request.kwargs`` is the SDK call's keyword arguments; ``request.notes`` says what
+    the adapter dropped or changed.
+    """
+    host = host or default_host()
+    if isinstance(prompt, RenderedPrompt):
+        direct: ProviderRequest = host.adapter(provider).build_request(prompt, GenerateConfig(), prompt.output, model)
+        return direct
+    model_prompt = validate_model(Prompt, prompt, root="prompt")
+    rendered = host.renderer(format).render(model_prompt)
+    request: ProviderRequest = host.adapter(provider).build_request(
+        rendered, model_prompt.config, model_prompt.output, model
+    )
+    return request
+
+
+def generate(
+    prompt: Prompt | Mapping[str, Any],
+    provider: str = "offline",
+    model: str | None = None,
+    *,
+    format: str = "agentscript",
+    host: PluginHost | None = None,
+    timeout: float | None = None,
+    responses: list[Any] | None = None,
+    **config: Any,
+) -> GenerateResult:
+    """Ask ``provider`` for the prompt's output: attempts, the repair text, coercion and validation
+    as an AgentScript ``generate`` does. ``config`` overrides the prompt's generation options
+    (``attempts=3``, ``temperature=0.2``...); ``responses`` are canned replies for the offline
+    adapter. The result holds the value and every attempt's request and reply.
+    """
+    host = host or default_host()
+    model_prompt = validate_model(Prompt, prompt, root="prompt")
+    if config:
+        merged = {**model_prompt.config.model_dump(exclude_unset=True), **config}
+        model_prompt = model_prompt.model_copy(update={"config": validate_model(GenerateConfig, merged, root="config")})
+    adapter = host.adapter(provider)
+    if responses is not None:
+        if provider != "offline":
+            raise _FieldError("responses", "canned replies are for the offline adapter")
+        adapter = adapter.with_responses(responses)
+    renderer = host.renderer(format)
+    return _run_generate(model_prompt, render=renderer.render, adapter=adapter, model=model, timeout=timeout)
 
 
 def renderers_available(host: PluginHost | None = None) -> tuple[str, ...]:

@@ -588,11 +588,22 @@ class Interpreter:
         self.trace.append(self._generate_event(prompt, result.value, result.attempts, agent_name, model, result))
         return result.value
 
-    def _reporter(self, site: Site) -> Callable[[ModelCall], None] | None:
-        on_call = self.on_call
-        if on_call is None:
-            return None
-        return lambda call: on_call(site, call)
+    def _reporter(self, site: Site) -> Callable[[ModelCall], None]:
+        """Each attempt goes to ``on_call``; what the adapter changed on the way to the wire (its
+        notes) goes into the trace, and to the debug stream when the generate asks for debug."""
+
+        def report(call: ModelCall) -> None:
+            notes = list(call.request.notes)
+            if notes:
+                self.trace.append(
+                    {"kind": "notes", "data": {"site": str(site), "attempt": call.attempt, "notes": notes}}
+                )
+                if call.prompt.config.debug and self.debug is not None:
+                    self.debug.write("".join(f"note: {note}\n" for note in notes))
+            if self.on_call is not None:
+                self.on_call(site, call)
+
+        return report
 
     def _option(self, options: Any, key: str, scope: _Scope, default: Any) -> Any:
         prop = options.get(key)

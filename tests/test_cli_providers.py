@@ -86,3 +86,18 @@ def test_provider_options_are_refused_for_prompt_files_and_dry_run_needs_a_provi
     assert "--dry-run needs --provider" in capsys.readouterr().err
     code, _, err = _run(capsys, str(TC09), "--provider", "nope")
     assert code == 1 and "unknown adapter 'nope'" in err
+
+
+def test_what_an_adapter_changed_is_in_the_trace(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    program = tmp_path / "warm.as"
+    program.write_text(
+        'import llm M from "anthropic://claude"\nmain agent A {\n    model M\n    role "R"\n    description "D"\n'
+        '    main func(input) {\n        generate({ input: "x", temperature: 0.5, debug: true })\n    }\n}\n',
+        encoding="utf-8",
+    )
+    code, out, err = _run(capsys, str(program), "--provider", "anthropic", "--dry-run", "-O", "trace")
+    assert code == 0
+    notes = [event for event in json.loads(out)["trace"] if event["kind"] == "notes"]
+    assert [note["data"]["site"] for note in notes] == [f"{program}:7:9"]
+    assert any(text.startswith("temperature 0.5 dropped") for text in notes[0]["data"]["notes"])
+    assert "note: temperature 0.5 dropped" in err  # debug: true also shows them on stderr

@@ -207,3 +207,21 @@ def test_debug_writes_each_attempt_before_the_call() -> None:
 
 def test_a_reply_with_a_value_skips_text_parsing() -> None:
     assert Reply(text=None, value=[1], has_value=True).value == [1]
+
+
+def test_the_python_api_generates_and_builds_requests() -> None:
+    import promptwire
+
+    prompt = {"instruction": "Classify.", "output": shape_contract({"label": "string"})}
+    result = promptwire.generate(prompt, responses=["nope", '{"label": "ok"}'], attempts=2, host=HOST)
+    assert (result.value, result.attempts) == ({"label": "ok"}, 2)
+    request = promptwire.build_request(prompt, "openai", "gpt-4o", host=HOST)
+    assert list(request.kwargs) == ["model", "messages", "response_format"]
+    rendered = promptwire.render(prompt, "messages", host=HOST)
+    assert rendered.output is not None
+    assert (
+        promptwire.build_request(rendered, "ollama", "llama3", host=HOST).kwargs["format"]
+        == rendered.output.json_schema
+    )
+    with pytest.raises(promptwire.FieldError, match=r"config\.attempts"):
+        promptwire.generate(prompt, attempts=0, host=HOST)
