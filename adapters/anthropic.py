@@ -141,6 +141,12 @@ def _split_system(messages: tuple[Message, ...], notes: list[str]) -> tuple[str,
                 notes.append(f"messages[{index}]: developer text is sent as part of the system prompt")
             system.append(_plain_text(message, index, notes))
             continue
+        if message.role == "tool" and message.tool_call_id is None:
+            notes.append(
+                f"messages[{index}]: a tool turn that answers no call has no tool_result form; sent as user text"
+            )
+            turns.append({"role": "user", "content": _plain_text(message, index, notes)})
+            continue
         if message.role == "tool":
             block: dict[str, Any] = {
                 "type": "tool_result",

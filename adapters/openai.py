@@ -128,8 +128,14 @@ class OpenAIAdapter:
 
 
 def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
-    data: dict[str, Any] = {"role": message.role, "content": message.content}
-    if message.name is not None:
+    role = message.role
+    if role == "tool" and message.tool_call_id is None:
+        notes.append(f"messages[{index}]: a tool turn that answers no call needs a tool_call_id; sent as a user turn")
+        role = "user"
+    data: dict[str, Any] = {"role": role, "content": message.content}
+    if message.name is not None and role == "tool":
+        notes.append(f"messages[{index}]: OpenAI tool messages have no name; the tool is known by its call id")
+    elif message.name is not None:
         data["name"] = message.name
     if message.tool_calls:
         data["tool_calls"] = [
