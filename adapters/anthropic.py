@@ -47,6 +47,7 @@ class AnthropicAdapter:
     def __init__(self, *, api_key: str | None = None, base_url: str | None = None) -> None:
         self.api_key = api_key
         self.base_url = base_url
+        self._clients: dict[tuple[str, str, float], Any] = {}  # one client (and connection pool) each
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -93,7 +94,12 @@ class AnthropicAdapter:
         if not api_key:
             raise ProviderError("ANTHROPIC_API_KEY is required for anthropic:// models", kind="auth")
         base_url = (self.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout or 30.0)
+        key = (api_key, base_url, timeout or 30.0)
+        client = self._clients.get(key)
+        if client is None:  # building a client costs ~20 ms (TLS context, pool): once per setting
+            client = self._clients[key] = anthropic.Anthropic(
+                api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout or 30.0
+            )
         try:
             return client.messages.create(**request.kwargs)
         except anthropic.APITimeoutError:

@@ -50,6 +50,7 @@ class OllamaAdapter:
 
     def __init__(self, *, host: str | None = None) -> None:
         self.host = host
+        self._clients: dict[tuple[str, float], Any] = {}  # one client (and connection pool) each
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -92,7 +93,10 @@ class OllamaAdapter:
         import pydantic
 
         host = request.endpoint or self.host or DEFAULT_HOST
-        client = ollama.Client(host=host, timeout=timeout or 30.0)
+        key = (host, timeout or 30.0)
+        client = self._clients.get(key)
+        if client is None:  # building a client costs ~20 ms (TLS context, pool): once per setting
+            client = self._clients[key] = ollama.Client(host=host, timeout=timeout or 30.0)
         try:
             return client.chat(**request.kwargs)
         except ollama.ResponseError as exc:

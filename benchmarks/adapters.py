@@ -1,0 +1,85 @@
+"""promptwire's per-call overhead over a bare SDK call, against a local fake provider.
+
+For each adapter: N calls made with the SDK directly (one client, the same request body), and N
+calls through ``promptwire.core.generate`` (render, build the request, send with the SDK, parse the
+reply, check it against the contract), alternating in rounds on the same server; prints the median
+time per call of each and the ratio. Target (issue 8): at most 1.10.
+
+Run from the repository root: ``python benchmarks/adapters.py [CALLS]``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from provider_servers import fake_provider
+
+from promptwire import Prompt
+from promptwire.adapters.anthropic import AnthropicAdapter
+from promptwire.adapters.ollama import OllamaAdapter
+from promptwire.adapters.openai import OpenAIAdapter
+from promptwire.core.generate import generate
+from promptwire.renderers.agentscript import renderer, shape_contract
+
+PROMPT = Prompt(
+    identity={"role": "Checker", "description": "Check."},
+    context=[{"value": {"rows": list(range(50))}, "label": "data"}],
+    instruction="Check.",
+    output=shape_contract({"ok": "boolean"}),
+    config={"max_output": 100},
+)
+
+
+def _median_per_call(run: Callable[[], object], calls: int) -> float:
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    calls = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    import anthropic
+    import ollama
+    import openai
+
+    with fake_provider() as server:
+        adapters = {
+            "openai": OpenAIAdapter(api_key="k", base_url=server.base_url),
+            "anthropic": AnthropicAdapter(api_key="k", base_url=server.root),
+            "ollama": OllamaAdapter(host=server.root),
+        }
+        clients: dict[str, Callable[..., object]] = {
+            "openai": openai.OpenAI(api_key="k", base_url=server.base_url, max_retries=0).chat.completions.create,
+            "anthropic": anthropic.Anthropic(api_key="k", base_url=server.root, max_retries=0).messages.create,
+            "ollama": ollama.Client(host=server.root, timeout=30).chat,
+        }
+        print(f"{'adapter':<10} {'bare SDK ms':>12} {'promptwire ms':>14} {'ratio':>6}")
+        for name, adapter in adapters.items():
+            request = adapter.build_request(renderer.render(PROMPT), PROMPT.config, PROMPT.output, "ok")
+            create = clients[name]
+            bare, ours = [], []
+            for _ in range(5):  # alternate rounds so drift hits both sides alike
+                bare.append(
+                    _median_per_call(lambda create=create, request=request: create(**request.kwargs), calls // 5)
+                )
+                ours.append(
+                    _median_per_call(
+                        lambda adapter=adapter: generate(PROMPT, render=renderer.render, adapter=adapter, model="ok"),
+                        calls // 5,
+                    )
+                )
+            b, o = statistics.median(bare), statistics.median(ours)
+            print(f"{name:<10} {1000 * b:12.3f} {1000 * o:14.3f} {o / b:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
