@@ -1,7 +1,8 @@
 """A fake provider on 127.0.0.1 that speaks the providers' wire protocols, for tests of the real SDK
 clients over real HTTP. Its behaviour is chosen by the request's ``model`` name: ``ok`` answers,
 ``eNNN`` answers with that HTTP status (``e429q``: insufficient quota), ``slow`` sleeps past the
-client's timeout, ``garbage`` sends a body that is not JSON. Every request body is recorded."""
+client's timeout, ``garbage`` sends a body that is not JSON, ``html502`` a proxy's HTML error page,
+``truncated`` half a body before closing the connection. Every request body is recorded."""
 
 from __future__ import annotations
 
@@ -92,6 +93,17 @@ def fake_provider() -> Iterator[FakeProvider]:
             if model == "garbage":
                 self._send_bytes(200, b"not json", "application/json")
                 return
+            if model == "html502":
+                self._send_bytes(502, b"<html><body>Bad gateway</body></html>", "text/html")
+                return
+            if model == "truncated":  # the connection closes before the promised body is complete
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", "500")
+                self.end_headers()
+                self.wfile.write(b'{"id": "chatcmpl-1", "choi')
+                self.close_connection = True
+                return
             routes = {"/api/chat": _ollama_chat, "/v1/messages": _anthropic_message}
             reply = state.reply or routes.get(self.path, _chat_completion)
             self._send(200, reply(body))
@@ -108,7 +120,7 @@ def fake_provider() -> Iterator[FakeProvider]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     state.root = f"http://127.0.0.1:{server.server_address[1]}"
     state.base_url = f"{state.root}/v1"

@@ -15,7 +15,7 @@ from promptwire import PluginHost, Prompt
 from promptwire.adapters.offline import OfflineAdapter
 from promptwire.adapters.openai import OpenAIAdapter, model_name
 from promptwire.core.errors import ProviderError
-from promptwire.core.generate import ModelCall, generate
+from promptwire.core.generate import ModelCall, NotJsonError, generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 
 HOST = PluginHost(entry_points=False)
@@ -205,3 +205,35 @@ def test_the_adapter_is_registered_and_its_sdk_is_imported_only_to_send() -> Non
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("model", "kind", "retryable"),
+    [("e403", "auth", False), ("html502", "server", True), ("truncated", "connection", True)],
+)
+def test_a_forbidden_key_a_proxy_page_and_a_truncated_body(model: str, kind: str, retryable: bool) -> None:
+    with fake_provider() as server:
+        adapter = OpenAIAdapter(api_key="sk-test", base_url=server.base_url)
+        with pytest.raises(ProviderError) as caught:
+            generate(_shaped(), render=renderer.render, adapter=adapter, model=model, timeout=5)
+        assert len(server.requests) == 1
+    assert (caught.value.kind, caught.value.retryable) == (kind, retryable)
+    assert "sk-test" not in str(caught.value)
+
+
+def test_a_refusal_is_the_reply_text_and_fails_the_contract_check() -> None:
+    def refusal(body: dict[str, Any]) -> dict[str, Any]:
+        message = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
+        return {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "ok",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        }
+
+    with fake_provider() as server:
+        server.reply = refusal
+        adapter = OpenAIAdapter(api_key="sk-test", base_url=server.base_url)
+        with pytest.raises(NotJsonError, match=r"LLM provider did not return JSON: I can.t help with that\."):
+            generate(_shaped(), render=renderer.render, adapter=adapter, model="ok")
