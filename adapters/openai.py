@@ -97,10 +97,10 @@ class OpenAIAdapter:
                 api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout or 30.0
             )
         try:
-            return client.chat.completions.create(**request.kwargs)
+            return self._create(client, request.kwargs)
         except openai.APITimeoutError:
             raise ProviderError(
-                f"LLM provider request timed out after {timeout}s: {base_url}/chat/completions",
+                f"LLM provider request timed out after {timeout}s: {base_url}/{self.path}",
                 kind="timeout",
                 retryable=True,
             ) from None
@@ -110,6 +110,11 @@ class OpenAIAdapter:
             raise _status_error(exc) from None
         except json.JSONDecodeError as exc:
             raise ProviderError(f"LLM provider returned invalid JSON response: {exc}", kind="bad_response") from None
+
+    path = "chat/completions"
+
+    def _create(self, client: Any, kwargs: Mapping[str, Any]) -> Any:
+        return client.chat.completions.create(**kwargs)
 
     def parse_reply(self, raw: Any) -> Reply:
         choices = getattr(raw, "choices", None)

@@ -31,6 +31,7 @@ READERS: Final[dict[str, str]] = {
 ADAPTERS: Final[dict[str, str]] = {
     "offline": ".adapters.offline:adapter",
     "openai": ".adapters.openai:adapter",
+    "openai-responses": ".adapters.openai_responses:adapter",
     "ollama": ".adapters.ollama:adapter",
     "anthropic": ".adapters.anthropic:adapter",
 }

@@ -51,6 +51,27 @@ def _ollama_chat(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _response(body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 0,
+        "model": body.get("model"),
+        "status": "completed",
+        "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Easy."}]},
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": '{"ok": true}', "annotations": []}],
+            },
+        ],
+        "usage": {"input_tokens": 12, "output_tokens": 3, "total_tokens": 15},
+    }
+
+
 def _anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": "msg_1",
@@ -104,7 +125,7 @@ def fake_provider() -> Iterator[FakeProvider]:
                 self.wfile.write(b'{"id": "chatcmpl-1", "choi')
                 self.close_connection = True
                 return
-            routes = {"/api/chat": _ollama_chat, "/v1/messages": _anthropic_message}
+            routes = {"/api/chat": _ollama_chat, "/v1/messages": _anthropic_message, "/v1/responses": _response}
             reply = state.reply or routes.get(self.path, _chat_completion)
             self._send(200, reply(body))
 

@@ -1,0 +1,69 @@
+"""The openai-responses adapter: the Responses form of a request, and the real SDK over real HTTP."""
+
+from __future__ import annotations
+
+import pytest
+from provider_servers import fake_provider
+
+from promptwire import PluginHost, Prompt
+from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
+from promptwire.core.errors import ProviderError
+from promptwire.core.generate import ModelCall, generate
+from promptwire.renderers.agentscript import renderer, shape_contract
+
+HOST = PluginHost(entry_points=False)
+
+
+def _prompt(**config: object) -> Prompt:
+    return Prompt(
+        identity={"role": "Checker", "description": "Check."},
+        instruction="Check.",
+        output=shape_contract({"ok": "boolean"}),
+        config=config,
+    )
+
+
+def test_the_request_takes_the_responses_form() -> None:
+    prompt = _prompt(think="low", max_output="1k", strict=True)
+    request = OpenAIResponsesAdapter().build_request(renderer.render(prompt), prompt.config, prompt.output, "gpt-5")
+    assert list(request.kwargs) == ["model", "instructions", "input", "text", "reasoning", "max_output_tokens"]
+    assert request.kwargs["instructions"] == "You are Checker.\nCheck."
+    assert request.kwargs["input"][0]["role"] == "user"
+    assert request.kwargs["text"]["format"]["strict"] is True
+    assert request.kwargs["reasoning"] == {"effort": "low", "summary": "auto"}
+    assert request.kwargs["max_output_tokens"] == 1000
+
+
+def test_images_tool_calls_and_results_take_their_items() -> None:
+    prompt = Prompt(
+        instruction="Look.",
+        attachments=[{"type": "image", "url": "https://x/a.png"}],
+        tool_calls=[{"name": "t", "id": "c1", "arguments": {"a": 1}}],
+        tool_results=[{"call_id": "c1", "content": "done"}],
+    )
+    request = OpenAIResponsesAdapter().build_request(HOST.renderer("messages").render(prompt), prompt.config, None, "m")
+    user, call, output = request.kwargs["input"]
+    assert user["content"][1] == {"type": "input_image", "image_url": "https://x/a.png", "detail": "auto"}
+    assert call == {"type": "function_call", "call_id": "c1", "name": "t", "arguments": '{"a": 1}'}
+    assert output == {"type": "function_call_output", "call_id": "c1", "output": "done"}
+
+
+def test_a_generate_over_real_http_reads_output_text_and_the_reasoning_summary() -> None:
+    with fake_provider() as server:
+        calls: list[ModelCall] = []
+        adapter = OpenAIResponsesAdapter(api_key="sk-test", base_url=server.base_url)
+        result = generate(_prompt(), render=renderer.render, adapter=adapter, model="ok", on_call=calls.append)
+        assert result.value == {"ok": True}
+        assert server.requests[0]["instructions"] == "You are Checker.\nCheck."
+    reply = calls[0].reply
+    assert reply is not None
+    assert (reply.reasoning, reply.finish_reason, reply.usage["output_tokens"]) == ("Easy.", "completed", 3)
+
+
+def test_errors_are_the_openai_adapters() -> None:
+    with fake_provider() as server:
+        adapter = OpenAIResponsesAdapter(api_key="sk-test", base_url=server.base_url)
+        with pytest.raises(ProviderError) as caught:
+            generate(_prompt(), render=renderer.render, adapter=adapter, model="e429q")
+        assert len(server.requests) == 1
+    assert (caught.value.kind, caught.value.retryable) == ("quota", False)
