@@ -9,6 +9,7 @@ failure is a :class:`ResultError`, which the generate loop may retry with the re
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -90,14 +91,26 @@ def _name(kind: Any) -> str:
 
 def _coerce(value: Any, kind: Any) -> Any:
     if kind == "number" and isinstance(value, str):
-        text = value.strip()
-        if _NUMBER_TEXT.match(text):
-            return float(text) if "." in text else int(text)
+        return _number_of(value)
     if kind == "boolean" and isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
     if isinstance(kind, tuple) and isinstance(value, list):
         return [_coerce(item, kind[1]) for item in value]
     return value
+
+
+def _number_of(text: str) -> Any:
+    """JavaScript's ``Number(text)`` for number-like text: the nearest double (an integer while it is
+    exact, past 2**53 a float as JSON.parse gives it); text too large for a double stays text."""
+    trimmed = text.strip()
+    if not _NUMBER_TEXT.match(trimmed):
+        return text
+    number = float(trimmed)  # never the int() digit limit: 5,000 digits are a double (or infinity)
+    if not math.isfinite(number):
+        return text
+    if "." not in trimmed and abs(number) < 2**53:
+        return int(trimmed)
+    return number
 
 
 def _matches(value: Any, kind: Any) -> bool:

@@ -171,13 +171,25 @@ def read_json(text: str) -> Any:
         if candidate is None:
             continue
         try:
-            return json.loads(candidate)
+            return json.loads(candidate, parse_int=_js_int, parse_constant=_not_json)
         except (json.JSONDecodeError, RecursionError, ValueError):
             continue
     snippet = " ".join(text.split())
     if len(snippet) > 160:
         snippet = snippet[:157] + "..."
     raise NotJsonError(f"LLM provider did not return JSON: {snippet}")
+
+
+def _js_int(text: str) -> int | float:
+    """An integer as JSON.parse reads it: exact below 2**53, from there the nearest double (never
+    Python's digit limit for int())."""
+    number = float(text)
+    return int(text) if abs(number) < 2**53 else number
+
+
+def _not_json(text: str) -> Any:
+    """NaN and Infinity are Python's JSON extensions, not JSON: JSON.parse refuses them."""
+    raise ValueError(f"{text} is not JSON")
 
 
 def _first_object(text: str) -> str | None:

@@ -14,18 +14,21 @@ interactive input prompt.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from ..core.budget import Budget as CoreBudget
 from ..core.coercion import ResultError, type_kind, value_matches
-from ..core.errors import PromptwireError
+from ..core.errors import FieldError, PromptwireError
 from ..core.generate import ModelAdapter, ModelCall, NotJsonError, generate
 from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ..core.rendered import RenderedPrompt
 from ..core.tools import ToolScheme
+from ..core.validation import validate_model
 from ..renderers.agentscript.jsjson import stringify
 from ..renderers.agentscript.shape import shape_contract
 from .diagnostics import AgentScriptError
@@ -66,6 +69,9 @@ from .syntax import (
 __all__ = ["Interpreter", "RunError", "Site"]
 
 MAX_CALL_DEPTH = 1000
+# Python frames one program call takes when it sits a few blocks deep (a bare call takes 5, each
+# enclosing if/for/repeat/loop 3 more): room for the reference's 1000 calls in ordinary programs.
+FRAMES_PER_CALL = 16
 RUNTIME_ERROR = "RUNTIME_ERROR"
 
 
@@ -149,6 +155,27 @@ class _Scope:
         return inherited + self.uses
 
 
+@contextmanager
+def _call_room() -> Iterator[None]:
+    """Let a run reach the reference's call depth: Python's default limit of 1000 frames is met
+    after about 200 program calls. The limit is only ever raised, and restored afterwards."""
+    depth = 0
+    frame: Any = sys._getframe()
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    current = sys.getrecursionlimit()
+    wanted = depth + MAX_CALL_DEPTH * FRAMES_PER_CALL + 200
+    if wanted <= current:
+        yield
+        return
+    sys.setrecursionlimit(wanted)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(current)
+
+
 class _Return(Exception):
     def __init__(self, value: Any) -> None:
         self.value = value
@@ -170,6 +197,7 @@ class Interpreter:
     trace: list[dict[str, Any]] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict)
     _depth: int = 0
+    _out_of_stack_at: Span | None = None
 
     # --- entry ----------------------------------------------------------------------------------
 
@@ -180,7 +208,18 @@ class Interpreter:
         args = [input_value if input_value is not None else {}] if func.params else []
         if func.params and func.params[0].shape is not None:
             self._check_input(args[0], func)
-        return self._call(target, func, args, func.span)
+        with _call_room():
+            try:
+                return self._call(target, func, args, func.span)
+            except RecursionError:
+                # Calls inside deeply nested blocks, or a value built thousands of levels deep, can
+                # use up Python's stack before the reference's call-depth limit is reached: still a
+                # located error, not a crash.
+                raise self._error(
+                    "Program nests too deeply to run: calls inside many nested blocks, "
+                    "or a value nested thousands of levels deep",
+                    self._out_of_stack_at or func.span,
+                ) from None
 
     def _entry_agent(self, name: str | None) -> Agent:
         agents = self.program.agents
@@ -259,6 +298,11 @@ class Interpreter:
             return self._block(func.body, root, final_value=True)
         except _Return as done:
             return done.value
+        except RecursionError:
+            # No new frame may be entered here: only remember the innermost call for the message.
+            if self._out_of_stack_at is None:
+                self._out_of_stack_at = span
+            raise
         finally:
             self._depth -= 1
 
@@ -560,12 +604,16 @@ class Interpreter:
             output = shape_contract({f.name: _type_text(f.type) for f in expr.shape.fields})
             locations = {f.name: f"{f.span.start.line}:{f.span.start.column}" for f in expr.shape.fields}
             locations[""] = f"{expr.span.start.line}:{expr.span.start.column}"
-        prompt = Prompt(
-            identity=Identity(role=str(role), description=str(description)),
-            context=items,
-            instruction=_json_value(instruction),
-            output=output,
-            config=config,
+        prompt = self._prompt(
+            {
+                "identity": Identity(role=str(role), description=str(description)),
+                "context": items,
+                "instruction": _json_value(instruction),
+                "output": output,
+                "config": config,
+            },
+            uses,
+            expr.span,
         )
         agent = getattr(self._current_root(scope), "agent", None)
         agent_name = agent.name if agent is not None else "__main_agent"
@@ -587,6 +635,17 @@ class Interpreter:
             raise self._error(f"{exc} at {start.line}:{start.column}", expr.span) from None
         self.trace.append(self._generate_event(prompt, result.value, result.attempts, agent_name, model, result))
         return result.value
+
+    def _prompt(self, fields: dict[str, Any], uses: list[_UseRecord], span: Span) -> Prompt:
+        """The core prompt of a generate; a value the prompt model refuses (nested deeper than
+        it prints) is a runtime error at the ``use`` that gave it, or at the generate."""
+        try:
+            return validate_model(Prompt, fields)
+        except FieldError as exc:
+            where = span
+            if exc.field.startswith("context["):
+                where = uses[int(exc.field[len("context[") : exc.field.index("]")])].node.span
+            raise self._error(f"Cannot build the prompt: {exc}", where) from None
 
     def _reporter(self, site: Site) -> Callable[[ModelCall], None]:
         """Each attempt goes to ``on_call``; what the adapter changed on the way to the wire (its
@@ -695,15 +754,25 @@ def _truthy(value: Any) -> bool:
     return not (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
 
 
-def _json_value(value: Any) -> Any:
-    """A value as JSON data: bindings become their descriptive objects (AgentScript's sanitize)."""
+def _json_value(value: Any, _open: set[int] | None = None) -> Any:
+    """A value as JSON data: bindings become their descriptive objects (AgentScript's sanitize).
+
+    A list or object met again inside itself (``o.self = o``, ``xs.add(xs)``) becomes the text
+    ``"[Circular]"``, as the reference writes it; the same value shared by two siblings is copied."""
     if isinstance(value, Binding):
         return value.to_json()
-    if isinstance(value, list):
-        return [_json_value(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _json_value(item) for key, item in value.items()}
-    return value
+    if not isinstance(value, list | dict):
+        return value
+    open_ids = set() if _open is None else _open
+    if id(value) in open_ids:
+        return "[Circular]"
+    open_ids.add(id(value))
+    try:
+        if isinstance(value, list):
+            return [_json_value(item, open_ids) for item in value]
+        return {key: _json_value(item, open_ids) for key, item in value.items()}
+    finally:
+        open_ids.discard(id(value))
 
 
 def _type_text(shape_type: ShapeType) -> str:
@@ -738,5 +807,10 @@ def _budget_json_core(budget: CoreBudget | None) -> dict[str, Any] | None:
 
 
 def json_of(value: Any) -> Mapping[str, Any] | Any:
-    """The program's value as JSON data (for ``--output trace``)."""
-    return _json_value(value)
+    """The program's value as JSON data (for ``--output trace``), with the stack room the run had:
+    a program may return a value nested as deep as it could build one."""
+    with _call_room():
+        try:
+            return _json_value(value)
+        except RecursionError:
+            raise PromptwireError("The program's value is nested too deeply to show") from None
