@@ -13,31 +13,20 @@ from __future__ import annotations
 import json
 import os
 from typing import Any
-from urllib.parse import unquote
 
 from ..core.contract import OutputContract
 from ..core.errors import ProviderError
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
+from .model_uri import model_name
+from .status import status_error
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicAdapter", "adapter"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 1024
 _LEVELS = ("low", "medium", "high")
-
-
-def _model_name(model: str | None) -> str:
-    if model and "://" in model:
-        protocol, _, rest = model.partition("://")
-        name = unquote(rest.split("?", 1)[0].split("#", 1)[0])
-        if protocol == "anthropic" and name:
-            return name
-        raise ProviderError(f"{protocol} URI must include a model name", kind="bad_request")
-    if not model:
-        raise ProviderError("anthropic URI must include a model name", kind="bad_request")
-    return model
 
 
 class AnthropicAdapter:
@@ -56,7 +45,7 @@ class AnthropicAdapter:
         max_tokens = config.max_output.output_tokens if config.max_output is not None else DEFAULT_MAX_TOKENS
         if config.max_output is None:
             notes.append(f"max_tokens {DEFAULT_MAX_TOKENS}: Anthropic requires a limit and the generate set none")
-        kwargs: dict[str, Any] = {"model": _model_name(model), "max_tokens": max_tokens}
+        kwargs: dict[str, Any] = {"model": model_name(model, "anthropic"), "max_tokens": max_tokens}
         system, turns = _split_system(rendered.messages, notes)
         if system:
             kwargs["system"] = system
@@ -222,23 +211,8 @@ def _source(url: str) -> dict[str, Any]:
 
 
 def _status_error(exc: Any) -> ProviderError:
-    status = exc.status_code
-    kind, retryable = {
-        400: ("bad_request", False),
-        401: ("auth", False),
-        402: ("quota", False),
-        403: ("auth", False),
-        404: ("not_found", False),
-        408: ("timeout", True),
-        409: ("conflict", True),
-        413: ("bad_request", False),
-        422: ("bad_request", False),
-        429: ("rate_limit", True),
-    }.get(status, ("server", True) if status >= 500 else ("bad_request", False))
     detail = json.dumps(exc.body, ensure_ascii=False) if exc.body is not None else str(exc)
-    return ProviderError(
-        f"LLM provider request failed ({status}): {detail}", kind=kind, status=status, retryable=retryable
-    )
+    return status_error(exc.status_code, detail)
 
 
 adapter = AnthropicAdapter()

@@ -19,6 +19,7 @@ from ..core.errors import ProviderError
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
+from .status import status_error
 
 __all__ = ["OllamaAdapter", "adapter", "model_and_host"]
 
@@ -100,7 +101,7 @@ class OllamaAdapter:
         try:
             return client.chat(**request.kwargs)
         except ollama.ResponseError as exc:
-            raise _status_error(exc) from None
+            raise status_error(exc.status_code, str(exc.error)) from None
         except httpx.TimeoutException:
             raise ProviderError(
                 f"LLM provider request timed out after {timeout}s: {host}/api/chat", kind="timeout", retryable=True
@@ -154,20 +155,6 @@ def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
     if message.is_error:
         notes.append(f"messages[{index}]: Ollama tool messages cannot mark an error; the result text is sent as is")
     return data
-
-
-def _status_error(exc: Any) -> ProviderError:
-    status = exc.status_code
-    kind, retryable = {
-        400: ("bad_request", False),
-        401: ("auth", False),
-        403: ("auth", False),
-        404: ("not_found", False),
-        429: ("rate_limit", True),
-    }.get(status, ("server", True) if status >= 500 else ("bad_request", False))
-    return ProviderError(
-        f"LLM provider request failed ({status}): {exc.error}", kind=kind, status=status, retryable=retryable
-    )
 
 
 adapter = OllamaAdapter()

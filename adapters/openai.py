@@ -20,6 +20,8 @@ from ..core.errors import ProviderError
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import Message, RenderedPrompt
+from . import model_uri
+from .status import status_error
 
 __all__ = ["OpenAIAdapter", "adapter", "model_name"]
 
@@ -30,18 +32,7 @@ _EFFORTS = {True: "medium", "low": "low", "medium": "medium", "high": "high"}
 
 def model_name(model: str | None) -> str:
     """``openai://gpt-4.1-mini`` -> ``gpt-4.1-mini`` (a bare name is taken as it is)."""
-    if not model:
-        raise ProviderError("openai URI must include a model name", kind="bad_request")
-    if "://" not in model:
-        return model
-    protocol, _, rest = model.partition("://")
-    name = rest.split("?", 1)[0].split("#", 1)[0]
-    from urllib.parse import unquote
-
-    name = unquote(name)
-    if protocol != "openai" or not name:
-        raise ProviderError(f"{protocol} URI must include a model name", kind="bad_request")
-    return name
+    return model_uri.model_name(model, "openai")
 
 
 class OpenAIAdapter:
@@ -183,25 +174,9 @@ def _arguments(text: str) -> dict[str, Any]:
 
 
 def _status_error(exc: Any) -> ProviderError:
-    status = exc.status_code
     body = exc.body if isinstance(exc.body, Mapping) else {}
-    code = body.get("code") or getattr(exc, "code", None)
-    kind, retryable = {
-        400: ("bad_request", False),
-        401: ("auth", False),
-        403: ("auth", False),
-        404: ("not_found", False),
-        408: ("timeout", True),
-        409: ("conflict", True),
-        422: ("bad_request", False),
-        429: ("rate_limit", True),
-    }.get(status, ("server", True) if status >= 500 else ("bad_request", False))
-    if code == "insufficient_quota":
-        kind, retryable = "quota", False
     detail = json.dumps(exc.body, ensure_ascii=False) if exc.body is not None else str(exc)
-    return ProviderError(
-        f"LLM provider request failed ({status}): {detail}", kind=kind, status=status, retryable=retryable
-    )
+    return status_error(exc.status_code, detail, code=body.get("code") or getattr(exc, "code", None))
 
 
 adapter = OpenAIAdapter()

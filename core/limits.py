@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import FieldError
 
-__all__ = ["FRAMES_PER_LEVEL", "MAX_DEPTH", "check_nesting", "nesting_room"]
+__all__ = ["FRAMES_PER_LEVEL", "MAX_DEPTH", "check_nesting", "nesting_room", "recursion_room"]
 
 MAX_DEPTH = 1000
 """The deepest nesting of lists and mappings a prompt value may have (a bare scalar is depth 0)."""
@@ -76,8 +76,16 @@ def _children(container: Any) -> Iterator[Any]:
 @contextmanager
 def nesting_room() -> Iterator[None]:
     """Let recursive serialisers walk a value of ``MAX_DEPTH`` levels from wherever they are called."""
+    with recursion_room(MAX_DEPTH * FRAMES_PER_LEVEL + 100):
+        yield
+
+
+@contextmanager
+def recursion_room(frames: int) -> Iterator[None]:
+    """Make room for ``frames`` more interpreter frames above the current stack. The recursion
+    limit is only ever raised, and restored on exit."""
     current = sys.getrecursionlimit()
-    wanted = _stack_depth() + MAX_DEPTH * FRAMES_PER_LEVEL + 100
+    wanted = _stack_depth() + frames
     if wanted <= current:
         yield
         return

@@ -14,9 +14,8 @@ interactive input prompt.
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -25,6 +24,7 @@ from ..core.budget import Budget as CoreBudget
 from ..core.coercion import ResultError, type_kind, value_matches
 from ..core.errors import FieldError, PromptwireError
 from ..core.generate import ModelAdapter, ModelCall, NotJsonError, generate
+from ..core.limits import recursion_room
 from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ..core.rendered import RenderedPrompt
 from ..core.tools import ToolScheme
@@ -155,25 +155,10 @@ class _Scope:
         return inherited + self.uses
 
 
-@contextmanager
-def _call_room() -> Iterator[None]:
+def _call_room() -> AbstractContextManager[None]:
     """Let a run reach the reference's call depth: Python's default limit of 1000 frames is met
-    after about 200 program calls. The limit is only ever raised, and restored afterwards."""
-    depth = 0
-    frame: Any = sys._getframe()
-    while frame is not None:
-        depth += 1
-        frame = frame.f_back
-    current = sys.getrecursionlimit()
-    wanted = depth + MAX_CALL_DEPTH * FRAMES_PER_CALL + 200
-    if wanted <= current:
-        yield
-        return
-    sys.setrecursionlimit(wanted)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(current)
+    after about 200 program calls."""
+    return recursion_room(MAX_CALL_DEPTH * FRAMES_PER_CALL + 200)
 
 
 class _Return(Exception):
