@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from ..core.errors import FieldError, PromptwireError, ProviderError, SourceError
+from ..core.limits import MAX_DEPTH, nesting_room
 from ..core.rendered import warning_lines
 from ..plugins.manager import default_host
 from .prompt_files import DEFAULT_MAX_BYTES, decode, parse_data, read_limited
@@ -282,7 +283,14 @@ def _run_program(args: argparse.Namespace) -> int:
         from ..renderers.agentscript.jsjson import pretty
 
         # As the reference CLI prints it: JSON.stringify(result, null, 2).
-        write_output(safe_json(pretty(result.to_dict())) + "\n")
+        try:
+            with nesting_room():
+                trace_text = pretty(result.to_dict())
+        except RecursionError:
+            raise CliError(
+                f"the value or trace is nested deeper than {MAX_DEPTH} levels; it cannot be printed"
+            ) from None
+        write_output(safe_json(trace_text) + "\n")
     elif args.output == "json":
         write_output(json_text([call.to_dict() for call in result.calls]) + "\n")
     elif args.output == "text":

@@ -154,3 +154,23 @@ def test_program_input_numbers_are_read_as_javascript_reads_them(capsys: pytest.
     assert code == 0
     (call,) = json.loads(out)
     assert "12345678901234567000" in call["messages"][1]["content"]
+
+
+@pytest.mark.parametrize(("levels", "ok"), [(900, True), (3000, False)])
+def test_a_deep_returned_value_prints_or_says_why_not(
+    levels: int, ok: bool, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    program = tmp_path / "deep.as"
+    program.write_text(
+        'import llm M from "openai://gpt-4o"\nmain agent A {\n    model M\n    role "R"\n    description "D"\n'
+        f"    main func(input) {{\n        x = []\n        repeat * {levels} {{\n            x = [x]\n        }}\n"
+        "        x\n    }\n}\n",
+        encoding="utf-8",
+    )
+    code, out, err = _run(capsys, str(program), "-O", "trace")
+    if ok:
+        assert (code, err) == (0, "")
+        assert json.loads(out)["value"] is not None
+    else:
+        assert (code, out) == (1, "")
+        assert err == "asrender: the value or trace is nested deeper than 1000 levels; it cannot be printed\n"
