@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from ..core.errors import FieldError, PromptwireError, ProviderError, SourceError
@@ -112,9 +113,11 @@ def _parser() -> argparse.ArgumentParser:
         "--responses", metavar="FILE", help="canned model replies, a JSON array used in order (then mock values)"
     )
     render.add_argument(
-        "--provider", help="send a program's model calls to this adapter (openai, anthropic, ollama; default offline)"
+        "--provider",
+        help="send the model calls of a program or prompt file to this adapter (openai, anthropic, ollama; "
+        "default offline)",
     )
-    render.add_argument("--model", help="the model name to ask for instead of the program's own")
+    render.add_argument("--model", help="the model to ask for (a program's own by default; a prompt file needs it)")
     render.add_argument("--timeout", type=float, metavar="SECONDS", help="per request (default 30)")
     render.add_argument(
         "--dry-run", action="store_true", help="with --provider: build every request, send nothing, answer offline"
@@ -169,22 +172,18 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
 def _cmd_render(args: argparse.Namespace) -> int:
     if args.file.endswith(".as"):
         return _run_program(args)
-    program_only = [flag for flag, value in _program_flags(args) if value is not None] + (
-        ["--output trace"] if args.output == "trace" else []
-    )
+    program_only = [flag for flag, value in _program_flags(args) if value is not None]
     if program_only:
         _usage_error(f"{', '.join(program_only)} apply to .as programs only")
     host = default_host()
     label = "<stdin>" if args.file == "-" else args.file
     data = _load_data(args.file, label, args.max_input_size)
-    options = _parse_options(args.option)
+    options = _render_options(args, host)
     renderer = host.renderer(args.format)
-    if args.strict:
-        options["strict"] = True
-    if "layout" in options:
-        options["layout"] = host.renderer(str(options["layout"]))
     try:
         prompt = host.reader(args.reader).read(data)
+        if _asks_a_model(args):
+            return _run_prompt(args, prompt, label, options, host)
         rendered = renderer.render(prompt, **options)
     except FieldError as exc:
         raise CliError(f"{label}: {exc}") from None
@@ -195,6 +194,45 @@ def _cmd_render(args: argparse.Namespace) -> int:
     for line in warning_lines(rendered.warnings):
         error_line(f"warning: {line}")
     _print_render(rendered, args.output, args.format)
+    return 0
+
+
+def _asks_a_model(args: argparse.Namespace) -> bool:
+    """A prompt file is only rendered unless a flag asks for the model's side of it."""
+    model_flags = (args.provider, args.model, args.timeout, args.responses, args.dry_run or None)
+    return args.output == "trace" or any(value is not None for value in model_flags)
+
+
+def _render_options(args: argparse.Namespace, host: Any) -> dict[str, Any]:
+    options = _parse_options(args.option)
+    if args.strict:
+        options["strict"] = True
+    if "layout" in options:
+        options["layout"] = host.renderer(str(options["layout"]))
+    return options
+
+
+def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: dict[str, Any], host: Any) -> int:
+    from .runner import run_prompt
+
+    provider = _provider(args, host)
+    if provider != "offline" and args.model is None:
+        _usage_error(f"--provider {provider} needs --model for a prompt file (a prompt file names no model)")
+    with _provider_errors(provider):
+        result = run_prompt(
+            prompt,
+            label=label,
+            adapter=provider,
+            model=args.model,
+            dry_run=args.dry_run,
+            timeout=args.timeout,
+            responses=_responses(args),
+            format=args.format,
+            options=options,
+            host=host,
+            debug=sys.stderr,
+        )
+    _print_run(result, args)
     return 0
 
 
@@ -215,11 +253,6 @@ def _program_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
         ("--input-file", args.input_file),
         ("--agent", args.agent),
         ("--function", args.function),
-        ("--responses", args.responses),
-        ("--provider", args.provider),
-        ("--model", args.model),
-        ("--timeout", args.timeout),
-        ("--dry-run", True if args.dry_run else None),
     ]
 
 
@@ -228,30 +261,10 @@ def _run_program(args: argparse.Namespace) -> int:
 
     label, source = _read_program(args)
     input_value = _program_input(args)
-    responses = None
-    if args.responses is not None:
-        responses = parse_data(
-            decode(_read_bytes(args.responses, args.responses, args.max_input_size), args.responses),
-            args.responses,
-            json_by_name=True,
-        )
-        if not isinstance(responses, list):
-            raise CliError(f"{args.responses}: canned responses must be a JSON array")
-        responses = _js_numbers(responses)
-    options = _parse_options(args.option)
-    if args.strict:
-        options["strict"] = True
     host = default_host()
-    if "layout" in options:
-        options["layout"] = host.renderer(str(options["layout"]))
-    provider = args.provider or "offline"
-    if args.dry_run and provider == "offline":
-        _usage_error("--dry-run needs --provider (openai, anthropic or ollama)")
-    try:
-        host.adapter(provider)
-    except PromptwireError as exc:
-        raise CliError(str(exc)) from None
-    try:
+    options = _render_options(args, host)
+    provider = _provider(args, host)
+    with _provider_errors(provider):
         result = run(
             source,
             input_value,
@@ -259,7 +272,7 @@ def _run_program(args: argparse.Namespace) -> int:
             model=args.model,
             dry_run=args.dry_run,
             timeout=args.timeout,
-            responses=responses,
+            responses=_responses(args),
             format=args.format,
             options=options,
             agent=args.agent,
@@ -268,9 +281,46 @@ def _run_program(args: argparse.Namespace) -> int:
             path=label,
             debug=sys.stderr,
         )
+    _print_run(result, args)
+    return 0
+
+
+def _responses(args: argparse.Namespace) -> list[Any] | None:
+    if args.responses is None:
+        return None
+    responses = parse_data(
+        decode(_read_bytes(args.responses, args.responses, args.max_input_size), args.responses),
+        args.responses,
+        json_by_name=True,
+    )
+    if not isinstance(responses, list):
+        raise CliError(f"{args.responses}: canned responses must be a JSON array")
+    return list(_js_numbers(responses))
+
+
+def _provider(args: argparse.Namespace, host: Any) -> str:
+    """The adapter asked (offline unless --provider names one), known to the host."""
+    provider = args.provider or "offline"
+    if args.dry_run and provider == "offline":
+        _usage_error("--dry-run needs --provider (openai, anthropic or ollama)")
+    try:
+        host.adapter(provider)
+    except PromptwireError as exc:
+        raise CliError(str(exc)) from None
+    return str(provider)
+
+
+@contextmanager
+def _provider_errors(provider: str) -> Iterator[None]:
+    """A failed model call as one line: its class, the provider, the status and the reason."""
+    try:
+        yield
     except ProviderError as exc:
         status = f" {exc.status}" if exc.status is not None else ""
         raise CliError(f"ProviderError [{exc.kind}] {provider}{status}: {exc}") from None
+
+
+def _print_run(result: Any, args: argparse.Namespace) -> None:
     seen: set[str] = set()
     for call in result.calls:
         for line in warning_lines(call.rendered.warnings):
@@ -300,11 +350,11 @@ def _run_program(args: argparse.Namespace) -> int:
         write_output("".join(call.rendered.text or "" for call in result.calls))
     else:
         write_output("".join(_call_block(call, args.dry_run) for call in result.calls))
-    return 0
 
 
 def _call_block(call: Any, dry_run: bool) -> str:
-    block = f"=== {call.site} agent {call.site.agent} attempt {call.attempt} ===\n{call.rendered.display()}"
+    agent = f" agent {call.site.agent}" if call.site.agent else ""
+    block = f"=== {call.site}{agent} attempt {call.attempt} ===\n{call.rendered.display()}"
     if dry_run:
         request = call.request_dict()
         block += f"--- request: {request['provider']} {request['model']} ---\n{json_text(request['body'])}\n"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..core.generate import ModelCall, ProviderRequest
+from ..core.generate import ModelAdapter, ModelCall, ProviderRequest, generate
 from ..core.prompt import Prompt
 from ..core.rendered import RenderedPrompt
 from ..plugins.manager import PluginHost, default_host
@@ -16,7 +16,7 @@ from .language import ensure_valid, parse
 from .loader import with_imported_agents
 from .providers import DryRun, Targeted
 
-__all__ = ["ProgramCall", "RunResult", "run"]
+__all__ = ["ProgramCall", "RunResult", "run", "run_prompt"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class ProgramCall:
         request = self.request or ProviderRequest({})
         return {
             "site": str(self.site),
-            "agent": self.site.agent,
+            "agent": self.site.agent or None,
             "attempt": self.attempt,
             "provider": self.provider,
             "model": request.kwargs.get("model"),
@@ -47,7 +47,7 @@ class ProgramCall:
         schema = self.prompt.output.json_schema if self.prompt.output is not None else None
         return {
             "site": str(self.site),
-            "agent": self.site.agent,
+            "agent": self.site.agent or None,
             "attempt": self.attempt,
             "schema": schema,
             **self.rendered.to_dict(),
@@ -100,13 +100,7 @@ def run(
         source = source_or_path
     host = host or default_host()
     program = ensure_valid(with_imported_agents(parse(source, path, label_rule=label_rule), label_rule=label_rule))
-    offline = host.adapter("offline")
-    if responses is not None:
-        offline = offline.with_responses(responses)
-    model_adapter: Any = offline
-    if adapter != "offline":
-        target = Targeted(host.adapter(adapter), adapter, model)
-        model_adapter = DryRun(target, offline) if dry_run else target
+    model_adapter = _model_adapter(host, adapter, model, dry_run, responses)
     renderer = host.renderer(format)
     calls: list[ProgramCall] = []
 
@@ -129,3 +123,64 @@ def run(
     )
     value = interpreter.run(input, agent=agent, function=function)
     return RunResult(value, interpreter.trace, calls)
+
+
+def run_prompt(
+    prompt: Prompt,
+    *,
+    label: str,
+    adapter: str = "offline",
+    model: str | None = None,
+    dry_run: bool = False,
+    timeout: float | None = None,
+    responses: Iterable[Any] | None = None,
+    format: str = "agentscript",
+    options: Mapping[str, Any] | None = None,
+    host: PluginHost | None = None,
+    debug: IO[str] | None = None,
+) -> RunResult:
+    """A prompt read from a prompt file, asked of a provider as one ``generate`` (its attempts,
+    repair text and checks), with the plumbing of a program's calls: retargeting, dry runs, notes.
+
+    Unlike a program, whose calls are sent in AgentScript's own text, a prompt file is sent as
+    ``format`` renders it: the file is the prompt, and the format is how the user wants it sent.
+    Its calls are all at ``label:1:1``; the trace holds the ``notes`` events.
+    """
+    host = host or default_host()
+    model_adapter = _model_adapter(host, adapter, model, dry_run, responses)
+    renderer = host.renderer(format)
+    site = Site(label, 1, 1, "")
+    calls: list[ProgramCall] = []
+    trace: list[dict[str, Any]] = []
+
+    def record(call: ModelCall) -> None:
+        notes = list(call.request.notes)
+        if notes:
+            trace.append({"kind": "notes", "data": {"site": str(site), "attempt": call.attempt, "notes": notes}})
+            if call.prompt.config.debug and debug is not None:
+                debug.write("".join(f"note: {note}\n" for note in notes))
+        calls.append(ProgramCall(site, call.attempt, call.prompt, call.rendered, adapter, call.request))
+
+    result = generate(
+        prompt,
+        render=lambda current: renderer.render(current, **(options or {})),
+        adapter=model_adapter,
+        on_call=record,
+        debug=debug,
+        agent=label,
+        timeout=timeout,
+    )
+    return RunResult(result.value, trace, calls)
+
+
+def _model_adapter(
+    host: PluginHost, adapter: str, model: str | None, dry_run: bool, responses: Iterable[Any] | None
+) -> ModelAdapter:
+    """The adapter a run asks: offline (with canned replies), a provider's, or a dry run of one."""
+    offline = host.adapter("offline")
+    if responses is not None:
+        offline = offline.with_responses(responses)
+    if adapter == "offline":
+        return offline  # type: ignore[no-any-return]
+    target = Targeted(host.adapter(adapter), adapter, model)
+    return DryRun(target, offline) if dry_run else target
