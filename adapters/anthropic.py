@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
 
 from ..core.contract import OutputContract
@@ -27,6 +28,54 @@ __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicAdapter", "adapter"]
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 1024
 _LEVELS = ("low", "medium", "high")
+
+
+# Claude models up to 4.5 think within a token budget ({"type": "enabled", "budget_tokens": N});
+# 4.6 and later decide for themselves ("adaptive") and the Claude 5 family refuses a budget.
+_VERSIONED_NAME = re.compile(
+    r"claude-(?:(?P<major>\d+)(?:-(?P<minor>\d)(?!\d))?-(?:opus|sonnet|haiku)"
+    r"|(?:opus|sonnet|haiku)-(?P<major2>\d+)(?:-(?P<minor2>\d)(?!\d))?)"
+)
+_BUDGETS = {True: 4096, "low": 1024, "medium": 4096, "high": 16384}
+_MIN_BUDGET = 1024
+
+
+def _budget_thinking(model: str) -> bool:
+    """Whether ``model`` is a Claude model older than 4.6 (a name that says no version is taken
+    as current)."""
+    match = _VERSIONED_NAME.search(model)
+    if match is None:
+        return False
+    major = int(match["major"] or match["major2"])
+    minor = int(match["minor"] or match["minor2"] or 0)
+    return (major, minor) < (4, 6)
+
+
+def _thinking_budget(kwargs: dict[str, Any], config: GenerateConfig, notes: list[str]) -> None:
+    """Thinking on a budget model: a budget of at least 1024 tokens, below ``max_tokens`` (which
+    thinking counts against), and "auto" left to the model, which for these models means off."""
+    model = kwargs["model"]
+    if config.think == "auto":
+        notes.append(f"think 'auto': {model} has no adaptive thinking; thinking left off")
+        return
+    budget = _BUDGETS[config.think]
+    if config.max_output is None:
+        kwargs["max_tokens"] = budget + DEFAULT_MAX_TOKENS
+        notes[:] = [note for note in notes if not note.startswith(f"max_tokens {DEFAULT_MAX_TOKENS}:")]
+        notes.append(
+            f"max_tokens {kwargs['max_tokens']}: the thinking budget {budget} plus {DEFAULT_MAX_TOKENS} for the answer "
+            "(Anthropic requires a limit and the generate set none)"
+        )
+    elif budget >= kwargs["max_tokens"]:
+        if kwargs["max_tokens"] <= _MIN_BUDGET:
+            notes.append(
+                f"think {config.think!r} dropped: {model} needs a thinking budget of at least {_MIN_BUDGET} tokens "
+                f"below max_tokens, and max_output is {kwargs['max_tokens']}"
+            )
+            return
+        notes.append(f"thinking budget {budget} clamped to {kwargs['max_tokens'] - 1}: it must stay below max_tokens")
+        budget = kwargs["max_tokens"] - 1
+    kwargs["thinking"] = {"type": "enabled", "budget_tokens": budget}
 
 
 class AnthropicAdapter:
@@ -51,7 +100,9 @@ class AnthropicAdapter:
             kwargs["system"] = system
         kwargs["messages"] = turns
         output_config: dict[str, Any] = {}
-        if config.think is True or config.think == "auto":
+        if config.think is not False and _budget_thinking(kwargs["model"]):
+            _thinking_budget(kwargs, config, notes)
+        elif config.think is True or config.think == "auto":
             kwargs["thinking"] = {"type": "adaptive"}
         elif config.think in _LEVELS:
             kwargs["thinking"] = {"type": "adaptive"}

@@ -28,10 +28,10 @@ def _prompt(**config: object) -> Prompt:
 def test_the_request_follows_the_messages_api_and_notes_what_it_drops() -> None:
     prompt = _prompt(temperature=0.7, think="high")
     request = AnthropicAdapter().build_request(
-        renderer.render(prompt), prompt.config, prompt.output, "anthropic://claude-sonnet-4-0"
+        renderer.render(prompt), prompt.config, prompt.output, "anthropic://claude-sonnet-4-6"
     )
     assert list(request.kwargs) == ["model", "max_tokens", "system", "messages", "thinking", "output_config"]
-    assert request.kwargs["model"] == "claude-sonnet-4-0"
+    assert request.kwargs["model"] == "claude-sonnet-4-6"
     assert request.kwargs["max_tokens"] == 1024
     assert request.kwargs["system"] == "You are Checker.\nCheck."
     assert request.kwargs["messages"][0]["role"] == "user"
@@ -42,6 +42,31 @@ def test_the_request_follows_the_messages_api_and_notes_what_it_drops() -> None:
     }
     assert "temperature" not in request.kwargs
     assert [note.split(":")[0] for note in request.notes] == ["max_tokens 1024", "temperature 0.7 dropped"]
+
+
+@pytest.mark.parametrize(
+    ("model", "think", "max_output", "thinking", "max_tokens", "note"),
+    [
+        ("claude-sonnet-4-5", "high", 32000, {"type": "enabled", "budget_tokens": 16384}, 32000, None),
+        ("claude-3-7-sonnet-20250219", True, 8000, {"type": "enabled", "budget_tokens": 4096}, 8000, None),
+        ("claude-opus-4-1-20250805", "low", None, {"type": "enabled", "budget_tokens": 1024}, 2048, "max_tokens 2048"),
+        ("claude-haiku-4-5", "high", 5000, {"type": "enabled", "budget_tokens": 4999}, 5000, "thinking budget 16384"),
+        ("claude-sonnet-4-20250514", "medium", 1000, None, 1000, "think 'medium' dropped"),
+        ("claude-sonnet-4-5", "auto", 4000, None, 4000, "think 'auto'"),
+        ("claude-opus-4-6", True, 4000, {"type": "adaptive"}, 4000, None),
+        ("claude-opus-5", "auto", 4000, {"type": "adaptive"}, 4000, None),
+    ],
+)
+def test_models_up_to_4_5_think_within_a_budget_below_max_tokens(
+    model: str, think: object, max_output: int | None, thinking: object, max_tokens: int, note: str | None
+) -> None:
+    prompt = _prompt(think=think, max_output=max_output)
+    request = AnthropicAdapter().build_request(renderer.render(prompt), prompt.config, prompt.output, model)
+    assert request.kwargs.get("thinking") == thinking
+    assert request.kwargs["max_tokens"] == max_tokens
+    assert "effort" not in request.kwargs["output_config"] or thinking == {"type": "adaptive"}
+    assert len(request.notes) == (1 if note else 0)
+    assert note is None or request.notes[0].startswith(note)
 
 
 def test_tool_calls_and_results_become_blocks_and_images_sources() -> None:
