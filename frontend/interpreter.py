@@ -109,6 +109,17 @@ class Site:
         return f"{self.file}:{self.line}:{self.column}"
 
 
+def record_notes(trace: list[dict[str, Any]], site: Site, call: ModelCall, debug: IO[str] | None) -> None:
+    """What the adapter changed on the way to the wire: a ``notes`` trace event always, and the
+    notes on ``debug`` too when the generate asked for debug output."""
+    notes = list(call.request.notes)
+    if not notes:
+        return
+    trace.append({"kind": "notes", "data": {"site": str(site), "attempt": call.attempt, "notes": notes}})
+    if call.prompt.config.debug and debug is not None:
+        debug.write("".join(f"note: {note}\n" for note in notes))
+
+
 @dataclass
 class _UseRecord:
     node: Use
@@ -637,13 +648,7 @@ class Interpreter:
         notes) goes into the trace, and to the debug stream when the generate asks for debug."""
 
         def report(call: ModelCall) -> None:
-            notes = list(call.request.notes)
-            if notes:
-                self.trace.append(
-                    {"kind": "notes", "data": {"site": str(site), "attempt": call.attempt, "notes": notes}}
-                )
-                if call.prompt.config.debug and self.debug is not None:
-                    self.debug.write("".join(f"note: {note}\n" for note in notes))
+            record_notes(self.trace, site, call, self.debug)
             if self.on_call is not None:
                 self.on_call(site, call)
 

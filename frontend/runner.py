@@ -11,7 +11,7 @@ from ..core.generate import ModelAdapter, ModelCall, ProviderRequest, generate
 from ..core.prompt import Prompt
 from ..core.rendered import RenderedPrompt
 from ..plugins.manager import PluginHost, default_host
-from .interpreter import Interpreter, Site, json_of
+from .interpreter import Interpreter, Site, json_of, record_notes
 from .language import ensure_valid, parse
 from .loader import with_imported_agents
 from .providers import DryRun, Targeted
@@ -154,11 +154,7 @@ def run_prompt(
     trace: list[dict[str, Any]] = []
 
     def record(call: ModelCall) -> None:
-        notes = list(call.request.notes)
-        if notes:
-            trace.append({"kind": "notes", "data": {"site": str(site), "attempt": call.attempt, "notes": notes}})
-            if call.prompt.config.debug and debug is not None:
-                debug.write("".join(f"note: {note}\n" for note in notes))
+        record_notes(trace, site, call, debug)
         calls.append(ProgramCall(site, call.attempt, call.prompt, call.rendered, adapter, call.request))
 
     result = generate(
