@@ -219,6 +219,9 @@ _TRAILING_ZERO = re.compile(r"^[-+]?[0-9]*\.[0-9]*[1-9][0-9]*0$")
 drops text the author wrote, the way a version number would be mangled."""
 
 
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
+
+
 def _parse_yaml(text: str, label: str, warnings: list[str]) -> Any:
     import yaml
 
@@ -237,6 +240,9 @@ def _parse_yaml(text: str, label: str, warnings: list[str]) -> Any:
         mark = exc.problem_mark or exc.context_mark
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
         problem = exc.problem or exc.context or "invalid YAML"
+        if problem == _LIBYAML_TOO_DEEP:
+            # libyaml (PyYAML >= 6.0.4 bundles it) stops at the same depth as we do, one step earlier.
+            raise PromptFileError(f"{label}{where}: nested deeper than {MAX_DEPTH} levels") from None
         raise PromptFileError(f"{label}{where}: invalid YAML: {problem}") from None
     except yaml.YAMLError as exc:
         raise PromptFileError(f"{label}: invalid YAML: {_first_line(str(exc))}") from None
