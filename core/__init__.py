@@ -1,4 +1,5 @@
-"""The renderer-neutral core: the prompt model, output contracts, budgets and errors.
+"""The renderer-neutral core: the prompt model, output contracts, budgets, ``†`` references, the
+tool-scheme interface and errors.
 
 Imports nothing else of the package: the model knows no format, no provider and no syntax.
 """
@@ -33,7 +34,9 @@ from .prompt import (
     ToolDefinition,
     ToolResult,
 )
+from .references import InvalidReference, OutputPathError, UnresolvedReference, resolve, write_output
 from .rendered import Message, RenderedPrompt, RenderedSection, RenderWarning
+from .tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome, ToolScheme
 
 __all__ = [
     "AudioPart",
@@ -46,8 +49,11 @@ __all__ = [
     "GenerateConfig",
     "Identity",
     "ImagePart",
+    "InvalidReference",
+    "MemoryOutcome",
     "Message",
     "OutputContract",
+    "OutputPathError",
     "Prompt",
     "PromptwireError",
     "PromptwireWarning",
@@ -61,9 +67,16 @@ __all__ = [
     "SourceError",
     "TextPart",
     "ToolCall",
+    "ToolContext",
     "ToolDefinition",
+    "ToolError",
+    "ToolOutcome",
     "ToolResult",
+    "ToolScheme",
     "UnknownNameError",
+    "UnresolvedReference",
     "UnsupportedFieldsError",
     "UnsupportedFieldsWarning",
+    "resolve",
+    "write_output",
 ]

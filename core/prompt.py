@@ -25,6 +25,7 @@ from pydantic import (
 from .budget import Budget
 from .contract import OutputContract
 from .limits import check_nesting
+from .references import OUTPUT_PATH, Context, OutputPathError, resolve_arguments, write_output
 
 __all__ = [
     "AudioPart",
@@ -165,12 +166,36 @@ class ToolDefinition(BaseModel):
 
 
 class ToolCall(BaseModel):
+    """A call a model made; its arguments may point at data (``"†input.document"``) instead of copying it."""
+
     model_config = _STRICT
 
     name: str
     id: str | None = None
     arguments: dict[str, Any] = Field(default_factory=dict)
     native: Any = None
+
+    def resolved(self, context: Context) -> ToolCall:
+        """This call with its ``†`` references replaced by the values they point at in ``context``
+        (kind -> JSON value, e.g. ``{"input": ..., "state": ...}``): what the tool should receive.
+
+        Raises :class:`~promptwire.core.references.InvalidReference` or
+        :class:`~promptwire.core.references.UnresolvedReference` naming the argument.
+        """
+        return self.model_copy(update={"arguments": resolve_arguments(self.arguments, context)})
+
+    def write_result(self, result: Any, context: Context, *, branch: int | None = None) -> dict[str, Any]:
+        """A new context holding ``result`` at this call's ``_outputPath`` (unchanged without one).
+
+        ``branch`` chooses the outcome of an ``†a || †b`` path, as in
+        :func:`~promptwire.core.references.write_output`.
+        """
+        path = self.arguments.get(OUTPUT_PATH)
+        if path is None:
+            return dict(context)
+        if not isinstance(path, str):
+            raise OutputPathError(repr(path), f"{OUTPUT_PATH} must be a string")
+        return write_output(path, result, context, branch=branch)
 
 
 class ToolResult(BaseModel):

@@ -38,6 +38,7 @@ from .limits import check_nesting, nesting_room
 __all__ = [
     "DAGGER",
     "OPERATORS",
+    "OUTPUT_PATH",
     "Context",
     "InvalidReference",
     "OutputPathError",
@@ -46,6 +47,7 @@ __all__ = [
     "UnresolvedReference",
     "parse_reference",
     "resolve",
+    "resolve_arguments",
     "write_output",
 ]
 
@@ -58,6 +60,9 @@ DAGGER: Final = "†"
 OPERATORS: Final = ("||", "&&")
 """``||``: the first path that exists (reading) or alternative outcomes (writing).
 ``&&``: every path must exist, the last one's value (reading) or a fan-out (writing)."""
+
+OUTPUT_PATH: Final = "_outputPath"
+"""The call meta-property naming where a call's result is written (Acts chapter 008)."""
 
 _NOT_IN_SEGMENT: Final = frozenset(".†|&")
 
@@ -250,6 +255,19 @@ def _resolve(value: Any, context: Context, where: tuple[str | int, ...]) -> Any:
         items = [_resolve(item, context, (*where, i)) for i, item in enumerate(value)]
         return items if isinstance(value, list) else tuple(items)
     return value
+
+
+def resolve_arguments(arguments: Mapping[str, Any], context: Context) -> dict[str, Any]:
+    """A tool call's arguments, references resolved, ready for the tool; meta-properties as written.
+
+    Meta-properties (``_outputPath``, ``_instance``, ... : any name starting with ``_``) belong to
+    the protocol, not to the tool: ``_outputPath`` is a place to write the result, and resolving it
+    as a value would fail on every call whose result does not exist yet. Keys keep their order.
+    Raises as :func:`resolve` does, naming the argument (``path``, ``options.items[2]``).
+    """
+    tool_arguments = {key: value for key, value in arguments.items() if not str(key).startswith("_")}
+    resolved = resolve(tool_arguments, context)
+    return {key: resolved.get(key, value) for key, value in arguments.items()}
 
 
 class _Missing(NamedTuple):

@@ -12,11 +12,13 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ..core.errors import FieldError, PromptwireError, ProviderError, SourceError
 from ..core.limits import MAX_DEPTH, nesting_room
 from ..core.rendered import warning_lines
+from ..core.tools import DEFAULT_TOOL_TIMEOUT, ToolContext
 from ..plugins.manager import default_host
 from .prompt_files import DEFAULT_MAX_BYTES, decode, parse_data, read_limited
 from .terminal import (
@@ -107,6 +109,12 @@ def _parser() -> argparse.ArgumentParser:
     given = render.add_mutually_exclusive_group()
     given.add_argument("--input", metavar="JSON", help="a program's input, a JSON object")
     given.add_argument("--input-file", metavar="FILE", help="a program's input, from a JSON file")
+    render.add_argument(
+        "--allow-env",
+        metavar="NAME,...",
+        help="a program's env:// tools may read only these variables (default: any; secret-looking values "
+        "are never traced)",
+    )
     render.add_argument("--agent", help="the program's entry agent (default: its main agent)")
     render.add_argument("--function", help="the entry agent's function (default: its main func)")
     render.add_argument(
@@ -253,6 +261,7 @@ def _program_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
         ("--input-file", args.input_file),
         ("--agent", args.agent),
         ("--function", args.function),
+        ("--allow-env", args.allow_env),
     ]
 
 
@@ -280,9 +289,20 @@ def _run_program(args: argparse.Namespace) -> int:
             host=host,
             path=label,
             debug=sys.stderr,
+            tools=_tool_context(args),
         )
     _print_run(result, args)
     return 0
+
+
+def _tool_context(args: argparse.Namespace) -> ToolContext:
+    """What a program's tools may touch: the current directory, the ``--allow-env`` names, and
+    ``--timeout`` for each network request."""
+    allowed = None
+    if args.allow_env is not None:
+        allowed = frozenset(name.strip() for name in args.allow_env.split(",") if name.strip())
+    timeout = DEFAULT_TOOL_TIMEOUT if args.timeout is None else args.timeout
+    return ToolContext(Path.cwd(), allowed_env=allowed, timeout=timeout)
 
 
 def _responses(args: argparse.Namespace) -> list[Any] | None:

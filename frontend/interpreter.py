@@ -7,14 +7,15 @@ them), the identity in scope and the generate's options and shape, and hands it 
 both asked of the plugin host. Trace events are recorded as the reference emits them.
 
 Tool and memory calls go to the scheme registered for the binding's URI scheme (``tool_scheme``,
-a lookup the caller supplies from the plugin host); no scheme is built in yet. Not here: the
-interactive input prompt.
+a lookup the caller supplies from the plugin host; the built-ins live in ``promptwire.tools``). A
+tool's arguments may hold ``†input.…`` / ``†state.…`` references, resolved before the tool sees
+them. Not here: the interactive input prompt.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +27,9 @@ from ..core.errors import FieldError, PromptwireError
 from ..core.generate import ModelAdapter, ModelCall, NotJsonError, generate
 from ..core.limits import recursion_room
 from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
+from ..core.references import resolve, resolve_arguments
 from ..core.rendered import RenderedPrompt
-from ..core.tools import ToolScheme
+from ..core.tools import REDACTED, ToolContext, ToolScheme
 from ..core.validation import validate_model
 from ..renderers.agentscript.jsjson import stringify
 from ..renderers.agentscript.shape import shape_contract
@@ -188,11 +190,12 @@ class Interpreter:
     on_call: Callable[[Site, ModelCall], None] | None = None
     debug: IO[str] | None = None
     tool_scheme: Callable[[str], ToolScheme] | None = None
-    workspace: Path = field(default_factory=Path.cwd)
+    tool_context: ToolContext = field(default_factory=lambda: ToolContext(Path.cwd()))
     timeout: float | None = None
     trace: list[dict[str, Any]] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict)
     _depth: int = 0
+    _input: Any = None
     _out_of_stack_at: Span | None = None
 
     # --- entry ----------------------------------------------------------------------------------
@@ -201,7 +204,8 @@ class Interpreter:
         self._load_files()
         target = self._entry_agent(agent)
         func = self._entry_function(target, function)
-        args = [input_value if input_value is not None else {}] if func.params else []
+        self._input = input_value if input_value is not None else {}
+        args = [self._input] if func.params else []
         if func.params and func.params[0].shape is not None:
             self._check_input(args[0], func)
         with _call_room():
@@ -493,7 +497,7 @@ class Interpreter:
                 return self._agent_call(owner.name, callee.property, args, expr.span)
             if isinstance(owner, Binding) and owner.kind in ("tool", "memory"):
                 args = [self._eval(arg, scope) for arg in expr.args]
-                return self._resource_call(owner, callee.property, args, expr.span)
+                return self._resource_call(owner, callee.property, args, expr.span, scope)
             raise self._error(f"Unsupported member call '{callee.property}'", expr.span)
         value = self._eval(callee, scope)
         args = [self._eval(arg, scope) for arg in expr.args]
@@ -506,10 +510,11 @@ class Interpreter:
         name = callee.name if isinstance(callee, Identifier) else expression_source(callee)
         raise self._error(f"'{name}' is not callable", expr.span)
 
-    def _resource_call(self, binding: Binding, method: str, args: list[Any], span: Span) -> Any:
+    def _resource_call(self, binding: Binding, method: str, args: list[Any], span: Span, scope: _Scope) -> Any:
         uri = binding.uri or ""
         scheme_name = uri.partition("://")[0] if "://" in uri else ""
         scheme = self._scheme(binding.kind, scheme_name, span)
+        context = self.tool_context
         plain_args = _json_value(args)
         if binding.kind == "memory":
             if method not in ("add", "query"):
@@ -517,7 +522,7 @@ class Interpreter:
             if len(args) != 1:
                 raise self._error(f"Memory {binding.name}.{method} expects exactly one argument", span)
             try:
-                outcome = scheme.call_memory(uri, method, plain_args, workspace=self.workspace)
+                outcome = scheme.call_memory(uri, method, plain_args, context)
             except PromptwireError as exc:
                 raise self._error(f"Memory {binding.name}.{method} ({uri}) failed: {exc}", span) from None
             data: dict[str, Any] = {
@@ -533,8 +538,12 @@ class Interpreter:
                 data["record"] = outcome.record
             self.trace.append({"kind": "memory", "data": data})
             return outcome.result
+        data = _ProgramData(self._input, scope)
         try:
-            tool_outcome = scheme.call_tool(uri, method, plain_args, workspace=self.workspace)
+            tool_args = [
+                resolve_arguments(arg, data) if isinstance(arg, dict) else resolve(arg, data) for arg in plain_args
+            ]
+            tool_outcome = scheme.call_tool(uri, method, tool_args, context)
         except PromptwireError as exc:
             raise self._error(f"Tool {binding.name}.{method} ({uri}) failed: {exc}", span) from None
         self.trace.append(
@@ -546,7 +555,7 @@ class Interpreter:
                     "scheme": scheme_name,
                     "uri": uri,
                     "args": plain_args,
-                    "result": tool_outcome.result,
+                    "result": REDACTED if tool_outcome.secret else tool_outcome.result,
                     "effects": tool_outcome.effects,
                 },
             }
@@ -556,9 +565,12 @@ class Interpreter:
     def _scheme(self, kind: str, name: str, span: Span) -> ToolScheme:
         if self.tool_scheme is not None:
             try:
-                return self.tool_scheme(name)
+                scheme = self.tool_scheme(name)
             except PromptwireError:
                 pass
+            else:
+                if kind in scheme.kinds:
+                    return scheme
         raise self._error(f"Unsupported {kind} URI scheme '{name}'", span)
 
     # --- generate -------------------------------------------------------------------------------
@@ -742,6 +754,44 @@ def _truthy(value: Any) -> bool:
     if value is None or value is False or value == "" or value == []:
         return False
     return not (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
+
+
+class _ProgramData(Mapping[str, Any]):
+    """What ``†`` references in a tool call's arguments read: ``input``, the entry function's input,
+    and ``state``, the variables visible where the call is made (as JSON). A model's reply can then
+    hand a tool ``"†input.document"`` instead of a copy. ``state`` is built on first read: most
+    calls hold no reference."""
+
+    def __init__(self, input_value: Any, scope: _Scope) -> None:
+        self._input = input_value
+        self._scope = scope
+        self._state: dict[str, Any] | None = None
+
+    def __getitem__(self, kind: str) -> Any:
+        if kind == "input":
+            return self._input
+        if kind == "state":
+            if self._state is None:
+                self._state = self._variables()
+            return self._state
+        raise KeyError(kind)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("input", "state"))
+
+    def __len__(self) -> int:
+        return 2
+
+    def _variables(self) -> dict[str, Any]:
+        chain: list[_Scope] = []
+        scope: _Scope | None = self._scope
+        while scope is not None:
+            chain.append(scope)
+            scope = scope.parent
+        variables: dict[str, Any] = {}
+        for each in reversed(chain):  # inner names hide outer ones
+            variables.update({name: value for name, value in each.names.items() if not isinstance(value, Binding)})
+        return {name: _json_value(value) for name, value in variables.items()}
 
 
 def _json_value(value: Any, _open: set[int] | None = None) -> Any:

@@ -10,6 +10,7 @@ from typing import IO, Any
 from ..core.generate import ModelAdapter, ModelCall, ProviderRequest, generate
 from ..core.prompt import Prompt
 from ..core.rendered import RenderedPrompt
+from ..core.tools import ToolContext
 from ..plugins.manager import PluginHost, default_host
 from .interpreter import Interpreter, Site, json_of, record_notes
 from .language import ensure_valid, parse
@@ -82,7 +83,7 @@ def run(
     label_rule: str = "release",
     debug: IO[str] | None = None,
     path: str | None = None,
-    workspace: str | Path | None = None,
+    tools: ToolContext | None = None,
 ) -> RunResult:
     """Parse, check and run a program offline (by default), recording every model call.
 
@@ -90,8 +91,8 @@ def run(
     errors and locates its imports). ``adapter`` names the provider (``model`` replaces the program's
     model name); with ``dry_run`` every request is built but answered offline. ``responses`` are
     canned model replies used in order (offline and dry runs);
-    ``options`` go to the chosen format's renderer for each call; tool and memory schemes work
-    inside ``workspace`` (the current directory by default).
+    ``options`` go to the chosen format's renderer for each call; ``tools`` says what tool and memory
+    schemes may touch (by default: the current directory, any environment variable).
     """
     if isinstance(source_or_path, Path):
         path = str(source_or_path)
@@ -118,7 +119,7 @@ def run(
         on_call=record,
         debug=debug,
         tool_scheme=host.tool_scheme,
-        workspace=Path.cwd() if workspace is None else Path(workspace),
+        tool_context=tools or ToolContext(Path.cwd()),
         timeout=timeout,
     )
     value = interpreter.run(input, agent=agent, function=function)

@@ -1,6 +1,6 @@
-"""The built-in formats, readers and adapters, registered through the same hooks a third party uses.
+"""The built-in formats, readers, adapters and tool schemes, registered through the same hooks a third party uses.
 
-The two tables below are the only place that says where a built-in lives. Each maps the name it is
+The tables below are the only place that says where a built-in lives. Each maps the name it is
 registered under to its ``"module:attribute"``, relative to the promptwire package; the registered
 object is a lazy proxy (see :mod:`.lazy`), so loading the host imports none of these modules, and
 their descriptions are read from the real objects when someone asks.
@@ -11,9 +11,18 @@ from __future__ import annotations
 from typing import Final
 
 from .hookspecs import RegisterCallback, hookimpl
-from .lazy import LazyAdapter, LazyReader, LazyRenderer
+from .lazy import LazyAdapter, LazyReader, LazyRenderer, LazyToolScheme
 
-__all__ = ["ADAPTERS", "READERS", "RENDERERS", "register_adapters", "register_readers", "register_renderers"]
+__all__ = [
+    "ADAPTERS",
+    "READERS",
+    "RENDERERS",
+    "TOOL_SCHEMES",
+    "register_adapters",
+    "register_readers",
+    "register_renderers",
+    "register_tool_schemes",
+]
 
 RENDERERS: Final[dict[str, str]] = {
     "agentscript": ".renderers.agentscript:renderer",
@@ -36,6 +45,15 @@ ADAPTERS: Final[dict[str, str]] = {
     "anthropic": ".adapters.anthropic:adapter",
 }
 
+TOOL_SCHEMES: Final[dict[str, str]] = {
+    "file": ".tools.schemes:file_scheme",
+    "sh": ".tools.schemes:sh_scheme",
+    "env": ".tools.schemes:env_scheme",
+    "http": ".tools.schemes:http_scheme",
+    "https": ".tools.schemes:https_scheme",
+    "sqlite": ".tools.schemes:sqlite_scheme",
+}
+
 
 @hookimpl
 def register_renderers(register: RegisterCallback) -> None:
@@ -56,3 +74,10 @@ def register_adapters(register: RegisterCallback) -> None:
     """Register every provider adapter of :data:`ADAPTERS`, in table order."""
     for name, target in ADAPTERS.items():
         register(LazyAdapter(name, target))
+
+
+@hookimpl
+def register_tool_schemes(register: RegisterCallback) -> None:
+    """Register every tool and memory scheme of :data:`TOOL_SCHEMES`, in table order."""
+    for name, target in TOOL_SCHEMES.items():
+        register(LazyToolScheme(name, target))

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core.errors import RegistrationError
 
-__all__ = ["LazyReader", "LazyRenderer"]
+__all__ = ["LazyAdapter", "LazyReader", "LazyRenderer", "LazyToolScheme"]
 
 _PACKAGE = __name__.rpartition(".plugins.")[0]
 """``promptwire``, whatever it is imported as: targets are relative to it."""
@@ -83,3 +83,19 @@ class LazyAdapter(_Lazy):
 
     def with_responses(self, responses: Any) -> Any:
         return self._real.with_responses(responses)
+
+
+@dataclass(frozen=True)
+class LazyToolScheme(_Lazy):
+    """A built-in tool or memory scheme: the first call (or ``kinds``) imports the real one."""
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        kinds: frozenset[str] = self._real.kinds
+        return kinds
+
+    def call_tool(self, *args: Any) -> Any:
+        return self._real.call_tool(*args)
+
+    def call_memory(self, *args: Any) -> Any:
+        return self._real.call_memory(*args)

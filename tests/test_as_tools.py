@@ -3,13 +3,12 @@ traced as AgentScript traces them, and fail with AgentScript's messages."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from promptwire import PluginHost, hookimpl
-from promptwire.core.tools import MemoryOutcome, ToolError, ToolOutcome
+from promptwire.core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome
 from promptwire.frontend import run
 from promptwire.frontend.interpreter import RunError
 
@@ -38,12 +37,13 @@ class KeyValueScheme:
 
     name = "kv"
     description = "an in-memory key-value store, for tests"
+    kinds = frozenset({"tool", "memory"})
 
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
         self.records: list[Any] = []
 
-    def call_tool(self, uri: str, method: str, args: list[Any], *, workspace: Path) -> ToolOutcome:
+    def call_tool(self, uri: str, method: str, args: list[Any], context: ToolContext) -> ToolOutcome:
         (request,) = args
         if method == "put":
             self.values[request["key"]] = request["value"]
@@ -54,7 +54,7 @@ class KeyValueScheme:
             return ToolOutcome(self.values[request["key"]])
         raise ToolError(f"unknown method {method!r}")
 
-    def call_memory(self, uri: str, operation: str, args: list[Any], *, workspace: Path) -> MemoryOutcome:
+    def call_memory(self, uri: str, operation: str, args: list[Any], context: ToolContext) -> MemoryOutcome:
         (request,) = args
         if operation == "add":
             self.records.append(request)
@@ -116,3 +116,57 @@ def test_an_unknown_scheme_gets_the_references_error() -> None:
     program = PROGRAM.replace('"kv://notes"', '"mcp://notes"')
     with pytest.raises(RunError, match="Unsupported tool URI scheme 'mcp'"):
         run(program, {"text": "x"}, host=PluginHost(entry_points=False), path="kv.as")
+
+
+def test_a_scheme_serving_only_tools_is_no_memory() -> None:
+    host, scheme = _host()
+    scheme.kinds = frozenset({"tool"})
+    with pytest.raises(RunError, match="Unsupported memory URI scheme 'kv'"):
+        run(PROGRAM, {"text": "x"}, host=host, path="kv.as")
+
+
+REFERENCES = """import llm M from "openai://gpt-4o"
+import tool Notes from "kv://notes"
+
+main agent A {
+    model M
+    role "R"
+    description "D"
+
+    main func(input) {
+        draft = { title: "T", lines: ["one", "two"] }
+        Notes.put({ key: "doc", value: "†input.document" })
+        Notes.put({ key: "second", value: "†state.draft.lines.1", _outputPath: "†state.kept" })
+        Notes.put({ key: "either", value: "†input.missing || †state.draft.title" })
+        Notes.put({ key: "literal", value: "††input.document" })
+    }
+}
+"""
+
+
+def test_dagger_references_in_tool_arguments_reach_the_tool_resolved_and_the_trace_as_written() -> None:
+    host, scheme = _host()
+    result = run(REFERENCES, {"document": "a long document"}, host=host, path="refs.as")
+    assert scheme.values == {"doc": "a long document", "second": "two", "either": "T", "literal": "†input.document"}
+    traced = [event["data"]["args"][0] for event in result.trace if event["kind"] == "tool"]
+    assert traced[0] == {"key": "doc", "value": "†input.document"}
+    assert traced[1] == {"key": "second", "value": "†state.draft.lines.1", "_outputPath": "†state.kept"}
+
+
+def test_an_unresolvable_reference_fails_the_tool_call_naming_the_argument_and_the_missing_segment() -> None:
+    host, scheme = _host()
+    program = REFERENCES.replace('"†input.document"', '"†input.documnet"')
+    with pytest.raises(RunError) as caught:
+        run(program, {"document": "x"}, host=host, path="refs.as")
+    assert caught.value.message == (
+        "Tool Notes.put (kv://notes) failed: value: unresolved reference '†input.documnet': '†input' has no 'documnet'"
+    )
+    assert caught.value.line == 11
+    assert scheme.values == {}
+
+
+def test_a_malformed_reference_is_an_error_not_a_literal() -> None:
+    host, _ = _host()
+    program = REFERENCES.replace('"†input.document"', '"†input..document"')
+    with pytest.raises(RunError, match=r"failed: value: invalid reference '†input\.\.document'"):
+        run(program, {"document": "x"}, host=host, path="refs.as")

@@ -19,7 +19,7 @@ from promptwire import PluginHost, Prompt, RenderedPrompt, hookimpl
 from promptwire.core import Message
 from promptwire.core.errors import RegistrationError, UnknownNameError
 from promptwire.plugins import hookspecs
-from promptwire.plugins.builtins import ADAPTERS
+from promptwire.plugins.builtins import ADAPTERS, TOOL_SCHEMES
 from promptwire.plugins.manager import REGISTERS
 
 BUILTIN_RENDERERS = ["agentscript", "agens", "agently", "messages"]
@@ -104,12 +104,12 @@ def plugin_registering(plugin_name: str, hook: str, *objects: object, **register
 def test_builtins_register_through_the_hooks(host: PluginHost) -> None:
     (info,) = host.plugins()
     assert info.name == "promptwire"
-    assert info.hooks == ("register_adapters", "register_readers", "register_renderers")
+    assert info.hooks == ("register_adapters", "register_readers", "register_renderers", "register_tool_schemes")
     assert info.registers == {
         "renderers": BUILTIN_RENDERERS,
         "adapters": list(ADAPTERS),
         "readers": BUILTIN_READERS,
-        "tool_schemes": [],
+        "tool_schemes": list(TOOL_SCHEMES),
     }
 
 
@@ -245,13 +245,14 @@ def test_unknown_format_lists_the_available_ones(host: PluginHost) -> None:
 
 def test_tool_schemes_register_resolve_and_are_listed(make_host: MakeHost) -> None:
     s3 = types.SimpleNamespace(name="s3", description="objects in Amazon S3")
-    local = types.SimpleNamespace(name="file", description="files on this machine")
-    host = make_host(plugin_registering("Storage", "register_tool_schemes", s3, local))
+    gcs = types.SimpleNamespace(name="gs", description="objects in Google Cloud Storage")
+    host = make_host(plugin_registering("Storage", "register_tool_schemes", s3, gcs))
     assert host.tool_scheme("s3") is s3
-    assert host.tool_schemes.names() == ("s3", "file")
+    assert host.tool_schemes.names() == (*TOOL_SCHEMES, "s3", "gs")
     info = host.plugins()[-1].to_dict()
-    assert (info["hooks"], info["tool_schemes"]) == (["register_tool_schemes"], ["s3", "file"])
-    with pytest.raises(UnknownNameError, match=r"unknown tool scheme 'ftp' \(available: s3, file\)"):
+    assert (info["hooks"], info["tool_schemes"]) == (["register_tool_schemes"], ["s3", "gs"])
+    available = ", ".join((*TOOL_SCHEMES, "s3", "gs"))
+    with pytest.raises(UnknownNameError, match=rf"unknown tool scheme 'ftp' \(available: {available}\)"):
         host.tool_scheme("ftp")
 
 

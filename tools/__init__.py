@@ -1,0 +1,6 @@
+"""The built-in AgentScript tool and memory schemes, registered through ``register_tool_schemes``.
+
+Like ``renderers/``, this package imports only ``core/``: a scheme is a plugin, and a third party's
+``s3://`` is registered exactly as ``file://`` is. :mod:`.schemes` says which module serves which
+URI scheme; :mod:`.workspace` is the one place that keeps file access inside the workspace.
+"""
