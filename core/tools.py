@@ -24,6 +24,7 @@ __all__ = [
     "ToolContext",
     "ToolError",
     "ToolOutcome",
+    "ToolRequest",
     "ToolScheme",
 ]
 
@@ -50,6 +51,17 @@ class ToolContext:
     workspace: Path
     allowed_env: frozenset[str] | None = None
     timeout: float = DEFAULT_TOOL_TIMEOUT
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """One call: ``binding`` is the program's name for the import (``File``), ``uri`` its URI,
+    ``method`` the member called (``read``; ``add``/``query`` for memory), ``args`` its JSON arguments."""
+
+    binding: str
+    uri: str
+    method: str
+    args: list[Any]
 
 
 @dataclass(frozen=True)
@@ -83,6 +95,6 @@ class ToolScheme(Protocol):
     description: str
     kinds: frozenset[str]
 
-    def call_tool(self, uri: str, method: str, args: list[Any], context: ToolContext) -> ToolOutcome: ...
+    def call_tool(self, request: ToolRequest, context: ToolContext) -> ToolOutcome: ...
 
-    def call_memory(self, uri: str, operation: str, args: list[Any], context: ToolContext) -> MemoryOutcome: ...
+    def call_memory(self, request: ToolRequest, context: ToolContext) -> MemoryOutcome: ...

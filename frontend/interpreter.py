@@ -29,7 +29,7 @@ from ..core.limits import recursion_room
 from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ..core.references import resolve, resolve_arguments
 from ..core.rendered import RenderedPrompt
-from ..core.tools import REDACTED, ToolContext, ToolScheme
+from ..core.tools import REDACTED, ToolContext, ToolRequest, ToolScheme
 from ..core.validation import validate_model
 from ..renderers.agentscript.jsjson import stringify
 from ..renderers.agentscript.shape import shape_contract
@@ -522,7 +522,7 @@ class Interpreter:
             if len(args) != 1:
                 raise self._error(f"Memory {binding.name}.{method} expects exactly one argument", span)
             try:
-                outcome = scheme.call_memory(uri, method, plain_args, context)
+                outcome = scheme.call_memory(ToolRequest(binding.name, uri, method, plain_args), context)
             except PromptwireError as exc:
                 raise self._error(f"Memory {binding.name}.{method} ({uri}) failed: {exc}", span) from None
             data: dict[str, Any] = {
@@ -538,12 +538,13 @@ class Interpreter:
                 data["record"] = outcome.record
             self.trace.append({"kind": "memory", "data": data})
             return outcome.result
-        data = _ProgramData(self._input, scope)
+        readable = _ProgramData(self._input, scope)
         try:
             tool_args = [
-                resolve_arguments(arg, data) if isinstance(arg, dict) else resolve(arg, data) for arg in plain_args
+                resolve_arguments(arg, readable) if isinstance(arg, dict) else resolve(arg, readable)
+                for arg in plain_args
             ]
-            tool_outcome = scheme.call_tool(uri, method, tool_args, context)
+            tool_outcome = scheme.call_tool(ToolRequest(binding.name, uri, method, tool_args), context)
         except PromptwireError as exc:
             raise self._error(f"Tool {binding.name}.{method} ({uri}) failed: {exc}", span) from None
         self.trace.append(

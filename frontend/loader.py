@@ -58,9 +58,19 @@ def _merge(program: Program, label_rule: str, stack: tuple[Path, ...]) -> Progra
 
 
 def _absolute(item: Import, base: Path) -> Import:
+    """``import file`` paths, and the paths of ``file://`` and ``sqlite://`` memories, made absolute
+    from the folder of the file that imports them (a memory beside its program stays there, from
+    whatever folder the program is run)."""
     if item.resource == "file":
         return replace(item, uri=str(base / item.uri))
+    if item.resource == "memory":
+        scheme, separator, rest = item.uri.partition("://")
+        if separator and scheme in _MEMORY_FILE_SCHEMES and rest and not rest.startswith("/"):
+            return replace(item, uri=f"{scheme}://{base / rest}")
     return item
+
+
+_MEMORY_FILE_SCHEMES = ("file", "sqlite")
 
 
 def _error(program: Program, item: Import, message: str) -> AgentScriptError:

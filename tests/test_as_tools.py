@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from promptwire import PluginHost, hookimpl
-from promptwire.core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome
+from promptwire.core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome, ToolRequest
 from promptwire.frontend import run
 from promptwire.frontend.interpreter import RunError
 
@@ -43,8 +43,9 @@ class KeyValueScheme:
         self.values: dict[str, Any] = {}
         self.records: list[Any] = []
 
-    def call_tool(self, uri: str, method: str, args: list[Any], context: ToolContext) -> ToolOutcome:
-        (request,) = args
+    def call_tool(self, call: ToolRequest, context: ToolContext) -> ToolOutcome:
+        method = call.method
+        (request,) = call.args
         if method == "put":
             self.values[request["key"]] = request["value"]
             return ToolOutcome({"ok": True}, effects=[{"put": request["key"]}])
@@ -54,8 +55,9 @@ class KeyValueScheme:
             return ToolOutcome(self.values[request["key"]])
         raise ToolError(f"unknown method {method!r}")
 
-    def call_memory(self, uri: str, operation: str, args: list[Any], context: ToolContext) -> MemoryOutcome:
-        (request,) = args
+    def call_memory(self, call: ToolRequest, context: ToolContext) -> MemoryOutcome:
+        operation = call.method
+        (request,) = call.args
         if operation == "add":
             self.records.append(request)
             return MemoryOutcome({"ok": True}, count=1, id=len(self.records), record=request)

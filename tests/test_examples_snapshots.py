@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,7 @@ from syrupy.assertion import SnapshotAssertion
 
 from promptwire import PluginHost
 from promptwire.frontend.cli import main
+from promptwire.tools import memory_records
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.yaml"))
 FORMATS = PluginHost(entry_points=False).renderers.names()
@@ -27,6 +31,14 @@ def test_asrender_example(
     assert out == snapshot
 
 
+@pytest.fixture(autouse=True)
+def pinned_memory_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory records get ids and times; pinned, so the examples that add one render the same bytes."""
+    ids = (f"00000000-0000-4000-8000-{n:012d}" for n in itertools.count(1))
+    monkeypatch.setattr(memory_records, "new_id", lambda: next(ids))
+    monkeypatch.setattr(memory_records, "now", lambda: "2026-01-02T03:04:05.678Z")
+
+
 PROGRAMS = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.as"))
 RUNS = {
     "agentscript": ["--format", "agentscript"],
@@ -43,9 +55,13 @@ def test_asrender_program(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     snapshot: SnapshotAssertion,
+    tmp_path: Path,
 ) -> None:
-    # Run from the examples folder, as a user would, so call sites print as "name.as:L:C".
-    monkeypatch.chdir(program.parent)
+    # Run from a copy of the examples folder, as a user would from the folder itself, so call sites
+    # print as "name.as:L:C", tools read the example project, and memory is written to the copy.
+    examples = tmp_path / "examples"
+    shutil.copytree(program.parent, examples, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.chdir(examples)
     argv = [program.name, *RUNS[run]]
     for flag, suffix in (("--input-file", ".input.json"), ("--responses", ".responses.json")):
         sibling = program.with_suffix(suffix)
@@ -54,4 +70,27 @@ def test_asrender_program(
     code = main(argv)
     out, err = capsys.readouterr()
     assert (code, err) == (0, "")
+    assert out.replace(str(examples), "<examples>") == snapshot
+
+
+def test_lessons_are_kept_across_runs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, snapshot: SnapshotAssertion, tmp_path: Path
+) -> None:
+    # The second run of examples/lessons.as finds the lesson the first run stored beside the program.
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    for name in ("lessons.as", "lessons.input.json", "lessons.responses.json"):
+        shutil.copy(examples / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    argv = ["lessons.as", "--input-file", "lessons.input.json", "--responses", "lessons.responses.json"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert "Retries need backoff" in out.partition("Instruction:")[0]
     assert out == snapshot
+    stored = [json.loads(line) for line in (tmp_path / "lessons.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [item["id"] for item in stored] == [
+        "00000000-0000-4000-8000-000000000001",
+        "00000000-0000-4000-8000-000000000002",
+    ]

@@ -38,7 +38,7 @@ def test_a_missing_path_names_the_argument() -> None:
 
 
 def test_a_malformed_reference_names_the_argument() -> None:
-    with pytest.raises(InvalidReference, match="^who: invalid reference"):
+    with pytest.raises(InvalidReference, match=r"^who: invalid reference"):
         ToolCall(name="t", arguments={"who": "†input.userName &&"}).resolved(CONTEXT)
 
 

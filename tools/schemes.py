@@ -9,20 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from ..core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome
+from ..core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome, ToolRequest
 from .env import env_tool
 from .files import file_tool
 from .http import http_tool
-from .memory_jsonl import jsonl_memory
-from .memory_sqlite import sqlite_memory
+from .jsonl_store import jsonl_memory
 from .shell import shell_tool
+from .sqlite_store import sqlite_memory
 
 __all__ = ["Scheme", "env_scheme", "file_scheme", "http_scheme", "https_scheme", "sh_scheme", "sqlite_scheme"]
 
-ToolFunction = Callable[[str, str, list[Any], ToolContext], ToolOutcome]
-MemoryFunction = Callable[[str, str, list[Any], ToolContext], MemoryOutcome]
+ToolFunction = Callable[[ToolRequest, ToolContext], ToolOutcome]
+MemoryFunction = Callable[[ToolRequest, ToolContext], MemoryOutcome]
 
 
 @dataclass(frozen=True)
@@ -38,15 +37,15 @@ class Scheme:
     def kinds(self) -> frozenset[str]:
         return frozenset(kind for kind, served in (("tool", self.tool), ("memory", self.memory)) if served)
 
-    def call_tool(self, uri: str, method: str, args: list[Any], context: ToolContext) -> ToolOutcome:
+    def call_tool(self, request: ToolRequest, context: ToolContext) -> ToolOutcome:
         if self.tool is None:
             raise ToolError(f"{self.name}:// serves no tools")
-        return self.tool(uri, method, args, context)
+        return self.tool(request, context)
 
-    def call_memory(self, uri: str, operation: str, args: list[Any], context: ToolContext) -> MemoryOutcome:
+    def call_memory(self, request: ToolRequest, context: ToolContext) -> MemoryOutcome:
         if self.memory is None:
             raise ToolError(f"{self.name}:// serves no memory")
-        return self.memory(uri, operation, args, context)
+        return self.memory(request, context)
 
 
 file_scheme = Scheme(

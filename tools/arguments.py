@@ -1,0 +1,52 @@
+"""Reading a tool call's arguments, with AgentScript's own error texts.
+
+The texts name the call and field the way AgentScript does (``File.read.path is required``), so a
+program's error reads the same here as under the reference implementation.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from ..core.tools import ToolError
+
+__all__ = ["DEFAULT_MAX_RESULTS", "expect_object", "optional_string", "positive_integer", "required_string"]
+
+DEFAULT_MAX_RESULTS: Final = 100
+"""How many files, matches or lines a find, grep or sed returns unless ``max`` says otherwise."""
+
+
+def expect_object(args: list[Any], call: str) -> dict[str, Any]:
+    """The call's first argument, which must be an object (``Find.run expects one json object argument``)."""
+    value = args[0] if args else None
+    if not isinstance(value, dict):
+        raise ToolError(f"{call} expects one json object argument")
+    return value
+
+
+def required_string(value: Any, name: str) -> str:
+    """A non-empty string, else ``<name> is required``."""
+    if not isinstance(value, str) or not value:
+        raise ToolError(f"{name} is required")
+    return value
+
+
+def optional_string(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ToolError(f"Expected a string, got {_json(value)}")
+    return value
+
+
+def positive_integer(value: Any, fallback: int) -> int:
+    if value is None:
+        return fallback
+    if isinstance(value, int | float) and not isinstance(value, bool) and value == int(value) and value > 0:
+        return int(value)
+    raise ToolError(f"Expected a positive integer, got {_json(value)}")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -1,0 +1,127 @@
+"""What both memory stores share: records, queries and where a memory lives.
+
+As AgentScript 0.1.5 defines them. ``add(record)`` stores the object in an envelope
+``{"id", "created_at", "updated_at", "record"}`` and returns the envelope. ``query({text?, kind?,
+where?, limit?})`` returns envelopes, newest first: ``kind`` must equal the record's ``kind``;
+``text`` must occur, ignoring case, in the record's ``text`` or in its compact JSON; each ``where``
+field must be present and equal; ``limit`` defaults to 10.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import unquote, urlsplit
+
+from ..core.tools import ToolContext, ToolError
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DEFAULT_NAMESPACE",
+    "compact_json",
+    "envelope",
+    "is_envelope",
+    "matches",
+    "memory_location",
+    "new_id",
+    "now",
+    "query_of",
+    "record_of",
+]
+
+DEFAULT_LIMIT: Final = 10
+DEFAULT_NAMESPACE: Final = "memory"
+
+
+def new_id() -> str:
+    """A record's id (a random UUID; tests replace this function to pin ids)."""
+    return str(uuid.uuid4())
+
+
+def now() -> str:
+    """The time of an add, as JavaScript's ``toISOString`` writes it (tests replace this function)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def record_of(args: list[Any]) -> dict[str, Any]:
+    record = args[0] if args else None
+    if not isinstance(record, dict):
+        raise ToolError("memory.add expects an object record")
+    return record
+
+
+def query_of(args: list[Any]) -> tuple[dict[str, Any], int]:
+    """The query object and its limit."""
+    query = args[0] if args else None
+    if not isinstance(query, dict):
+        raise ToolError("memory.query expects an object query")
+    if query.get("where") is not None and not isinstance(query["where"], dict):
+        raise ToolError("memory.query where must be an object")
+    limit = query.get("limit")
+    if limit is None:
+        return query, DEFAULT_LIMIT
+    if isinstance(limit, bool) or not isinstance(limit, int | float) or limit != int(limit) or limit <= 0:
+        raise ToolError("memory.query limit must be a positive integer")
+    return query, int(limit)
+
+
+def envelope(record: dict[str, Any]) -> dict[str, Any]:
+    stamp = now()
+    return {"id": new_id(), "created_at": stamp, "updated_at": stamp, "record": record}
+
+
+def is_envelope(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and all(isinstance(value.get(key), str) for key in ("id", "created_at", "updated_at"))
+        and isinstance(value.get("record"), dict)
+    )
+
+
+def compact_json(value: Any) -> str:
+    """JSON as JavaScript's ``JSON.stringify`` writes it: no spaces, characters as they are."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def matches(record: dict[str, Any], query: dict[str, Any]) -> bool:
+    kind = query.get("kind")
+    if isinstance(kind, str) and record.get("kind") != kind:
+        return False
+    text = query.get("text")
+    if isinstance(text, str):
+        needle = text.lower()
+        own_text = record.get("text")
+        if not isinstance(own_text, str):
+            own_text = ""
+        if needle not in own_text.lower() and needle not in compact_json(record).lower():
+            return False
+    where = query.get("where")
+    if where is not None:
+        if not isinstance(where, dict):
+            raise ToolError("memory.query where must be an object")
+        for key, expected in where.items():
+            if key not in record or not _same(record[key], expected):
+                return False
+    return True
+
+
+def _same(left: Any, right: Any) -> bool:
+    """Equal as JSON values (``1 == 1.0``, but ``true`` is not ``1``)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return left is right
+    return bool(left == right)
+
+
+def memory_location(uri: str, context: ToolContext) -> tuple[Path, str]:
+    """The file a memory URI names (relative paths from the workspace: the loader has already made a
+    program's own memory paths absolute, from the file that imports them), and its ``#namespace``."""
+    parts = urlsplit(uri)
+    raw = uri[len(parts.scheme) + 3 :].partition("#")[0]
+    if not raw:
+        raise ToolError(f"Memory URI '{uri}' names no file")
+    path = Path(unquote(raw))
+    namespace = unquote(parts.fragment) or DEFAULT_NAMESPACE
+    return (path if path.is_absolute() else context.workspace / path), namespace

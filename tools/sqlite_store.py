@@ -1,0 +1,106 @@
+"""``sqlite://path#namespace`` memory, with Python's sqlite3, in AgentScript's table layout.
+
+One table ``memory_records`` keyed by ``(namespace, id)``, so several memories share a database
+file; the namespace defaults to ``memory``. The database runs in WAL mode with a busy timeout, so
+concurrent writers wait for each other instead of failing, and each add is one transaction.
+Queries return newest first (``created_at``, then insertion order for records of the same
+millisecond).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any, Final
+
+from ..core.tools import MemoryOutcome, ToolContext, ToolError, ToolRequest
+from .memory_records import compact_json, envelope, matches, memory_location, query_of, record_of
+
+__all__ = ["sqlite_memory"]
+
+BUSY_TIMEOUT_SECONDS: Final = 30.0
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS memory_records (
+    namespace TEXT NOT NULL,
+    id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    kind TEXT,
+    text TEXT,
+    record_json TEXT NOT NULL,
+    PRIMARY KEY (namespace, id)
+)
+"""
+
+
+def sqlite_memory(request: ToolRequest, context: ToolContext) -> MemoryOutcome:
+    path, namespace = memory_location(request.uri, context)
+    try:
+        if request.method == "add":
+            added = _add(path, namespace, record_of(request.args))
+            return MemoryOutcome(added, count=1, id=added["id"], record=added["record"])
+        query, limit = query_of(request.args)
+        found = _query(path, namespace, query, limit)
+        return MemoryOutcome(found, count=len(found))
+    except sqlite3.Error as exc:
+        raise ToolError(f"SQLite memory {path}: {exc}") from None
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute(_SCHEMA)
+    return connection
+
+
+def _add(path: Path, namespace: str, record: dict[str, Any]) -> dict[str, Any]:
+    added = envelope(record)
+    kind, text = record.get("kind"), record.get("text")
+    with closing(_open(path)) as connection:
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute(
+            "INSERT INTO memory_records (namespace, id, created_at, updated_at, kind, text, record_json)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                namespace,
+                added["id"],
+                added["created_at"],
+                added["updated_at"],
+                kind if isinstance(kind, str) else None,
+                text if isinstance(text, str) else None,
+                compact_json(record),
+            ),
+        )
+        connection.execute("COMMIT")
+    return added
+
+
+def _query(path: Path, namespace: str, query: dict[str, Any], limit: int) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    conditions, params = ["namespace = ?"], [namespace]
+    if isinstance(query.get("kind"), str):
+        conditions.append("kind = ?")
+        params.append(query["kind"])
+    with closing(_open(path)) as connection:
+        rows = connection.execute(
+            "SELECT id, created_at, updated_at, record_json FROM memory_records"
+            f" WHERE {' AND '.join(conditions)} ORDER BY created_at DESC, rowid DESC",
+            params,
+        ).fetchall()
+    found = []
+    for row_id, created_at, updated_at, record_json in rows:
+        try:
+            record = json.loads(record_json)
+        except ValueError as exc:
+            raise ToolError(f"Invalid sqlite memory record '{row_id}': {exc}") from None
+        if not isinstance(record, dict):
+            raise ToolError(f"Invalid sqlite memory record '{row_id}': record_json must be an object")
+        if matches(record, query):
+            found.append({"id": row_id, "created_at": created_at, "updated_at": updated_at, "record": record})
+            if len(found) >= limit:
+                break
+    return found
