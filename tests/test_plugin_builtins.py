@@ -20,9 +20,11 @@ from promptwire.core.errors import RegistrationError
 from promptwire.plugins import builtins
 from promptwire.plugins.lazy import LazyReader, LazyRenderer
 
-BUILTINS = [("renderer", name, target) for name, target in builtins.RENDERERS.items()] + [
-    ("reader", name, target) for name, target in builtins.READERS.items()
-]
+BUILTINS = (
+    [("renderer", name, target) for name, target in builtins.RENDERERS.items()]
+    + [("reader", name, target) for name, target in builtins.READERS.items()]
+    + [("tool_scheme", name, target) for name, target in builtins.TOOL_SCHEMES.items()]
+)
 
 
 @pytest.fixture

@@ -163,3 +163,65 @@ def test_broken_entry_point_left_out_of_the_allow_list_is_never_imported(
     install("pw-broken", "0.1", "pw_broken", "raise RuntimeError('boom')\n", "broken")
     monkeypatch.setenv("PROMPTWIRE_PLUGINS", "whisper")
     assert "whisper" in PluginHost().renderers.names()
+
+
+BUCKETS = """
+from promptwire import hookimpl
+from promptwire.core.tools import ToolError, ToolOutcome
+
+class Buckets:
+    name = "s3"
+    description = "objects in a bucket (kept in memory, for the test)"
+    kinds = frozenset({"tool"})
+
+    def __init__(self):
+        self.objects = {"reports/q3.txt": "revenue up"}
+
+    def call_tool(self, request, context):
+        (args,) = request.args
+        key = request.uri.removeprefix("s3://").rstrip("/") + "/" + args["key"]
+        if request.method != "get":
+            raise ToolError(f"no method {request.method!r}")
+        if key not in self.objects:
+            raise ToolError(f"no object {key}")
+        return ToolOutcome(self.objects[key])
+
+    def call_memory(self, request, context):
+        raise ToolError("not a memory")
+
+@hookimpl
+def register_tool_schemes(register):
+    register(Buckets())
+"""
+
+BUCKET_PROGRAM = """import llm M from "openai://gpt-4o"
+import tool Reports from "s3://reports"
+
+main agent A {
+    model M
+    role "R"
+    description "D"
+
+    main func(input) {
+        Reports.get({ key: input.name })
+    }
+}
+"""
+
+
+def test_a_third_party_tool_scheme_installed_by_entry_point_serves_programs(install: Install) -> None:
+    from promptwire.frontend import run
+    from promptwire.frontend.interpreter import RunError
+
+    install("pw-buckets", "2.0", "pw_buckets", BUCKETS, "buckets")
+    host = PluginHost()
+    result = run(BUCKET_PROGRAM, {"name": "q3.txt"}, host=host, path="s3.as")
+    assert result.value == "revenue up"
+    (event,) = result.trace
+    assert (event["kind"], event["data"]["scheme"], event["data"]["uri"]) == ("tool", "s3", "s3://reports")
+    assert host.plugins()[-1].registers["tool_schemes"] == ["s3"]
+    with pytest.raises(RunError, match=r"Tool Reports\.get \(s3://reports\) failed: no object reports/q4\.txt"):
+        run(BUCKET_PROGRAM, {"name": "q4.txt"}, host=host, path="s3.as")
+    as_memory = BUCKET_PROGRAM.replace("import tool", "import memory").replace(".get(", ".query(")
+    with pytest.raises(RunError, match="Unsupported memory URI scheme 's3'"):
+        run(as_memory, {"name": "x"}, host=host, path="s3.as")

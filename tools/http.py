@@ -74,6 +74,7 @@ def _shown_origin(url: str) -> str:
 def _send(
     import_uri: str, url: str, method: str, headers: dict[str, str], data: bytes | None, timeout: float
 ) -> tuple[int, str]:
+    import http.client
     import urllib.error
     import urllib.request
 
@@ -97,7 +98,7 @@ def _send(
         if isinstance(reason, TimeoutError | socket.timeout):
             raise ToolError(f"HTTP {method} {url} timed out after {timeout:g} s") from None
         raise ToolError(f"HTTP {method} {url} failed: {getattr(reason, 'strerror', None) or reason}") from None
-    except (OSError, ValueError) as error:  # a reset connection, a reply that is not HTTP
+    except (OSError, ValueError, http.client.HTTPException) as error:  # a reset connection, a reply not HTTP
         raise ToolError(f"HTTP {method} {url} failed: {error}") from None
 
 

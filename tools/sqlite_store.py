@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any, Final
@@ -51,9 +52,19 @@ def sqlite_memory(request: ToolRequest, context: ToolContext) -> MemoryOutcome:
 def _open(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute(_SCHEMA)
-    return connection
+    # Switching a new database to WAL and creating the table can meet "database is locked" at once,
+    # without SQLite's busy wait, when several processes open a new database together: retry.
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute(_SCHEMA)
+            return connection
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                connection.close()
+                raise
+            time.sleep(0.005)
 
 
 def _add(path: Path, namespace: str, record: dict[str, Any]) -> dict[str, Any]:
