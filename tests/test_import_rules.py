@@ -14,6 +14,7 @@ ALLOWED = {
     "adapters": {"core", "adapters"},
     "plugins": {"core", "plugins"},  # built-ins are named as strings and imported lazily
     "frontend": {"core", "plugins", "frontend"},
+    "tools": {"core", "tools"},  # a scheme is a plugin: it knows the interface, not the interpreter
 }
 # AgentScript's value rules (JavaScript's JSON printing, UTF-16 budgets, shapes) belong to the
 # language, which has two halves: the renderer that prints its prompts and the `.as` front end.

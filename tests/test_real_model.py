@@ -1,0 +1,118 @@
+"""The opt-in ``real_model`` tier: every example program through the OpenAI adapter, against a real
+model (Gemma 3 270M in llama.cpp's ``llama-server`` on 127.0.0.1), with strict structured output.
+
+Not in the default run (``-m "not real_model"`` in the pytest settings). Set it up once with
+``bash scripts/real-model-setup.sh`` and run it with ``python3 -m pytest -m real_model``. The model
+is a tiny base model: the tests assert what a grammar-constrained server guarantees (every reply
+is JSON that conforms to its schema, and the program completes), never what the answers mean.
+A missing server or model fails the tier, never skips it: a tier asked for must run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from promptwire.frontend import run
+
+pytestmark = pytest.mark.real_model
+
+CACHE = Path(os.environ.get("PROMPTWIRE_REAL_MODEL_DIR", Path.home() / ".cache" / "promptwire-real-model"))
+SERVER = Path(os.environ.get("PROMPTWIRE_LLAMA_SERVER", CACHE / "build" / "bin" / "llama-server"))
+WEIGHTS = Path(os.environ.get("PROMPTWIRE_REAL_MODEL", CACHE / "gemma3-270m-q4_k_m.gguf"))
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+PROGRAMS = sorted(EXAMPLES.glob("*.as"))
+KEY = "sk-local"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def llama_server() -> Iterator[str]:
+    missing = [str(path) for path in (SERVER, WEIGHTS) if not path.is_file()]
+    if missing:
+        pytest.fail(f"real_model tier: missing {', '.join(missing)}; run `bash scripts/real-model-setup.sh` first")
+    port = _free_port()
+    command = [str(SERVER), "-m", str(WEIGHTS), "-c", "4096", "-t", "2", "-np", "1"]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--api-key", KEY]
+    log = open(CACHE / "llama-server.log", "w")  # noqa: SIM115 - closed below, after the server
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"llama-server exited with {server.returncode}; see {CACHE / 'llama-server.log'}")
+            try:
+                with urllib.request.urlopen(f"{base}/health", timeout=2) as reply:
+                    if json.load(reply).get("status") == "ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("llama-server was not healthy within 120 s")
+            time.sleep(0.2)
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+def _events(trace: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Every trace event, those of agent calls (nested in the call's own trace) included."""
+    for event in trace:
+        yield event
+        if event["kind"] == "agent":
+            yield from _events(event["data"]["trace"])
+
+
+def _strict(source: str) -> str:
+    """Every generate of the program asked with strict structured output and a short answer."""
+    source = source.replace("strict: true, ", "")
+    return source.replace("generate({ ", "generate({ strict: true, max_output: 256, ")
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
+def test_example_program_runs_on_a_real_model_with_schema_valid_json(
+    program: Path, llama_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    examples = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, examples, ignore=shutil.ignore_patterns("__pycache__", "plugins"))
+    monkeypatch.chdir(examples)
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{llama_server}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    source = _strict(program.read_text(encoding="utf-8"))
+    assert "strict: true" in source
+    input_file = program.with_suffix(".input.json")
+    input_value = json.loads(input_file.read_text(encoding="utf-8")) if input_file.exists() else None
+    result = run(source, input_value, adapter="openai", model="gemma-3-270m", timeout=120, path=program.name)
+    generates = [event["data"] for event in _events(result.trace) if event["kind"] == "generate"]
+    assert generates, "the program made no model call"
+    for call in result.calls:
+        body = call.request.kwargs if call.request is not None else {}
+        assert body["response_format"]["json_schema"]["strict"] is True
+    for data in generates:
+        schema = data["context"]["returnSchema"]
+        assert schema is not None
+        jsonschema.validate(data["result"], schema)
