@@ -33,7 +33,7 @@ def test_the_third_party_scheme_snippet_defines_a_working_scheme() -> None:
     registered: list[Any] = []
     namespace["register_tool_schemes"](registered.append)
     assert type(registered[0]).__name__ == "Buckets"
-    with pytest.raises(ToolError, match="^not a memory$"):
+    with pytest.raises(ToolError, match=r"^not a memory$"):
         buckets.call_memory(ToolRequest("B", "s3://b", "add", [{}]), ToolContext(Path.cwd()))
 
 
