@@ -4,18 +4,23 @@ For each adapter: N calls made with the SDK directly (one client, the same reque
 calls through ``promptwire.core.generate`` (render, build the request, send with the SDK, parse the
 reply, check it against the contract), alternating call by call on the same server after a warm-up;
 prints the median time per call of each and the ratio. Target (issue 8): at most 1.10. Run it on an
-otherwise idle machine: the server shares this process.
+otherwise idle machine. The server runs in a process of its own (``--in-process`` puts it in this
+one, where its threads compete with the client for the interpreter lock and inflate both sides).
 
-Run from the repository root: ``python benchmarks/adapters.py [CALLS]``.
+Run from the repository root: ``python benchmarks/adapters.py [CALLS] [--in-process]``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import statistics
+import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -49,13 +54,40 @@ def _paired_medians(bare: Callable[[], object], ours: Callable[[], object], call
     return statistics.median(times[0]), statistics.median(times[1])
 
 
+SERVE = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from provider_servers import fake_provider
+with fake_provider() as server:
+    print(server.root, flush=True)
+    sys.stdin.read()
+"""
+
+
+@contextlib.contextmanager
+def server_process() -> Iterator[Any]:
+    """The fake provider in a process of its own; it stops when its standard input closes."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVE, sys.path[0]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None and process.stdin is not None
+    root = process.stdout.readline().strip()
+    try:
+        yield SimpleNamespace(root=root, base_url=f"{root}/v1")
+    finally:
+        process.stdin.close()
+        process.wait(timeout=10)
+
+
 def main() -> None:
-    calls = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    args = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
+    calls = int(args[0]) if args else 1000
     import anthropic
     import ollama
     import openai
 
-    with fake_provider() as server:
+    with fake_provider() if "--in-process" in sys.argv else server_process() as server:
+        print(f"server: {'in this process' if '--in-process' in sys.argv else 'its own process'}")
         adapters = {
             "openai": OpenAIAdapter(api_key="k", base_url=server.base_url),
             "anthropic": AnthropicAdapter(api_key="k", base_url=server.root),
