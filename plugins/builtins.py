@@ -29,6 +29,7 @@ RENDERERS: Final[dict[str, str]] = {
     "agens": ".renderers.agens:renderer",
     "agently": ".renderers.agently.renderer:renderer",
     "messages": ".renderers.messages:renderer",
+    "template": ".renderers.template:renderer",
 }
 
 READERS: Final[dict[str, str]] = {

@@ -14,6 +14,15 @@ from promptwire.renderers.agentscript.shape import shape_contract
 
 PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
+NEEDS_A_TEMPLATE = frozenset({"template"})
+"""Formats that render only with a template of the user's; tests/test_template_renderer.py covers them."""
+
+
+def layout_formats(host: Any) -> tuple[str, ...]:
+    """The registered formats that render any prompt with no options of their own."""
+    return tuple(name for name in host.renderers.names() if name not in NEEDS_A_TEMPLATE)
+
+
 _IDENTITY = {"role": "Corpus Agent", "description": "Render every field faithfully."}
 _SHAPE = {"answer": "string", "score": "number", "tags": "list[string]"}
 

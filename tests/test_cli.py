@@ -109,7 +109,9 @@ def test_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
 def test_unknown_format_and_reader(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "render", str(EXAMPLE), "--format", "nope")
     assert code == 1
-    assert err.startswith("asrender: unknown renderer 'nope' (available: agentscript, agens, agently, messages")
+    assert err.startswith(
+        "asrender: unknown renderer 'nope' (available: agentscript, agens, agently, messages, template"
+    )
     code, _, err = run(capsys, "render", str(EXAMPLE), "--from", "nope")
     assert err.startswith("asrender: unknown reader 'nope'")
 

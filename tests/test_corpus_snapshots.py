@@ -17,10 +17,10 @@ from promptwire.core.errors import (
 )
 from promptwire.core.rendered import UNEXPRESSED, warning_lines
 
-from corpus import CORPUS
+from corpus import CORPUS, layout_formats
 
 HOST = PluginHost(entry_points=False)
-FORMATS = HOST.renderers.names()
+FORMATS = layout_formats(HOST)
 CASES = [pytest.param(fmt, name, id=f"{fmt}-{name}") for fmt in FORMATS for name in CORPUS]
 
 

@@ -14,8 +14,10 @@ from promptwire import PluginHost
 from promptwire.frontend.cli import main
 from promptwire.tools import memory_records
 
+from corpus import layout_formats
+
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.yaml"))
-FORMATS = PluginHost(entry_points=False).renderers.names()
+FORMATS = layout_formats(PluginHost(entry_points=False))
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

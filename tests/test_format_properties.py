@@ -21,8 +21,10 @@ from hypothesis import strategies as st
 from promptwire import PluginHost, Prompt, PromptwireError, RenderedPrompt
 from promptwire.renderers.prompt_data import reader
 
+from corpus import layout_formats
+
 HOST = PluginHost(entry_points=False)
-FORMATS = HOST.renderers.names()
+FORMATS = layout_formats(HOST)
 
 TEXT = st.text(max_size=12) | st.sampled_from(["", "ab\U0001f600cd", "\u202e\x1b[2J", "${instruct}", "line\nnext"])
 SCALAR = (

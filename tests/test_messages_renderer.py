@@ -11,6 +11,8 @@ from promptwire.core.errors import FieldError, UnsupportedFieldsWarning
 from promptwire.renderers.agentscript import shape_contract
 from promptwire.renderers.parts import URL_FILE_REASON
 
+from corpus import layout_formats
+
 HOST = PluginHost(entry_points=False)
 
 
@@ -86,7 +88,7 @@ def test_a_file_given_by_url_is_shown_as_text_and_reported() -> None:
 
 def test_message_content_never_holds_half_a_character() -> None:
     clipped = {"instruction": "x", "context": [{"value": "ab\U0001f600cd", "budget": 3}]}
-    for fmt in HOST.renderers.names():
+    for fmt in layout_formats(HOST):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rendered = promptwire.render(clipped, fmt, host=HOST)
@@ -216,7 +218,7 @@ def test_a_str_valued_enum_member_prints_its_value_in_every_format() -> None:
         "system": Color.RED,
         "context": [{"value": Color.RED}, {"value": {"c": Color.RED}}],
     }
-    for fmt in HOST.renderers.names():
+    for fmt in layout_formats(HOST):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             shown = promptwire.render(prompt, fmt, host=HOST).display()

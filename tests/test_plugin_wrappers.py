@@ -116,7 +116,7 @@ def test_wrapper_wraps_another_plugins_implementation(make_host: MakeHost, event
     owners = registrations(host)
     # What the wrapped plugin registers is its own, what the wrapper registers is the wrapper's.
     assert (owners["Inner"], owners["Outer"]) == (["inner"], ["outer"])
-    assert owners["promptwire"] == ["agentscript", "agens", "agently", "messages"]
+    assert owners["promptwire"] == ["agentscript", "agens", "agently", "messages", "template"]
 
 
 def test_wrapper_sees_the_error_of_the_implementation_it_wraps(make_host: MakeHost, events: list[str]) -> None:
