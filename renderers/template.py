@@ -1,22 +1,40 @@
 """``template``: a user's Jinja2 template renders the prompt, in a sandbox, with no Python to write.
 
-The template is a file (``-o template=PATH``) or, from Python, text (``source=...``). It receives
-the whole prompt as plain JSON data, ``prompt`` (``prompt.instruction``, ``prompt.context[0].value``
-...), and says which text goes where with two blocks::
+The template is a file (``-o template=PATH``, relative to the working directory) or, from Python
+or with ``-o source=TEXT``, its text; giving both or neither is an error. It receives the whole
+prompt as plain data, ``prompt`` (``prompt.instruction``, ``prompt.context[0].value`` ...: the
+model's field names, the shape ``Prompt.model_dump()`` gives), and says which text goes where
+with two blocks::
 
+    {% macro heading(text) %}## {{ text }}{% endmacro %}
     {% block system %}You are {{ prompt.identity.role }}.{% endblock %}
-    {% block user %}{{ prompt.instruction }}{% endblock %}
+    {% block user %}{{ heading("Task") }}
+    {{ prompt.instruction }}{% endblock %}
 
-``user`` is required; ``system`` is optional, and a system text that renders empty is left out.
-``tojson`` writes JSON as a model should read it (characters as they are, ``indent`` optional;
-Jinja's own escapes ``<`` and ``&`` for HTML).
+``user`` is required; ``system`` is optional, and a system text that renders empty is left out;
+both are stripped of surrounding whitespace. Top-level ``set`` and ``macro`` are visible inside the
+blocks; any other text or output outside them would go into no message, so it is an error (write
+notes as ``{# comments #}``). As everywhere in Jinja, ``value.name`` finds a dictionary's method
+before its key: ``value["items"]`` is the key. Two filters besides Jinja's own:
 
-The template runs in Jinja2's ``SandboxedEnvironment`` with ``StrictUndefined``: attribute walks
-to ``__class__``, ``__globals__`` or ``__subclasses__``, ``str.format`` tricks and the like raise a
-security error, a name the template does not have is an error naming it, and there is no loader,
-so ``include``, ``import`` and ``extends`` reach no file. Repetition (``'a' * n``, ``n ** m``) is
-bounded. Every error names the template, its line and the reason. What the sandbox does not bound
-is time: a template that loops for ever is trusted as the user's own code is.
+- ``tojson``: JSON as a model should read it (characters as they are, ``indent`` optional; Jinja's
+  own escapes ``<`` and ``&`` for HTML);
+- ``fit(budget, indent=2)``: a value's text (a string as it is, anything else as ``tojson``) cut to a
+  context budget by the rule every format shares (:mod:`promptwire.core.fitting`), counted in code
+  points: ``{{ item.value | fit(item.budget) }}`` shows what the prompt's author allowed.
+
+The template runs in Jinja2's ``ImmutableSandboxedEnvironment`` with ``StrictUndefined``: attribute
+walks to ``__class__``, ``__globals__`` or ``__subclasses__``, ``str.format`` tricks, changing the
+prompt's lists and dictionaries and the like raise a security error; a name the template does not
+have is an error naming it; there is no loader, so ``include``, ``import`` and ``extends`` reach
+no file. Every error names the template, its line and the reason.
+
+The sandbox bounds what a template can reach, not all it can compute: it is trusted with time and
+memory as the user's own code is (a loop can run for ever; ``join``, ``replace``, ``center`` or a
+format width can build a large string in one call). Against the accidents that are one
+token long, ``*`` and ``**`` refuse results beyond ``MAX_REPEAT`` items or digits, ``range`` stops
+at Jinja's ``MAX_RANGE``, and the text of a block (or of a ``set`` block, a macro call) beyond
+``MAX_OUTPUT`` characters is refused as it is written.
 
 Unlike the other formats this one reads a file (its template), and it expresses every field: the
 template can read all of them, so none is reported as left out.
@@ -24,20 +42,30 @@ template can read all of them, so none is reported as left out.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
 
+from pydantic import ValidationError
+
+from ..core.budget import Budget
 from ..core.errors import FieldError, PromptwireError
+from ..core.fitting import TextForm, fit
+from ..core.limits import nesting_room
 from ..core.prompt import SUB_FIELDS, Prompt
 from ..core.rendered import Message, RenderedPrompt
 from .base import unexpressed_fields
 
-__all__ = ["MAX_REPEAT", "TemplateError", "TemplateRenderer", "renderer"]
+__all__ = ["MAX_OUTPUT", "MAX_REPEAT", "TemplateError", "TemplateRenderer", "renderer"]
 
 MAX_REPEAT: Final = 1_000_000
 """The longest string or list ``*`` may build, and so the bound on ``**`` results' size in digits."""
+
+MAX_OUTPUT: Final = 100_000_000
+"""The most characters one block (or one ``set`` block or macro call inside it) may write."""
 
 
 class TemplateError(PromptwireError):
@@ -65,7 +93,9 @@ class TemplateRenderer:
         name, text = _template_text(template, source)
         expressible = self.fields | {f"native.{dialect}" for dialect in prompt.native}
         warnings = unexpressed_fields(prompt, self.name, expressible, strict=strict)
-        system, user = _render_blocks(name, text, prompt.model_dump(mode="json"))
+        # Python mode, not JSON mode: pydantic's JSON mode refuses values nested some 250 levels
+        # deep, and a prompt may nest up to MAX_DEPTH. Validated prompt data is plain data already.
+        system, user = _render_blocks(name, text, prompt.model_dump())
         messages = ((Message("system", system),) if system else ()) + (Message("user", user),)
         return RenderedPrompt(
             format=self.name,
@@ -99,44 +129,101 @@ def _template_text(template: str | Path | None, source: str | None) -> tuple[str
 
 def _render_blocks(name: str, text: str, data: dict[str, Any]) -> tuple[str, str]:
     import jinja2
-    import jinja2.nodes
-    import jinja2.sandbox
 
-    environment = _environment()
-    try:
-        tree = environment.parse(text, name, name)
-        for node in tree.find_all(
-            (jinja2.nodes.Extends, jinja2.nodes.Include, jinja2.nodes.Import, jinja2.nodes.FromImport)
-        ):
-            raise TemplateError(name, node.lineno, _ONE_FILE)
-        # Compiled under the template's name, so frames (and so our line numbers) point into it.
-        code = environment.compile(tree, name, name)
-        compiled = environment.template_class.from_code(environment, code, environment.make_globals(None))
-    except jinja2.TemplateSyntaxError as exc:
-        raise TemplateError(name, exc.lineno, exc.message or "syntax error") from None
-    if "user" not in compiled.blocks:
-        raise TemplateError(name, None, "defines no {% block user %}: it says what the user message holds")
+    compiled = _compile(name, text)
     context = compiled.new_context({"prompt": data})
     try:
-        user = "".join(compiled.blocks["user"](context))
-        system = "".join(compiled.blocks["system"](context)) if "system" in compiled.blocks else ""
+        with nesting_room():  # tojson and printing walk values as deep as the prompt's
+            _run_top_level(compiled, context)
+            system = _joined(compiled.blocks["system"](context)) if "system" in compiled.blocks else ""
+            user = _joined(compiled.blocks["user"](context))
     except jinja2.exceptions.SecurityError as exc:
         raise TemplateError(name, _line(exc.__traceback__, compiled), f"refused by the sandbox: {exc}") from None
     except jinja2.UndefinedError as exc:
         raise TemplateError(name, _line(exc.__traceback__, compiled), f"undefined: {exc.message}") from None
-    except jinja2.TemplateError as exc:  # include/import/extends: there is no loader
+    except jinja2.TemplateError as exc:
         raise TemplateError(name, _line(exc.__traceback__, compiled), str(exc) or type(exc).__name__) from None
-    except TypeError as exc:
-        reason = f"TypeError: {exc}"
-        if "no loader" in str(exc):
-            reason = _ONE_FILE
-        raise TemplateError(name, _line(exc.__traceback__, compiled), reason) from None
-    except (ValueError, ArithmeticError, LookupError, RecursionError) as exc:
+    except (TypeError, ValueError, ArithmeticError, LookupError, RecursionError, MemoryError) as exc:
         raise TemplateError(name, _line(exc.__traceback__, compiled), f"{type(exc).__name__}: {exc}") from None
     return system.strip(), user.strip()
 
 
-_ONE_FILE: Final = "include, import and extends are not available: a template is one file"
+@functools.lru_cache(maxsize=16)
+def _compile(name: str, text: str) -> Any:
+    """The template, checked: one file, a ``user`` block, no output outside the blocks.
+
+    Cached, since a program renders with the same template at each ``generate``; a compiled
+    template keeps no state between renders (each gets a new context).
+    """
+    import jinja2
+    import jinja2.nodes as nodes
+
+    environment = _environment()
+    try:
+        tree = environment.parse(text, name, name)
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateError(name, exc.lineno, exc.message or "syntax error") from None
+    for node in tree.find_all((nodes.Extends, nodes.Include, nodes.Import, nodes.FromImport)):
+        raise TemplateError(name, node.lineno, "include, import and extends are not available: a template is one file")
+    if not any(block.name == "user" for block in tree.find_all(nodes.Block)):
+        raise TemplateError(name, None, "defines no {% block user %}: it says what the user message holds")
+    for line in _output_outside_the_blocks(tree):
+        raise TemplateError(name, line, "text outside {% block system %} and {% block user %} goes into no message")
+    try:
+        # Compiled under the template's name, so frames (and so our line numbers) point into it.
+        code = environment.compile(tree, name, name)
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateError(name, exc.lineno, exc.message or "syntax error") from None
+    return environment.template_class.from_code(environment, code, environment.make_globals(None))
+
+
+def _output_outside_the_blocks(tree: Any) -> Iterator[int]:
+    """The lines where something is written outside the blocks and macros (whitespace aside)."""
+    import jinja2.nodes as nodes
+
+    pending = list(tree.iter_child_nodes())[::-1]  # a stack, so the first in the file comes first
+    while pending:
+        node = pending.pop()
+        if isinstance(node, nodes.Block | nodes.Macro | nodes.AssignBlock):
+            continue
+        if isinstance(node, nodes.CallBlock):
+            yield node.lineno
+        elif isinstance(node, nodes.Output):
+            for part in node.nodes:
+                if not isinstance(part, nodes.TemplateData):
+                    yield part.lineno
+                elif part.data.strip():
+                    yield part.lineno + part.data[: len(part.data) - len(part.data.lstrip())].count("\n")
+        else:
+            pending.extend(list(node.iter_child_nodes())[::-1])
+
+
+def _run_top_level(compiled: Any, context: Any) -> None:
+    """Run the template outside its blocks, so its top-level ``set`` and ``macro`` are defined."""
+    blocks = context.blocks
+    context.blocks = {block: [_nothing] for block in blocks}
+    try:
+        for _ in compiled.root_render_func(context):
+            pass
+    finally:
+        context.blocks = blocks
+
+
+def _nothing(context: Any) -> Iterator[str]:
+    return iter(())
+
+
+def _joined(chunks: Iterable[str]) -> str:
+    kept = []
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > MAX_OUTPUT:
+            from jinja2.exceptions import SecurityError
+
+            raise SecurityError(f"the text would be longer than {MAX_OUTPUT} characters")
+        kept.append(chunk)
+    return "".join(kept)
 
 
 def _line(trace: TracebackType | None, compiled: Any) -> int | None:
@@ -159,8 +246,9 @@ def _environment() -> Any:
         import jinja2
         import jinja2.sandbox
 
-        class BoundedSandbox(jinja2.sandbox.SandboxedEnvironment):
+        class BoundedSandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
             intercepted_binops = frozenset({"*", "**"})
+            concat = staticmethod(_joined)  # the text of set blocks, macro and block calls
 
             def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
                 if operator == "*" and any(
@@ -183,12 +271,23 @@ def _environment() -> Any:
             undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True, loader=None
         )
         environment.filters["tojson"] = _tojson
+        environment.filters["fit"] = _fit
         _ENVIRONMENT = environment
     return _ENVIRONMENT
 
 
 def _tojson(value: Any, indent: int | None = None) -> str:
     return json.dumps(value, ensure_ascii=False, indent=indent)
+
+
+def _fit(value: Any, budget: Any = None, indent: int | None = 2) -> str:
+    """The value's text (a string as it is, anything else as ``tojson``) fitted to a context budget."""
+    try:
+        limit = None if budget is None else Budget.model_validate(budget).context_limit
+    except ValidationError:
+        raise ValueError(f"fit takes a budget (like 500, '2k' or an item's budget), got {budget!r}") from None
+    form = TextForm(text=lambda kept: kept if isinstance(kept, str) else _tojson(kept, indent))
+    return fit(value, limit, form).text
 
 
 renderer = TemplateRenderer()
