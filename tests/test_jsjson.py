@@ -344,6 +344,26 @@ class TestLayout:
         assert stringify(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
     @DETERMINISTIC
+    @given(
+        st.one_of(
+            st.lists(st.integers(-(2**60), 2**60), min_size=1),
+            st.lists(st.floats(), min_size=1),
+            st.lists(st.text(max_size=4), min_size=1),
+            st.lists(st.booleans(), min_size=1),
+            st.lists(st.one_of(st.booleans(), st.integers(0, 1), st.none()), min_size=1),
+        ),
+        st.integers(0, 2),
+    )
+    def test_arrays_of_scalars_print_item_by_item(self, items: list[Any], level: int) -> None:
+        # One-type arrays take a joined fast path; it must print what the item-by-item walk prints.
+        inner = "\n" + "  " * (level + 1)
+        assert (
+            pretty(items, level) == "[" + inner + ("," + inner).join(pretty(item) for item in items) + inner[:-2] + "]"
+        )
+        assert stringify(items) == "[" + ",".join(stringify(item) for item in items) + "]"
+        assert stringify([items, items]) == f"[{stringify(items)},{stringify(items)}]"  # shared, not circular
+
+    @DETERMINISTIC
     @given(values, st.integers(0, 3))
     def test_nested_level_only_indents(self, value: Any, level: int) -> None:
         assert pretty(value, level) == pretty(value).replace("\n", "\n" + "  " * level)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring as _encode_basestring  # the C escaper when available
 from typing import Any
 
@@ -357,11 +357,16 @@ def _emit_array(items: Sequence[object], out: list[str], newline: str | None, ac
     if not items:
         out.append("[]")
         return
-    marker = _enter(items, active)
     inner = None if newline is None else newline + _INDENT
+    separator = "," if inner is None else "," + inner
+    scalars = _scalar_run(items)
+    if scalars is not None:  # no containers inside: one join, and nothing can be circular
+        out.append(("[" if inner is None else "[" + inner) + separator.join(scalars))
+        out.append("]" if newline is None else newline + "]")
+        return
+    marker = _enter(items, active)
     append = out.append
     append("[" if inner is None else "[" + inner)
-    separator = "," if inner is None else "," + inner
     first = True
     for item in items:
         if first:
@@ -375,6 +380,18 @@ def _emit_array(items: Sequence[object], out: list[str], newline: str | None, ac
             _emit(item, out, inner, active)
     append("]" if newline is None else newline + "]")
     active.discard(marker)
+
+
+def _scalar_run(items: Sequence[Any]) -> Iterable[str] | None:
+    """The items' texts when all are exact built-in scalars of one type (rows of numbers, lists of
+    names: the common arrays, printed at C speed), else None."""
+    kind = type(items[0])
+    writer = _EXACT_SCALARS.get(kind)
+    if writer is None or not all(type(item) is kind for item in items):
+        return None
+    if kind is int and min(items) >= -_EXACT_INT and max(items) <= _EXACT_INT:
+        return map(int.__repr__, items)
+    return map(writer, items)
 
 
 def _emit_object(obj: Mapping[Any, object], out: list[str], newline: str | None, active: set[int]) -> None:
