@@ -1,5 +1,2 @@
-"""Provider adapters (OpenAI, Anthropic, Ollama, offline). They register through ``register_adapters``.
-
-The adapters arrive with their own issue; the hook and the registry already exist so that third
-parties can target them.
-"""
+"""Provider adapters (OpenAI, Anthropic, Ollama, offline). They register through ``register_adapters``,
+lazily: a provider's module, and its SDK, load only when it is used."""

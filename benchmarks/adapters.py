@@ -26,13 +26,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from provider_servers import fake_provider
 
 from promptwire import Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
@@ -40,6 +35,7 @@ from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.core.generate import generate
 from promptwire.renderers.agentscript import renderer, shape_contract
+from promptwire.testing.provider_servers import fake_provider
 
 PROMPT = Prompt(
     identity={"role": "Checker", "description": "Check."},
@@ -64,8 +60,7 @@ def _interleaved_medians(runs: list[Callable[[], object]], calls: int) -> list[f
 
 SERVE = """
 import sys
-sys.path.insert(0, sys.argv[1])
-from provider_servers import fake_provider
+from promptwire.testing.provider_servers import fake_provider
 with fake_provider() as server:
     print(server.root, flush=True)
     sys.stdin.read()
@@ -75,9 +70,7 @@ with fake_provider() as server:
 @contextlib.contextmanager
 def server_process() -> Iterator[Any]:
     """The fake provider in a process of its own; it stops when its standard input closes."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", SERVE, sys.path[0]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
+    process = subprocess.Popen([sys.executable, "-c", SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None and process.stdin is not None
     root = process.stdout.readline().strip()
     try:

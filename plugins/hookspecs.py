@@ -64,11 +64,17 @@ def register_adapters(register: RegisterCallback) -> None:
     """Register provider adapters.
 
     :param register: call ``register(adapter, aliases=())`` once per provider. ``adapter`` has a
-        ``name`` (the provider, e.g. ``"openai"``) and a one-line ``description``; the
-        request-building and sending methods it must offer are defined by the adapters issue.
+        ``name`` (the provider, e.g. ``"openai"``), a one-line ``description`` and the three methods
+        of ``promptwire.core.generate.ModelAdapter``: ``build_request(rendered, config, contract,
+        model) -> ProviderRequest``, pure (no network, no SDK import: a dry run prints its
+        ``kwargs`` and ``notes``); ``send(request, timeout)``, one HTTP request per call (no retries
+        of its own), raising ``promptwire.core.errors.ProviderError`` with a ``kind`` on failure;
+        and ``parse_reply(raw) -> Reply``.
 
-    The host serves it from ``PluginHost.adapter(name)`` under its name and aliases, and lists its
-    name under this plugin in ``asrender plugins``.
+    The host serves it from ``PluginHost.adapter(name)`` under its name and aliases: to
+    ``promptwire.generate(prompt, provider=name)``, ``promptwire.build_request`` and
+    ``asrender --provider NAME`` (which retargets a program's model to it). It lists the name under
+    this plugin in ``asrender plugins``.
     """
 
 
@@ -93,11 +99,15 @@ def register_tool_schemes(register: RegisterCallback) -> None:
 
     :param register: call ``register(scheme, aliases=())`` once per scheme. ``scheme`` has a
         ``name`` (the URI scheme, e.g. ``"file"``, ``"s3"``, as in
-        ``import tool X from "s3://..."``) and a one-line ``description``; the methods that resolve
-        a URI are defined by the AgentScript front end.
+        ``import tool X from "s3://..."``), a one-line ``description``, the ``kinds`` it serves
+        (``{"tool"}``, ``{"memory"}`` or both) and the methods of
+        ``promptwire.core.tools.ToolScheme``: ``call_tool(request, context) -> ToolOutcome`` and
+        ``call_memory(request, context) -> MemoryOutcome``, raising ``ToolError`` with the message
+        a program sees.
 
-    The host serves it from ``PluginHost.tool_scheme(name)`` under its name and aliases, and lists
-    its name under this plugin in ``asrender plugins``.
+    The host serves it from ``PluginHost.tool_scheme(name)`` under its name and aliases to the
+    AgentScript interpreter, which refuses a kind the scheme does not serve, and lists its name
+    under this plugin in ``asrender plugins``.
     """
 
 

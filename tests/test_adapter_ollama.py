@@ -7,7 +7,6 @@ import socket
 from pathlib import Path
 
 import pytest
-from provider_servers import fake_provider
 
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.ollama import OllamaAdapter, model_and_host
@@ -16,6 +15,7 @@ from promptwire.core.errors import ProviderError
 from promptwire.core.generate import ModelCall, generate
 from promptwire.frontend import run
 from promptwire.renderers.agentscript import renderer, shape_contract
+from promptwire.testing.provider_servers import fake_provider
 
 HOST = PluginHost(entry_points=False)
 USE_CONTEXT = Path(__file__).parent / "data" / "as" / "runs" / "use_context.as"

@@ -8,7 +8,6 @@ import socket
 from typing import Any
 
 import pytest
-from provider_servers import fake_provider
 from test_generate import TC09_REPLIES, _tc09
 
 from promptwire import PluginHost, Prompt
@@ -17,6 +16,7 @@ from promptwire.adapters.openai import OpenAIAdapter, model_name
 from promptwire.core.errors import ProviderError
 from promptwire.core.generate import ModelCall, NotJsonError, generate
 from promptwire.renderers.agentscript import renderer, shape_contract
+from promptwire.testing.provider_servers import fake_provider
 
 HOST = PluginHost(entry_points=False)
 

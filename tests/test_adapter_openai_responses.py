@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from provider_servers import fake_provider
 
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
 from promptwire.core.errors import ProviderError
 from promptwire.core.generate import ModelCall, generate
 from promptwire.renderers.agentscript import renderer, shape_contract
+from promptwire.testing.provider_servers import fake_provider
 
 HOST = PluginHost(entry_points=False)
 

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from provider_servers import fake_provider
 
 from promptwire.frontend.cli import main
+from promptwire.testing.provider_servers import fake_provider
 
 TC09 = Path(__file__).parent / "data" / "as" / "valid" / "tc09_retry.as"
 INPUT = '{"text": "Buy now!!!"}'

@@ -1,5 +1,7 @@
-"""A fake provider on 127.0.0.1 that speaks the providers' wire protocols, for tests of the real SDK
-clients over real HTTP. Its behaviour is chosen by the request's ``model`` name: ``ok`` answers,
+"""A fake provider on 127.0.0.1 that speaks the providers' wire protocols (OpenAI Chat Completions
+and Responses, Anthropic Messages, Ollama chat), for tests of the real SDK clients over real HTTP:
+the SDKs' HTTP clients cannot be intercepted by mocking libraries, so a test points the SDK's base
+URL here. promptwire's adapter tests use it; so can a plugin author's. Its behaviour is chosen by the request's ``model`` name: ``ok`` answers,
 ``eNNN`` answers with that HTTP status (``e429q``: insufficient quota), ``slow`` sleeps past the
 client's timeout, ``garbage`` sends a body that is not JSON, ``html502`` a proxy's HTML error page,
 ``truncated`` half a body before closing the connection. Every request body is recorded."""
@@ -15,11 +17,16 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+__all__ = ["FakeProvider", "fake_provider"]
+
 Reply = Callable[[dict[str, Any]], dict[str, Any]]
+"""Builds a JSON reply from a request body; set ``FakeProvider.reply`` to answer every route with it."""
 
 
 @dataclass
 class FakeProvider:
+    """The running server: where to point an SDK, and every request it received, in order."""
+
     base_url: str  # OpenAI-style, ending in /v1
     root: str = ""  # the server itself (Ollama's host)
     requests: list[dict[str, Any]] = field(default_factory=list)

@@ -1,0 +1,21 @@
+"""``echo-flat``: the AgentScript layout with the system text folded into the user message, for
+models that take no system role. Building on a built-in format keeps its exact bytes and its
+warnings for fields it cannot express."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from promptwire import Message, Prompt, RenderedPrompt
+from promptwire.renderers.agentscript import renderer as agentscript
+
+
+class FlatRenderer:
+    name = "echo-flat"
+    description = "AgentScript layout in one user message: the system text, a blank line, the user text"
+    fields = agentscript.fields
+
+    def render(self, prompt: Prompt, *, strict: bool = False) -> RenderedPrompt:
+        layered = agentscript.render(prompt, strict=strict)
+        texts = [str(message.content) for message in layered.messages]
+        return replace(layered, format=self.name, messages=(Message("user", "\n\n".join(texts)),))

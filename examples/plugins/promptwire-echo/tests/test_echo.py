@@ -1,0 +1,83 @@
+"""The plugin through promptwire's own front doors, over real HTTP to the echo server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from echo_server import echo_server
+from promptwire_echo.adapter import EchoAdapter
+
+import promptwire
+from promptwire.core.errors import ProviderError
+from promptwire.renderers.agentscript import shape_contract
+
+PROMPT = {
+    "identity": {"role": "Greeter", "description": "Greets people."},
+    "instruction": "Greet Ada.",
+    "output": shape_contract({"greeting": "string", "warm": "boolean"}).model_dump(by_alias=True),
+}
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    with echo_server() as running:
+        monkeypatch.setenv("ECHO_URL", running.url)
+        yield running
+
+
+def test_the_host_finds_both_registrations() -> None:
+    host = promptwire.PluginHost()
+    info = next(each for each in host.plugins() if each.name == "echo")
+    assert (info.version, info.registers["adapters"], info.registers["renderers"]) == ("0.1.0", ["echo"], ["echo-flat"])
+    assert host.renderer("flat") is host.renderer("echo-flat")
+
+
+def test_generate_goes_over_http_and_meets_the_contract(server: Any) -> None:
+    result = promptwire.generate(PROMPT, provider="echo")
+    assert result.value == {"greeting": "echo", "warm": False}
+    sent = json.loads(server.requests[0])
+    assert [m["role"] for m in sent["messages"]] == ["system", "user"]
+    assert sent["schema"]["required"] == ["greeting", "warm"]
+
+
+def test_the_flat_format_sends_one_user_message(server: Any) -> None:
+    promptwire.generate(PROMPT, provider="echo", format="echo-flat")
+    (message,) = json.loads(server.requests[0])["messages"]
+    layered = promptwire.render(PROMPT)
+    assert message == {"role": "user", "content": f"{layered.system}\n\n{layered.user}"}
+
+
+def test_a_dropped_parameter_is_in_the_notes() -> None:
+    request = promptwire.build_request({**PROMPT, "config": {"temperature": 0.5}}, provider="echo", model="m")
+    assert request.kwargs["model"] == "m"
+    assert request.notes == ("temperature 0.5 dropped: the echo server does not sample",)
+
+
+@pytest.mark.parametrize(
+    ("model", "kind", "status"),
+    [("e401", "auth", 401), ("e429", "rate_limit", 429), ("e503", "server", 503), ("garbage", "bad_response", None)],
+)
+def test_failures_are_provider_errors(server: Any, model: str, kind: str, status: int | None) -> None:
+    with pytest.raises(ProviderError) as caught:
+        promptwire.generate(PROMPT, provider="echo", model=model)
+    assert (caught.value.kind, caught.value.status) == (kind, status)
+    assert len(server.requests) == 1  # one attempt, one request
+
+
+def test_a_slow_server_times_out(server: Any) -> None:
+    with pytest.raises(ProviderError) as caught:
+        promptwire.generate(PROMPT, provider="echo", model="slow", timeout=0.2)
+    assert caught.value.kind == "timeout"
+
+
+def test_a_refused_connection() -> None:
+    with echo_server() as running:
+        url = running.url
+    with pytest.raises(ProviderError) as caught:
+        EchoAdapter(url).send(
+            EchoAdapter(url).build_request(promptwire.render(PROMPT), promptwire.GenerateConfig(), None, None), 5
+        )
+    assert caught.value.kind == "connection"
