@@ -2,35 +2,59 @@
 
 Front ends build a :class:`Prompt`; a renderer (chosen by name, pluggable) turns it into a
 :class:`RenderedPrompt`; adapters turn that into a provider request.
+
+The names below load on first use (PEP 562), so importing a submodule (``promptwire.testing``'s
+pytest plugin, which every pytest run of a project with promptwire installed imports) does not pay
+for pydantic and the core model.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from .core import (
-    Budget,
-    ChatTurn,
-    ContextItem,
-    FieldError,
-    GenerateConfig,
-    Identity,
-    Message,
-    OutputContract,
-    Prompt,
-    PromptwireError,
-    RenderedPrompt,
-    Section,
-)
-from .core.errors import FieldError as _FieldError
-from .core.errors import UnsupportedFieldsWarning
-from .core.generate import GenerateResult, ProviderRequest
-from .core.generate import generate as _run_generate
-from .core.rendered import RenderWarning, warning_lines
-from .core.validation import validate_model
-from .plugins import PluginHost, default_host, hookimpl
+if TYPE_CHECKING:
+    from .api import build_request, generate, render, renderers_available
+    from .core import (
+        Budget,
+        ChatTurn,
+        ContextItem,
+        FieldError,
+        GenerateConfig,
+        Identity,
+        Message,
+        OutputContract,
+        Prompt,
+        PromptwireError,
+        RenderedPrompt,
+        Section,
+    )
+    from .core.rendered import RenderWarning
+    from .plugins import PluginHost, hookimpl
+
+_HOMES: dict[str, str] = {
+    **dict.fromkeys(("build_request", "generate", "render", "renderers_available"), ".api"),
+    **dict.fromkeys(
+        (
+            "Budget",
+            "ChatTurn",
+            "ContextItem",
+            "FieldError",
+            "GenerateConfig",
+            "Identity",
+            "Message",
+            "OutputContract",
+            "Prompt",
+            "PromptwireError",
+            "RenderedPrompt",
+            "Section",
+        ),
+        ".core",
+    ),
+    "RenderWarning": ".core.rendered",
+    "PluginHost": ".plugins",
+    "hookimpl": ".plugins",
+}
 
 __all__ = [
     "Budget",
@@ -55,86 +79,14 @@ __all__ = [
 ]
 
 
-def render(
-    prompt: Prompt | Mapping[str, Any],
-    format: str = "agentscript",
-    *,
-    host: PluginHost | None = None,
-    **options: Any,
-) -> RenderedPrompt:
-    """Render ``prompt`` in the named format.
-
-    ``prompt`` may be a :class:`Prompt` or plain data in its shape (validated; a bad field raises
-    :class:`FieldError` naming it). ``options`` go to the renderer (e.g. ``strict=True`` turns the
-    "fields this format cannot express" warning into an error).
-    """
-    model = validate_model(Prompt, prompt, root="prompt")
-    host = host or default_host()
-    renderer = host.renderer(format)
-    if isinstance(options.get("layout"), str):  # a format name, as on the command line
-        options["layout"] = host.renderer(options["layout"])
-    result: RenderedPrompt = renderer.render(model, **options)
-    for line in warning_lines(result.warnings):
-        warnings.warn(line, UnsupportedFieldsWarning, stacklevel=2)
-    return result
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'promptwire' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
 
 
-def build_request(
-    prompt: Prompt | RenderedPrompt | Mapping[str, Any],
-    provider: str = "offline",
-    model: str | None = None,
-    *,
-    format: str = "agentscript",
-    host: PluginHost | None = None,
-) -> ProviderRequest:
-    """The request ``provider`` would send for ``prompt`` (rendered in ``format``), sending nothing.
-
-    A :class:`RenderedPrompt` is used as it is, with default generation options and its own output
-    contract. ``request.kwargs`` is the SDK call's keyword arguments; ``request.notes`` says what
-    the adapter dropped or changed.
-    """
-    host = host or default_host()
-    if isinstance(prompt, RenderedPrompt):
-        direct: ProviderRequest = host.adapter(provider).build_request(prompt, GenerateConfig(), prompt.output, model)
-        return direct
-    model_prompt = validate_model(Prompt, prompt, root="prompt")
-    rendered = host.renderer(format).render(model_prompt)
-    request: ProviderRequest = host.adapter(provider).build_request(
-        rendered, model_prompt.config, model_prompt.output, model
-    )
-    return request
-
-
-def generate(
-    prompt: Prompt | Mapping[str, Any],
-    provider: str = "offline",
-    model: str | None = None,
-    *,
-    format: str = "agentscript",
-    host: PluginHost | None = None,
-    timeout: float | None = None,
-    responses: list[Any] | None = None,
-    **config: Any,
-) -> GenerateResult:
-    """Ask ``provider`` for the prompt's output: attempts, the repair text, coercion and validation
-    as an AgentScript ``generate`` does. ``config`` overrides the prompt's generation options
-    (``attempts=3``, ``temperature=0.2``...); ``responses`` are canned replies for the offline
-    adapter. The result holds the value and every attempt's request and reply.
-    """
-    host = host or default_host()
-    model_prompt = validate_model(Prompt, prompt, root="prompt")
-    if config:
-        merged = {**model_prompt.config.model_dump(exclude_unset=True), **config}
-        model_prompt = model_prompt.model_copy(update={"config": validate_model(GenerateConfig, merged, root="config")})
-    adapter = host.adapter(provider)
-    if responses is not None:
-        if provider != "offline":
-            raise _FieldError("responses", "canned replies are for the offline adapter")
-        adapter = adapter.with_responses(responses)
-    renderer = host.renderer(format)
-    return _run_generate(model_prompt, render=renderer.render, adapter=adapter, model=model, timeout=timeout)
-
-
-def renderers_available(host: PluginHost | None = None) -> tuple[str, ...]:
-    """Names of every registered format, built-in and plugin, in registration order."""
-    return (host or default_host()).renderers.names()
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

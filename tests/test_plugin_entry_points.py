@@ -9,7 +9,9 @@ from __future__ import annotations
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,6 +55,17 @@ def install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Install
     modules: list[str] = []
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delenv("PROMPTWIRE_PLUGINS", raising=False)
+    # Plugins installed in the test environment (the example echo plugin) are hidden: these tests
+    # see an environment where promptwire and what they install are all there is.
+    everything = metadata.distributions
+    ours = ("promptwire",)
+
+    def installed_here(**kwargs: Any) -> Iterator[metadata.Distribution]:
+        for dist in everything(**kwargs):
+            if dist.metadata["Name"] in ours or Path(str(dist.locate_file(""))) == tmp_path:
+                yield dist
+
+    monkeypatch.setattr(metadata, "distributions", installed_here)
 
     def install(dist: str, version: str, module: str, source: str, entry_point: str) -> Path:
         (tmp_path / f"{module}.py").write_text(textwrap.dedent(source))
