@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -35,7 +36,7 @@ from .terminal import (
 __all__ = ["main"]
 
 OUTPUTS = ("display", "json", "text", "trace")
-COMMANDS = ("plugins", "render", "check", "parse")
+COMMANDS = ("plugins", "render", "check", "parse", "snapshot")
 
 
 class CliError(Exception):
@@ -147,6 +148,20 @@ def _parser() -> argparse.ArgumentParser:
         help=f"refuse prompt files larger than this (default {DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
     )
     render.set_defaults(run=_cmd_render)
+
+    snapshot = commands.add_parser(
+        "snapshot",
+        help="render every .as program under DIR and diff its prompts against the stored render (exit 1 on a change)",
+    )
+    snapshot.add_argument("directory", metavar="DIR", help="the folder of programs (searched recursively)")
+    snapshot.add_argument(
+        "--update", action="store_true", help="store the current renders in DIR/__prompts__ (and delete stale ones)"
+    )
+    snapshot.add_argument("--format", "-f", default="agentscript", help="format name (default: agentscript)")
+    snapshot.add_argument(
+        "--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a renderer option (repeatable)"
+    )
+    snapshot.set_defaults(run=_cmd_snapshot, **_PROGRAM_DEFAULTS)
 
     check = commands.add_parser("check", help="check an AgentScript program: every diagnostic, exit 1 on errors")
     parse = commands.add_parser("parse", help="print an AgentScript program's syntax tree as JSON")
@@ -266,6 +281,11 @@ def _program_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
 
 
 def _run_program(args: argparse.Namespace) -> int:
+    _print_run(_program_result(args), args)
+    return 0
+
+
+def _program_result(args: argparse.Namespace) -> Any:
     from .runner import run
 
     label, source = _read_program(args)
@@ -274,7 +294,7 @@ def _run_program(args: argparse.Namespace) -> int:
     options = _render_options(args, host)
     provider = _provider(args, host)
     with _provider_errors(provider):
-        result = run(
+        return run(
             source,
             input_value,
             adapter=provider,
@@ -291,8 +311,87 @@ def _run_program(args: argparse.Namespace) -> int:
             debug=sys.stderr,
             tools=_tool_context(args),
         )
-    _print_run(result, args)
-    return 0
+
+
+_PROGRAM_DEFAULTS: dict[str, Any] = {
+    "input": None,
+    "allow_env": None,
+    "agent": None,
+    "function": None,
+    "provider": None,
+    "model": None,
+    "timeout": None,
+    "dry_run": False,
+    "strict": False,
+    "max_input_size": DEFAULT_MAX_BYTES,
+}
+"""What ``asrender snapshot`` runs each program with: the defaults of ``asrender FILE.as``."""
+
+
+def _cmd_snapshot(args: argparse.Namespace) -> int:
+    import shutil
+    import tempfile
+
+    from .prompt_review import STORE, RenderFailed, review
+
+    directory = Path(args.directory)
+    if not directory.is_dir():
+        raise CliError(f"{args.directory}: not a directory")
+    default_host().renderer(args.format)  # an unknown format fails once, before any program runs
+    _render_options(args, default_host())  # so does a malformed --option
+
+    def render(original: Path) -> str:
+        """What ``cd DIR && asrender NAME.as`` prints, with the program's sibling input and replies,
+        run in the scratch copy so that tools and memory neither write to DIR nor see past runs."""
+        program = scratch / original.relative_to(directory)
+        siblings = {kind: program.with_name(f"{program.stem}.{kind}.json") for kind in ("input", "responses")}
+        run_args = argparse.Namespace(
+            **{
+                **vars(args),
+                "file": program.name,
+                "input_file": siblings["input"].name if siblings["input"].is_file() else None,
+                "responses": siblings["responses"].name if siblings["responses"].is_file() else None,
+            }
+        )
+        try:
+            with _working_directory(program.parent):
+                result = _program_result(run_args)
+        except SourceError as exc:
+            raise RenderFailed(f"{original}: cannot render\n{exc}") from None
+        except (CliError, PromptwireError, OSError) as exc:
+            raise RenderFailed(f"{original}: cannot render: {exc}") from None
+        return "".join(call.display() for call in result.calls)
+
+    with tempfile.TemporaryDirectory(prefix="asrender-snapshot-") as temporary:
+        scratch = Path(temporary) / directory.resolve().name
+        shutil.copytree(directory, scratch, symlinks=True, ignore=shutil.ignore_patterns(STORE, ".*"))
+        found = review(
+            directory,
+            render,
+            format_name=args.format,
+            update=args.update,
+            write=write_output,
+            report_failure=_report,
+        )
+    return found.status(args.update)
+
+
+def _report(block: str) -> None:
+    """An error block on stderr, after whatever stdout holds so far: the two stay in order on a terminal."""
+    with suppress(OSError, ValueError):
+        sys.stdout.flush()
+    error_block(block)
+
+
+@contextmanager
+def _working_directory(path: Path) -> Iterator[None]:
+    """Run a program as from its own folder: its imports, inputs and tools see what they would."""
+    before = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
 
 
 def _tool_context(args: argparse.Namespace) -> ToolContext:
@@ -373,8 +472,7 @@ def _print_run(result: Any, args: argparse.Namespace) -> None:
 
 
 def _call_block(call: Any, dry_run: bool) -> str:
-    agent = f" agent {call.site.agent}" if call.site.agent else ""
-    block = f"=== {call.site}{agent} attempt {call.attempt} ===\n{call.rendered.display()}"
+    block: str = call.display()
     if dry_run:
         request = call.request_dict()
         block += f"--- request: {request['provider']} {request['model']} ---\n{json_text(request['body'])}\n"

@@ -31,6 +31,11 @@ class ProgramCall:
     provider: str = "offline"
     request: ProviderRequest | None = None
 
+    def display(self) -> str:
+        """The call as ``asrender`` shows it: a ``=== site agent A attempt N ===`` line, then the render."""
+        agent = f" agent {self.site.agent}" if self.site.agent else ""
+        return f"=== {self.site}{agent} attempt {self.attempt} ===\n{self.rendered.display()}"
+
     def request_dict(self) -> dict[str, Any]:
         """The request of a dry run: what would be sent, where, and the notes."""
         request = self.request or ProviderRequest({})

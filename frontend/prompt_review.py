@@ -1,0 +1,137 @@
+"""``asrender snapshot DIR``: every program's prompts against their stored render, as a diff.
+
+The review step for prompt changes in a user's CI: a change to a program, its input, its canned
+replies, a format or promptwire itself shows up as a unified diff of the text a model reads, and
+exit status 1. ``--update`` stores the current renders (new and changed ones written, the stored
+render of a removed program deleted). Nothing is written without ``--update``.
+
+The stored render of ``DIR/a/b.as`` is ``DIR/__prompts__/a/b.as.<format>.txt``: exactly what
+``cd DIR/a && asrender b.as --format <format>`` prints, with its sibling ``b.input.json`` and
+``b.responses.json`` when they exist, run in a scratch copy of DIR (so tools and memory start from
+what DIR holds and write nowhere that lasts). Rendering one program is the caller's (the CLI's)
+job, so the stored text and ``asrender``'s own output cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["STORE", "Review", "programs", "review"]
+
+STORE = "__prompts__"
+
+
+class RenderFailed(Exception):
+    """A program could not be rendered; the message is already worded for the terminal."""
+
+
+@dataclass
+class Review:
+    """What a review found, program paths relative to the directory."""
+
+    unchanged: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def summary(self, updated: bool) -> str:
+        verb = "stored" if updated else "differ"
+        parts = [f"{len(self.unchanged)} unchanged"]
+        parts += [f"{len(self.changed)} changed", f"{len(self.new)} new", f"{len(self.removed)} removed"]
+        if self.failed:
+            parts.append(f"{len(self.failed)} failed")
+        moved = len(self.changed) + len(self.new) + len(self.removed)
+        tail = f"; {moved} {verb}" if moved else ""
+        return f"{len(self.unchanged) + len(self.changed) + len(self.new) + len(self.failed)} programs: " + (
+            ", ".join(parts) + tail
+        )
+
+    def status(self, updated: bool) -> int:
+        """2 when a program failed; else 1 when a render differs from the stored one and was not
+        stored; else 0."""
+        if self.failed:
+            return 2
+        return 1 if not updated and (self.changed or self.new or self.removed) else 0
+
+
+def programs(directory: Path) -> Iterator[Path]:
+    """Every ``.as`` program under ``directory``, sorted, outside the store and hidden folders."""
+    for path in sorted(directory.rglob("*.as")):
+        parts = path.relative_to(directory).parts
+        if path.is_file() and STORE not in parts and not any(part.startswith(".") for part in parts):
+            yield path
+
+
+def review(
+    directory: Path,
+    render: Callable[[Path], str],
+    *,
+    format_name: str,
+    update: bool,
+    write: Callable[[str], None],
+    report_failure: Callable[[str], None],
+) -> Review:
+    """Render every program with ``render`` and compare (or, with ``update``, store) the texts.
+
+    ``render`` raises :class:`RenderFailed` for a program that cannot be rendered; its message goes
+    to ``report_failure`` and the review goes on with the others.
+    """
+    store = directory / STORE
+    found = Review()
+    suffix = f".{format_name}.txt"
+    kept: set[Path] = set()
+    for program in programs(directory):
+        name = program.relative_to(directory).as_posix()
+        stored_at = store / (name + suffix)
+        kept.add(stored_at)
+        try:
+            text = render(program)
+        except RenderFailed as exc:
+            found.failed.append(name)
+            report_failure(str(exc))
+            continue
+        stored = _read(stored_at)
+        if stored == text:
+            found.unchanged.append(name)
+            continue
+        (found.new if stored is None else found.changed).append(name)
+        if update:
+            stored_at.parent.mkdir(parents=True, exist_ok=True)
+            stored_at.write_bytes(text.encode("utf-8", "surrogatepass"))
+            write(f"{'stored' if stored is None else 'updated'} {stored_at.relative_to(directory).as_posix()}\n")
+        elif stored is None:
+            write(f"{name}: no stored render (asrender snapshot {directory} --update stores it)\n")
+        else:
+            write(_diff(stored, text, stored_at.relative_to(directory).as_posix(), name))
+    for stale in sorted(store.rglob("*" + suffix)) if store.is_dir() else ():
+        if stale not in kept:
+            name = stale.relative_to(store).as_posix()[: -len(suffix)]
+            found.removed.append(name)
+            if update:
+                stale.unlink()
+                write(f"deleted {stale.relative_to(directory).as_posix()}\n")
+            else:
+                write(f"{name}: stored render of a program that no longer exists (--update deletes it)\n")
+    write(found.summary(update) + "\n")
+    return found
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", "surrogatepass")
+    except FileNotFoundError:
+        return None
+
+
+def _diff(stored: str, now: str, stored_name: str, program: str) -> str:
+    lines = difflib.unified_diff(
+        stored.splitlines(keepends=True),
+        now.splitlines(keepends=True),
+        fromfile=f"{stored_name} (stored)",
+        tofile=f"{program} (rendered now)",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
