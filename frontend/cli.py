@@ -36,7 +36,7 @@ from .terminal import (
 __all__ = ["main"]
 
 OUTPUTS = ("display", "json", "text", "trace")
-COMMANDS = ("plugins", "render", "check", "parse", "snapshot")
+COMMANDS = ("plugins", "render", "check", "parse", "snapshot", "serve")
 
 
 class CliError(Exception):
@@ -162,6 +162,15 @@ def _parser() -> argparse.ArgumentParser:
         "--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a renderer option (repeatable)"
     )
     snapshot.set_defaults(run=_cmd_snapshot, **_PROGRAM_DEFAULTS)
+
+    serve = commands.add_parser(
+        "serve", help="serve a local page showing every model call of a program in every format (127.0.0.1)"
+    )
+    serve.add_argument("path", metavar="FILE.as|DIR", help="a program, or a folder of programs to pick from")
+    serve.add_argument(
+        "--port", type=int, default=7878, help="the port on 127.0.0.1 (default 7878; 0 picks a free one)"
+    )
+    serve.set_defaults(run=_cmd_serve)
 
     check = commands.add_parser("check", help="check an AgentScript program: every diagnostic, exit 1 on errors")
     parse = commands.add_parser("parse", help="print an AgentScript program's syntax tree as JSON")
@@ -374,6 +383,21 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
             report_failure=_report,
         )
     return found.status(args.update)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from .inspector.server import serve
+
+    root = Path(args.path)
+    if not (root.is_dir() or (root.is_file() and root.suffix == ".as")):
+        raise CliError(f"{args.path}: not a .as program or a folder")
+    if not 0 <= args.port <= 65535:
+        _usage_error(f"--port takes 0 to 65535, got {args.port}")
+    try:
+        serve(root, args.port, lambda url: error_line(f"serving {url} (read-only; Ctrl-C stops)"))
+    except OSError as exc:
+        raise CliError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
+    return 0
 
 
 def _report(block: str) -> None:

@@ -1,0 +1,203 @@
+"""What the inspector shows for one program, as JSON: every model call (each generate site and
+attempt, run offline with the program's sibling input and canned replies) rendered in every
+registered format, the exact request of each provider with its notes (a dry run: nothing is sent
+and no SDK is imported), the context items with their budgets and clipping, text sizes, the
+warnings for fields a format cannot express, and the stored render from ``asrender snapshot``.
+
+A program that does not parse or fails to run gives its error instead, located (line, column and
+the compiler-style text with its caret), so the page can show it where the calls would be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ...core.errors import PromptwireError, SourceError
+from ...plugins.manager import PluginHost, default_host
+from ...renderers.agentscript.clipping import Clip
+from ...renderers.agentscript.jsjson import utf16_len
+from ..prompt_files import DEFAULT_MAX_BYTES
+from ..prompt_review import STORE, programs
+from ..runner import ProgramCall, RunResult, run
+
+__all__ = ["PROVIDERS", "fingerprint", "program_list", "program_state"]
+
+PROVIDERS = ("openai", "anthropic", "ollama")
+"""The providers whose exact requests the page shows (dry runs)."""
+
+
+def program_list(root: Path) -> list[str]:
+    """The programs the page can show: ``root`` itself when it is a file, else every ``.as`` under it."""
+    if root.is_file():
+        return [root.name]
+    return [path.relative_to(root).as_posix() for path in programs(root)]
+
+
+def _program_path(root: Path, name: str) -> Path:
+    return root if root.is_file() else root / name
+
+
+def _siblings(program: Path) -> list[Path]:
+    return [program.with_name(f"{program.stem}.{kind}.json") for kind in ("input", "responses")]
+
+
+def fingerprint(root: Path, name: str) -> str:
+    """Changes whenever the program or its input or replies change: what the page polls."""
+    parts = []
+    for path in (_program_path(root, name), *_siblings(_program_path(root, name))):
+        try:
+            stat = path.stat()
+            parts.append(f"{stat.st_mtime_ns}:{stat.st_size}")
+        except OSError:
+            parts.append("-")
+    return "/".join(parts)
+
+
+def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict[str, Any]:
+    """Everything the page shows for program ``name`` (one of :func:`program_list`)."""
+    host = host or default_host()
+    program = _program_path(root, name)
+    state: dict[str, Any] = {"file": name, "version": fingerprint(root, name), "error": None, "calls": []}
+    state["formats"] = list(host.renderers.names())
+    state["providers"] = list(PROVIDERS)
+    copy = program
+    try:
+        with _scratch_copy(root, program) as copy:
+            offline = _run(copy, host)
+            dry_runs = {provider: _run(copy, host, provider) for provider in PROVIDERS}
+    except SourceError as exc:
+        text = str(exc).replace(str(copy), name)  # the page names the program, not its copy
+        state["error"] = {"text": text, "line": exc.line, "column": exc.column, "message": exc.message}
+        return state
+    except (PromptwireError, OSError, ValueError) as exc:
+        text = f"{name}: {exc}".replace(str(copy), name)
+        state["error"] = {"text": text, "line": None, "column": None, "message": str(exc)}
+        return state
+    stored = _stored_renders(root, name, state["formats"])
+    for index, call in enumerate(offline.calls):
+        entry = _call_state(call, host, state["formats"])
+        entry["site"] = entry["site"].replace(str(copy), name)  # the page names the program, not its copy
+        entry["title"] = entry["title"].replace(str(copy), name)
+        entry["requests"] = {p: _request_state(result.calls, index) for p, result in dry_runs.items()}
+        entry["stored"] = {fmt: _stored_call(text, index) for fmt, text in stored.items()}
+        state["calls"].append(entry)
+    return state
+
+
+def _run(program: Path, host: PluginHost, provider: str | None = None) -> RunResult:
+    from .. import cli  # the CLI's own reading of input files and canned replies
+
+    input_file, responses = _siblings(program)
+    args = argparse.Namespace(
+        input=None,
+        input_file=str(input_file) if input_file.is_file() else None,
+        responses=str(responses) if responses.is_file() else None,
+        max_input_size=DEFAULT_MAX_BYTES,
+    )
+    return run(
+        program,
+        cli._program_input(args),
+        adapter=provider or "offline",
+        dry_run=provider is not None,
+        responses=cli._responses(args),
+        host=host,
+        path=program.name,
+        tools=_tools(program.parent),
+    )
+
+
+def _tools(workspace: Path) -> Any:
+    from ...core.tools import ToolContext
+
+    return ToolContext(workspace, allowed_env=frozenset())  # the page never reads the environment
+
+
+@contextmanager
+def _scratch_copy(root: Path, program: Path) -> Iterator[Path]:
+    """The program inside a throw-away copy of its folder: the page is read-only, so the tools and
+    memory of a program write into the copy, and every view starts from what the folder holds."""
+    folder = root if root.is_dir() else root.parent
+    with tempfile.TemporaryDirectory(prefix="asrender-serve-") as temporary:
+        copy = Path(temporary) / "program"
+        if root.is_dir():
+            shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns(STORE, ".*"))
+        else:
+            copy.mkdir()
+            for path in (program, *_siblings(program)):
+                if path.is_file():
+                    shutil.copy2(path, copy / path.name)
+        yield copy / program.relative_to(folder)
+
+
+def _call_state(call: ProgramCall, host: PluginHost, formats: list[str]) -> dict[str, Any]:
+    from ...renderers.agentscript.renderer import context_clips
+
+    renders: dict[str, Any] = {}
+    for name in formats:
+        try:
+            rendered = host.renderer(name).render(call.prompt)
+        except (PromptwireError, TypeError, ValueError) as exc:
+            renders[name] = {"error": str(exc)}
+            continue
+        text = rendered.display()
+        renders[name] = {
+            "display": text,
+            "chars": len(text),
+            "utf16": utf16_len(text),
+            "warnings": [warning.field for warning in rendered.warnings],
+        }
+    clips = context_clips(call.prompt)
+    return {
+        "site": str(call.site),
+        "agent": call.site.agent or None,
+        "attempt": call.attempt,
+        "title": call.display().split("\n", 1)[0],
+        "renders": renders,
+        "context": [_context_state(item, clipped) for item, clipped in zip(call.prompt.context, clips, strict=True)],
+    }
+
+
+def _context_state(item: Any, clipped: Clip) -> dict[str, Any]:
+    budget = item.budget
+    return {
+        "label": item.label,
+        "source": item.source,
+        "budget": None if budget is None else budget.context_limit,
+        "budget_text": None if budget is None else str(budget),
+        "shown": clipped.clipped_size,
+        "original": clipped.original_size,
+        "clipped": clipped.clipped,
+    }
+
+
+def _request_state(calls: list[ProgramCall], index: int) -> dict[str, Any]:
+    if index >= len(calls):
+        return {"error": "this call was not reached in the dry run"}
+    request = calls[index].request_dict()
+    return {"model": request["model"], "body": request["body"], "notes": request["notes"]}
+
+
+def _stored_renders(root: Path, name: str, formats: list[str]) -> dict[str, str]:
+    """The renders ``asrender snapshot`` stored for this program, by format."""
+    store = (root if root.is_dir() else root.parent) / STORE
+    found = {}
+    for fmt in formats:
+        path = store / f"{name}.{fmt}.txt"
+        if path.is_file():
+            found[fmt] = path.read_bytes().decode("utf-8", "replace")
+    return found
+
+
+def _stored_call(text: str, index: int) -> str | None:
+    """Call ``index``'s block in a stored render (blocks start with ``=== ``), without its heading."""
+    blocks = [block for block in re.split(r"(?m)^(?==== )", text) if block]
+    if index >= len(blocks):
+        return None
+    return blocks[index].split("\n", 1)[1] if "\n" in blocks[index] else ""
