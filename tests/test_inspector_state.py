@@ -120,3 +120,34 @@ def test_diffs_between_formats_and_requests(server: InspectorServer) -> None:
     assert '+    "stream": false,\n' in data["diff"]
     status, body = _get(server.url + "api/diff?file=strict-invoice.as&call=0&a=stored:agentscript&b=agentscript")
     assert status == 404 and b"asrender snapshot" in body
+
+
+@pytest.mark.parametrize(
+    ("args", "status", "message"),
+    [
+        (["serve", "nowhere"], 1, "asrender: nowhere: not a .as program or a folder\n"),
+        (
+            ["serve", "examples/support-ticket.yaml"],
+            1,
+            "asrender: examples/support-ticket.yaml: not a .as program or a folder\n",
+        ),
+        (["serve", "examples", "--port", "70000"], 2, "asrender: error: --port takes 0 to 65535, got 70000\n"),
+    ],
+)
+def test_serve_refuses_bad_arguments_in_one_line(args: list[str], status: int, message: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "promptwire", *args], capture_output=True, text=True, timeout=30, cwd=EXAMPLES.parent
+    )
+    assert (done.returncode, done.stderr, done.stdout) == (status, message, "")
+
+
+def test_serve_says_when_the_port_is_taken(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from promptwire.frontend.cli import main
+
+    with make_server(folder) as taken:
+        port = taken.server_address[1]
+        assert main(["serve", str(folder), "--port", str(port)]) == 1
+    assert capsys.readouterr().err == f"asrender: cannot listen on 127.0.0.1:{port}: Address already in use\n"
