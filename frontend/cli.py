@@ -338,16 +338,16 @@ _PROGRAM_DEFAULTS: dict[str, Any] = {
 
 
 def _cmd_snapshot(args: argparse.Namespace) -> int:
-    import shutil
     import tempfile
 
-    from .prompt_review import STORE, RenderFailed, review
+    from .prompt_review import RenderFailed, StoreUnusable, copy_programs, review
 
     directory = Path(args.directory)
     if not directory.is_dir():
         raise CliError(f"{args.directory}: not a directory")
     default_host().renderer(args.format)  # an unknown format fails once, before any program runs
     _render_options(args, default_host())  # so does a malformed --option
+    args.option = [_from_here(option) for option in args.option]  # programs run from their own folder
 
     def render(original: Path) -> str:
         """What ``cd DIR && asrender NAME.as`` prints, with the program's sibling input and replies,
@@ -373,16 +373,30 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
 
     with tempfile.TemporaryDirectory(prefix="asrender-snapshot-") as temporary:
         scratch = Path(temporary) / directory.resolve().name
-        shutil.copytree(directory, scratch, symlinks=True, ignore=shutil.ignore_patterns(STORE, ".*"))
-        found = review(
-            directory,
-            render,
-            format_name=args.format,
-            update=args.update,
-            write=write_output,
-            report_failure=_report,
-        )
+        copy_programs(directory, scratch)
+        try:
+            found = review(
+                directory,
+                render,
+                format_name=args.format,
+                update=args.update,
+                write=write_output,
+                report_failure=_report,
+            )
+        except StoreUnusable as exc:
+            _report(str(exc))
+            return 2
     return found.status(args.update)
+
+
+_PATH_OPTIONS = frozenset({"template"})
+"""``--option`` keys whose value is a file path, read relative to where ``asrender`` was started."""
+
+
+def _from_here(option: str) -> str:
+    """``KEY=PATH`` with a relative path made absolute, for a key of :data:`_PATH_OPTIONS`."""
+    key, _, value = option.partition("=")
+    return f"{key}={os.path.abspath(value)}" if key in _PATH_OPTIONS and value else option
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

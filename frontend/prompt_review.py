@@ -15,17 +15,31 @@ job, so the stored text and ``asrender``'s own output cannot drift apart.
 from __future__ import annotations
 
 import difflib
+import shutil
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["STORE", "Review", "programs", "review"]
+__all__ = ["STORE", "RenderFailed", "Review", "StoreUnusable", "copy_programs", "programs", "review"]
 
 STORE = "__prompts__"
+
+NOT_COPIED = frozenset(
+    {".git", ".hg", ".svn", ".venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "__pycache__"}
+)
+"""Folders of version control, environments and tool caches, at any depth: large, and no program
+reads them. Everything else (hidden files included) is copied, so that a program renders in the copy
+as it renders in its own folder."""
 
 
 class RenderFailed(Exception):
     """A program could not be rendered; the message is already worded for the terminal."""
+
+
+class StoreUnusable(Exception):
+    """The store cannot be read or written (a file where a folder should be, no permission...); the
+    message names the path."""
 
 
 @dataclass
@@ -66,6 +80,19 @@ def programs(directory: Path) -> Iterator[Path]:
             yield path
 
 
+def copy_programs(directory: Path, destination: Path) -> None:
+    """Copy ``directory`` to ``destination`` for programs to run in: all of it but the store and
+    version-control folders, symbolic links as links (a link out of the folder is followed only if
+    a program reads through it, as it would be in the folder itself)."""
+    top = str(directory)
+
+    def not_copied(folder: str, names: list[str]) -> set[str]:
+        skipped = {name for name in names if name in NOT_COPIED}
+        return skipped | ({STORE} & set(names) if folder == top else set())
+
+    shutil.copytree(directory, destination, symlinks=True, ignore=not_copied)
+
+
 def review(
     directory: Path,
     render: Callable[[Path], str],
@@ -100,8 +127,7 @@ def review(
             continue
         (found.new if stored is None else found.changed).append(name)
         if update:
-            stored_at.parent.mkdir(parents=True, exist_ok=True)
-            stored_at.write_bytes(text.encode("utf-8", "surrogatepass"))
+            _store(stored_at, text)
             write(f"{'stored' if stored is None else 'updated'} {stored_at.relative_to(directory).as_posix()}\n")
         elif stored is None:
             write(f"{name}: no stored render (asrender snapshot {directory} --update stores it)\n")
@@ -112,7 +138,8 @@ def review(
             name = stale.relative_to(store).as_posix()[: -len(suffix)]
             found.removed.append(name)
             if update:
-                stale.unlink()
+                with _store_errors(stale, "cannot delete the stored render"):
+                    stale.unlink()
                 write(f"deleted {stale.relative_to(directory).as_posix()}\n")
             else:
                 write(f"{name}: stored render of a program that no longer exists (--update deletes it)\n")
@@ -120,17 +147,40 @@ def review(
     return found
 
 
-def _read(path: Path) -> str | None:
+@contextmanager
+def _store_errors(path: Path, doing: str) -> Iterator[None]:
     try:
-        return path.read_bytes().decode("utf-8", "surrogatepass")
-    except FileNotFoundError:
-        return None
+        yield
+    except OSError as exc:
+        raise StoreUnusable(f"{path}: {doing}: {exc.strerror or exc}") from None
+
+
+def _read(path: Path) -> str | None:
+    with _store_errors(path, "cannot read the stored render"):
+        try:
+            return path.read_bytes().decode("utf-8", "surrogatepass")
+        except FileNotFoundError:
+            return None
+
+
+def _store(path: Path, text: str) -> None:
+    with _store_errors(path, "cannot store the render"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8", "surrogatepass"))
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` split after each ``\\n`` only: a stored render is bytes, and a lone ``\\r`` or U+2028
+    inside a line is part of that line (``str.splitlines`` would end the line there)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
 
 
 def _diff(stored: str, now: str, stored_name: str, program: str) -> str:
     lines = difflib.unified_diff(
-        stored.splitlines(keepends=True),
-        now.splitlines(keepends=True),
+        _lines(stored),
+        _lines(now),
         fromfile=f"{stored_name} (stored)",
         tofile=f"{program} (rendered now)",
     )

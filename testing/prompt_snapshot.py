@@ -74,11 +74,21 @@ class PromptSnapshot:
 @pytest.fixture
 def prompt_snapshot(request: pytest.FixtureRequest) -> PromptSnapshot:
     """Pin prompts as raw text under ``__snapshots__/`` beside the test (syrupy underneath)."""
-    try:
-        snapshot = request.getfixturevalue("snapshot")
-    except pytest.FixtureLookupError:
-        pytest.fail("prompt_snapshot keeps its files with syrupy, which is not installed: pip install syrupy")
+    if not request.config.pluginmanager.hasplugin("syrupy"):
+        pytest.fail(_without_syrupy(), pytrace=False)
+    snapshot = request.getfixturevalue("snapshot")
     return PromptSnapshot(snapshot.use_extension(_extension()), request.config)
+
+
+def _without_syrupy() -> str:
+    """Why syrupy's ``snapshot`` fixture is missing: not installed, or switched off."""
+    import importlib.util
+
+    if importlib.util.find_spec("syrupy") is None:
+        return (
+            "prompt_snapshot keeps its files with syrupy, which is not installed: pip install 'promptwire[snapshots]'"
+        )
+    return "prompt_snapshot keeps its files with syrupy, whose pytest plugin is switched off (-p no:syrupy)"
 
 
 @functools.cache

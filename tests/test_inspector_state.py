@@ -151,3 +151,30 @@ def test_serve_says_when_the_port_is_taken(folder: Path, capsys: pytest.CaptureF
         port = taken.server_address[1]
         assert main(["serve", str(folder), "--port", str(port)]) == 1
     assert capsys.readouterr().err == f"asrender: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_a_failed_check_is_located_with_every_finding(folder: Path) -> None:
+    (folder / "strict-invoice.as").write_text(
+        "main agent A {\n    main func(input) {\n        x = nope\n        return gone\n    }\n}\n"
+    )
+    error = program_state(folder, "strict-invoice.as")["error"]
+    assert (error["line"], error["column"]) == (3, 13)
+    assert [(d["code"], d["line"], d["column"]) for d in error["diagnostics"]] == [
+        ("UNKNOWN_IDENTIFIER", 3, 13),
+        ("UNKNOWN_IDENTIFIER", 4, 16),
+    ]
+    assert error["text"].startswith("strict-invoice.as:3:13: error[UNKNOWN_IDENTIFIER]: Unknown identifier 'nope'\n")
+    assert "asrender-serve-" not in error["text"]  # the page names the user's file, not its scratch copy
+
+
+def test_one_program_served_alone_reads_the_files_beside_it(folder: Path) -> None:
+    state = program_state(folder / "summarise-file.as", "summarise-file.as")
+    assert state["error"] is None
+    assert "project/NOTES.md" in state["calls"][0]["renders"]["agentscript"]["display"]
+
+
+def test_a_runtime_error_names_the_users_files(folder: Path) -> None:
+    (folder / "summarise-file.input.json").write_text('{"path": "missing.md"}')
+    error = program_state(folder / "summarise-file.as", "summarise-file.as")["error"]
+    assert error is not None and "missing.md" in error["text"]
+    assert "asrender-serve-" not in error["text"] and "/program/" not in error["text"]

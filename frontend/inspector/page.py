@@ -65,7 +65,7 @@ PAGE = """<!doctype html>
 "use strict";
 const $ = (selector) => document.querySelector(selector);
 const DEFAULT_SHOWN = ["agentscript", "messages", "request:openai"];
-let current = { file: null, version: null, state: null, call: 0, shown: new Set(DEFAULT_SHOWN) };
+let current = { file: null, version: null, state: null, call: 0, shown: new Set(DEFAULT_SHOWN), status: "" };
 
 function element(tag, text, className) {
   const node = document.createElement(tag);
@@ -92,12 +92,19 @@ function renderPrograms(names) {
   picker.value = current.file;
 }
 
+function samePrograms(names) {
+  const shown = Array.from($("#programs").options, (option) => option.value);
+  return shown.length === names.length && shown.every((name, index) => name === names[index]);
+}
+
 function renderState() {
   const state = current.state;
   const error = $("#error");
   error.style.display = state.error ? "block" : "none";
   $("#error-text").textContent = state.error ? state.error.text : "";
-  if (state.error) { error.dataset.line = state.error.line; error.dataset.column = state.error.column; }
+  for (const key of ["line", "column"]) {
+    if (state.error && state.error[key] !== null) error.dataset[key] = state.error[key]; else delete error.dataset[key];
+  }
   if (current.call >= state.calls.length) current.call = 0;
   const calls = state.calls.map((call, index) => {
     const button = element("button", call.title.replace(/^=== | ===$/g, ""));
@@ -194,15 +201,21 @@ async function load(file) {
   current.state = await getJson("/api/state?" + new URLSearchParams({ file }));
   current.version = current.state.version;
   renderState();
-  $("#status").textContent = file + " · updated " + new Date().toLocaleTimeString();
+  current.status = file + " · updated " + new Date().toLocaleTimeString();
+  $("#status").textContent = current.status;
 }
 
 async function poll() {
   try {
-    const { version } = await getJson("/api/version?" + new URLSearchParams({ file: current.file }));
+    const { version, programs } = await getJson("/api/version?" + new URLSearchParams({ file: current.file }));
+    if (!samePrograms(programs)) renderPrograms(programs);
     if (version !== current.version) await load(current.file);
+    else $("#status").textContent = current.status;
   } catch (problem) {
-    $("#status").textContent = "server unreachable: " + problem.message;
+    // the program may be gone: the picker shows what is left before the status line says why
+    try { renderPrograms(await getJson("/api/programs")); } catch (ignored) { /* still down: poll again */ }
+    // fetch throws a TypeError when no answer came; an answer that is not OK carries the server's reason
+    $("#status").textContent = problem instanceof TypeError ? "server unreachable" : problem.message;
   }
   setTimeout(poll, 500);
 }

@@ -4,14 +4,21 @@ Routes (GET and HEAD only; anything else is 405):
 
 * ``/``: the page;
 * ``/api/programs``: the programs it can show (the file, or every ``.as`` under the folder);
-* ``/api/version?file=NAME``: a fingerprint of the program and its input and replies (the page
-  polls it, twice a second, and reloads the state when it changes);
+* ``/api/version?file=NAME``: a fingerprint of the program and its input and replies, and the
+  program list (the page polls it, twice a second, reloads the state when the fingerprint changes
+  and refreshes its picker when a program is added or removed);
 * ``/api/state?file=NAME``: everything the page shows (see :mod:`.state`); computed once per
   fingerprint;
 * ``/api/diff?file=NAME&call=I&a=FORMAT&b=FORMAT|stored:FORMAT``: a unified diff of two renders.
 
 ``NAME`` must be one of ``/api/programs``: nothing else under the folder, and nothing outside it, is
 ever read through a request.
+
+Listening on 127.0.0.1 keeps other machines out, not other web pages: a page the user has open
+elsewhere can send requests to 127.0.0.1, or point a DNS name of its own at it (DNS rebinding) and
+read the answers. So a request must name this server in its ``Host`` header (``127.0.0.1:PORT`` or
+``localhost:PORT``), and one a browser marks as coming from another site (``Sec-Fetch-Site``) is
+refused: answers are the user's prompts and data, and a state request runs a program.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import contextlib
 import difflib
 import json
 import threading
+import time
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,6 +40,13 @@ from .state import fingerprint, program_list, program_state
 
 __all__ = ["InspectorServer", "make_server", "serve"]
 
+PROGRAMS_TTL = 1.0
+"""Seconds the program list is reused: the page polls twice a second, and listing a large folder
+(``asrender serve .`` at the root of a repository) walks all of it."""
+
+SAME_SITE = frozenset({"same-origin", "none"})
+"""``Sec-Fetch-Site`` values of the page's own requests and of a URL typed or opened by the user."""
+
 
 class InspectorServer(ThreadingHTTPServer):
     """One inspector: the file or folder it shows, and the last state computed per program."""
@@ -43,10 +58,29 @@ class InspectorServer(ThreadingHTTPServer):
         self.root = root
         self._states: dict[str, tuple[str, dict[str, Any]]] = {}
         self._lock = threading.Lock()
+        self._programs: tuple[float, list[str]] | None = None
+        port = self.server_address[1]
+        self.hosts = frozenset({f"127.0.0.1:{port}", f"localhost:{port}"})
+        """The ``Host`` headers of requests meant for this server (see the module's docstring)."""
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/"
+
+    def programs(self, *, fresh: bool = False) -> list[str]:
+        """The program list, listed again at most every :data:`PROGRAMS_TTL` seconds (``fresh``: now)."""
+        now = time.monotonic()
+        cached = self._programs
+        if fresh or cached is None or now - cached[0] > PROGRAMS_TTL:
+            cached = (now, program_list(self.root))
+            self._programs = cached
+        return cached[1]
+
+    def program(self, name: str) -> str:
+        """``name`` if it is one of the programs (listed again before saying no), else LookupError."""
+        if name not in self.programs() and name not in self.programs(fresh=True):
+            raise LookupError(f"no program {name!r} here")
+        return name
 
     def state(self, name: str) -> dict[str, Any]:
         """The program's state, recomputed only when its fingerprint changed."""
@@ -78,10 +112,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, *, send_body: bool) -> None:
         url = urlsplit(self.path)
+        refusal = self._refusal(url.path)
+        if refusal is not None:
+            self._send(HTTPStatus.FORBIDDEN, f"{refusal}\n".encode(), "text/plain", send_body=send_body)
+            return
         query = {key: values[-1] for key, values in parse_qs(url.query).items()}
         routes: dict[str, Callable[[dict[str, str]], Any]] = {
-            "/api/programs": lambda _: program_list(self.server.root),
-            "/api/version": lambda q: {"version": fingerprint(self.server.root, self._program(q))},
+            "/api/programs": lambda _: self.server.programs(fresh=True),
+            "/api/version": self._version,
             "/api/state": lambda q: self.server.state(self._program(q)),
             "/api/diff": self._diff,
         }
@@ -100,11 +138,25 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.dumps(data, ensure_ascii=False).encode()
         self._send(HTTPStatus.OK, body, "application/json", {"Cache-Control": "no-store"}, send_body=send_body)
 
+    def _refusal(self, path: str) -> str | None:
+        """Why a request is not the user's own (another site's page, a rebound DNS name), or None.
+
+        The page itself holds no data, so a link to it from elsewhere opens it; its data comes only
+        from ``/api/`` requests, which the page makes from its own origin."""
+        host = self.headers.get("Host")
+        if host is not None and host.lower() not in self.server.hosts:
+            return f"this server answers requests for {self.server.url} only, not for host {host!r}"
+        site = self.headers.get("Sec-Fetch-Site")
+        if path.startswith("/api/") and site is not None and site not in SAME_SITE:
+            return "requests from other sites are refused"
+        return None
+
     def _program(self, query: dict[str, str]) -> str:
-        name = query.get("file", "")
-        if name not in program_list(self.server.root):
-            raise LookupError(f"no program {name!r} here")
-        return name
+        return self.server.program(query.get("file", ""))
+
+    def _version(self, query: dict[str, str]) -> dict[str, Any]:
+        name = self._program(query)
+        return {"version": fingerprint(self.server.root, name), "programs": self.server.programs()}
 
     def _diff(self, query: dict[str, str]) -> dict[str, Any]:
         state = self.server.state(self._program(query))
@@ -168,9 +220,11 @@ def make_server(root: Path, port: int = 0) -> InspectorServer:
     return InspectorServer(root, port)
 
 
-def serve(root: Path, port: int, announce: Callable[[str], None]) -> None:
-    """Serve until interrupted; ``announce`` gets the URL."""
+def serve(root: Path, port: int, announce: Callable[[str], None] | None = None) -> None:
+    """Serve until interrupted; ``announce`` gets the URL (once listening, so a port that is taken
+    raises OSError before anything is announced)."""
     with make_server(root, port) as server:
-        announce(server.url)
+        if announce is not None:
+            announce(server.url)
         with contextlib.suppress(KeyboardInterrupt):
             server.serve_forever(poll_interval=0.2)

@@ -11,8 +11,8 @@ the compiler-style text with its caret), so the page can show it where the calls
 from __future__ import annotations
 
 import argparse
+import os
 import re
-import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,8 +23,9 @@ from ...core.errors import PromptwireError, SourceError
 from ...plugins.manager import PluginHost, default_host
 from ...renderers.agentscript.clipping import Clip
 from ...renderers.agentscript.jsjson import utf16_len
+from ..diagnostics import CheckError
 from ..prompt_files import DEFAULT_MAX_BYTES
-from ..prompt_review import STORE, programs
+from ..prompt_review import STORE, copy_programs, programs
 from ..runner import ProgramCall, RunResult, run
 
 __all__ = ["PROVIDERS", "fingerprint", "program_list", "program_state"]
@@ -67,24 +68,36 @@ def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict
     state: dict[str, Any] = {"file": name, "version": fingerprint(root, name), "error": None, "calls": []}
     state["formats"] = list(host.renderers.names())
     state["providers"] = list(PROVIDERS)
-    copy = program
+    folder: Path | None = None  # the scratch copy, once made
     try:
-        with _scratch_copy(root, program) as copy:
+        with _scratch_copy(root, program) as (folder, copy):
             offline = _run(copy, host)
             dry_runs = {provider: _run(copy, host, provider) for provider in PROVIDERS}
     except SourceError as exc:
-        text = str(exc).replace(str(copy), name)  # the page names the program, not its copy
+        text = _unscratched(str(exc), folder)
         state["error"] = {"text": text, "line": exc.line, "column": exc.column, "message": exc.message}
         return state
+    except CheckError as exc:
+        first = exc.diagnostics[0] if exc.diagnostics else None
+        state["error"] = {
+            "text": _unscratched(str(exc), folder),
+            "line": None if first is None else first.line,
+            "column": None if first is None else first.column,
+            "message": "" if first is None else first.message,
+            "diagnostics": [
+                {"code": d.code, "line": d.line, "column": d.column, "message": d.message} for d in exc.diagnostics
+            ],
+        }
+        return state
     except (PromptwireError, OSError, ValueError) as exc:
-        text = f"{name}: {exc}".replace(str(copy), name)
-        state["error"] = {"text": text, "line": None, "column": None, "message": str(exc)}
+        text = _unscratched(f"{name}: {exc}", folder)
+        state["error"] = {"text": text, "line": None, "column": None, "message": _unscratched(str(exc), folder)}
         return state
     stored = _stored_renders(root, name, state["formats"])
     for index, call in enumerate(offline.calls):
         entry = _call_state(call, host, state["formats"])
-        entry["site"] = entry["site"].replace(str(copy), name)  # the page names the program, not its copy
-        entry["title"] = entry["title"].replace(str(copy), name)
+        entry["site"] = _unscratched(entry["site"], folder)
+        entry["title"] = _unscratched(entry["title"], folder)
         entry["requests"] = {p: _request_state(result.calls, index) for p, result in dry_runs.items()}
         entry["stored"] = {fmt: _stored_call(text, index) for fmt, text in stored.items()}
         state["calls"].append(entry)
@@ -120,20 +133,24 @@ def _tools(workspace: Path) -> Any:
 
 
 @contextmanager
-def _scratch_copy(root: Path, program: Path) -> Iterator[Path]:
-    """The program inside a throw-away copy of its folder: the page is read-only, so the tools and
-    memory of a program write into the copy, and every view starts from what the folder holds."""
+def _scratch_copy(root: Path, program: Path) -> Iterator[tuple[Path, Path]]:
+    """A throw-away copy of the program's folder (``root``, or the folder of the file ``root``) and the
+    program inside it. The page is read-only, so the tools and memory of a program write into the
+    copy, and every view starts from what the folder holds. The whole folder is copied, as
+    ``asrender snapshot`` copies it: a program reads files beside it."""
     folder = root if root.is_dir() else root.parent
     with tempfile.TemporaryDirectory(prefix="asrender-serve-") as temporary:
         copy = Path(temporary) / "program"
-        if root.is_dir():
-            shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns(STORE, ".*"))
-        else:
-            copy.mkdir()
-            for path in (program, *_siblings(program)):
-                if path.is_file():
-                    shutil.copy2(path, copy / path.name)
-        yield copy / program.relative_to(folder)
+        copy_programs(folder, copy)
+        yield copy, copy / program.relative_to(folder)
+
+
+def _unscratched(text: str, folder: Path | None) -> str:
+    """``text`` with the scratch folder's paths written relative to it: the page names the user's
+    files, not their copies."""
+    if folder is None:
+        return text
+    return text.replace(f"{folder}{os.sep}", "").replace(str(folder), ".")
 
 
 def _call_state(call: ProgramCall, host: PluginHost, formats: list[str]) -> dict[str, Any]:
