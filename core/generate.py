@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
@@ -167,11 +167,9 @@ _FENCED = re.compile(r"```(?:json)?[ \t]*\n?(.*?)```", re.DOTALL)
 def read_json(text: str) -> Any:
     """The JSON in a model's text: the whole text, else each fenced block in order, else the first
     balanced ``{...}`` (strings respected); else :class:`NotJsonError` quoting the start of it."""
-    for candidate in (text, *(match.group(1).strip() for match in _FENCED.finditer(text)), _first_object(text)):
-        if candidate is None:
-            continue
+    for candidate in _json_candidates(text):
         try:
-            return json.loads(candidate, parse_int=_js_int, parse_constant=_not_json)
+            return _DECODER.decode(candidate)
         except (json.JSONDecodeError, RecursionError, ValueError):
             continue
     snippet = " ".join(text.split())
@@ -190,6 +188,21 @@ def _js_int(text: str) -> int | float:
 def _not_json(text: str) -> Any:
     """NaN and Infinity are Python's JSON extensions, not JSON: JSON.parse refuses them."""
     raise ValueError(f"{text} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_int=_js_int, parse_constant=_not_json)
+"""JSON.parse's reading, built once: ``json.loads`` with hooks builds a decoder per call."""
+
+
+def _json_candidates(text: str) -> Iterator[str]:
+    """Where the JSON may be, in the order tried, each looked for only when the ones before failed
+    (a reply is usually the JSON itself)."""
+    yield text
+    for match in _FENCED.finditer(text):
+        yield match.group(1).strip()
+    first = _first_object(text)
+    if first is not None:
+        yield first
 
 
 def _first_object(text: str) -> str | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 from .errors import FieldError
@@ -73,27 +72,38 @@ def _children(container: Any) -> Iterator[Any]:
     return iter(container.values() if isinstance(container, Mapping) else container)
 
 
-@contextmanager
-def nesting_room() -> Iterator[None]:
+def nesting_room() -> RecursionRoom:
     """Let recursive serialisers walk a value of ``MAX_DEPTH`` levels from wherever they are called."""
-    with recursion_room(MAX_DEPTH * FRAMES_PER_LEVEL + 100):
-        yield
+    return RecursionRoom(MAX_DEPTH * FRAMES_PER_LEVEL + 100)
 
 
-@contextmanager
-def recursion_room(frames: int) -> Iterator[None]:
+def recursion_room(frames: int) -> RecursionRoom:
     """Make room for ``frames`` more interpreter frames above the current stack. The recursion
     limit is only ever raised, and restored on exit."""
-    current = sys.getrecursionlimit()
-    wanted = _stack_depth() + frames
-    if wanted <= current:
-        yield
-        return
-    sys.setrecursionlimit(wanted)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(current)
+    return RecursionRoom(frames)
+
+
+class RecursionRoom:
+    """The context manager of :func:`recursion_room`: a class rather than a generator, because
+    every render enters one and a generator-based manager costs three times as much."""
+
+    __slots__ = ("_frames", "_restore")
+
+    def __init__(self, frames: int) -> None:
+        self._frames = frames
+        self._restore: int | None = None
+
+    def __enter__(self) -> None:
+        current = sys.getrecursionlimit()
+        wanted = _stack_depth() + self._frames
+        if wanted > current:
+            sys.setrecursionlimit(wanted)
+            self._restore = current
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._restore is not None:
+            sys.setrecursionlimit(self._restore)
+            self._restore = None
 
 
 def _stack_depth() -> int:

@@ -7,6 +7,7 @@ Fields a format cannot express are reported by that format's renderer, not refus
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Literal
 
@@ -297,14 +298,16 @@ class Prompt(BaseModel):
         of their own (see ``SUB_FIELDS``), so leaving them out is reported too; so is each dialect's
         entry in ``native`` (``native.agens``).
         """
-        names = [
-            name
-            for name in type(self).model_fields
-            if name not in ("config", "native") and getattr(self, name) not in (None, [])
-        ]
-        names.extend(name for name, present in SUB_FIELDS.items() if present(self))
+        values = self.__dict__  # every render asks: read the fields without pydantic's attribute path
+        names = [name for name in _content_fields(type(self)) if values[name] not in (None, [])]
+        names.extend(name for name, parent, present in _SUB_FIELD_CHECKS if parent in names and present(self))
         names.extend(f"native.{dialect}" for dialect in self.native)
         return tuple(names)
+
+
+@functools.cache
+def _content_fields(model: type[Prompt]) -> tuple[str, ...]:
+    return tuple(name for name in model.model_fields if name not in ("config", "native"))
 
 
 SUB_FIELDS: dict[str, Callable[[Prompt], bool]] = {
@@ -318,6 +321,9 @@ SUB_FIELDS: dict[str, Callable[[Prompt], bool]] = {
 ``context.source`` (an item names its source expression), ``history.name`` (a turn names its speaker),
 ``retry.previous_output`` (the rejected output is known), ``tools.returns`` (a tool describes its
 result) and ``tool_results.is_error`` (a result reports a failure)."""
+
+_SUB_FIELD_CHECKS = tuple((name, name.partition(".")[0], present) for name, present in SUB_FIELDS.items())
+"""Each sub-field with its parent field: it is looked for only when the parent is populated."""
 
 
 def _free_values(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:

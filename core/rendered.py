@@ -44,7 +44,7 @@ class Message:
         # bytes), and no encoder or provider accepts half a character. It becomes U+FFFD here.
         content = self.content
         if isinstance(content, str):
-            if _LONE_SURROGATE.search(content):
+            if not content.isascii() and _LONE_SURROGATE.search(content):
                 object.__setattr__(self, "content", _LONE_SURROGATE.sub("\ufffd", content))
         elif any(isinstance(part.get("text"), str) and _LONE_SURROGATE.search(part["text"]) for part in content):
             fixed = [

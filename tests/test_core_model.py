@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -7,7 +9,7 @@ from hypothesis import strategies as st
 from promptwire import Budget, FieldError, Prompt, render
 from promptwire.core import GenerateConfig, OutputContract, Retry
 from promptwire.core.errors import SourceError, field_path
-from promptwire.core.limits import MAX_DEPTH, check_nesting, nesting_room
+from promptwire.core.limits import FRAMES_PER_LEVEL, MAX_DEPTH, check_nesting, nesting_room, recursion_room
 from promptwire.core.validation import validate_model
 from promptwire.renderers.agentscript.shape import shape_contract
 
@@ -259,3 +261,16 @@ class TestNesting:
 
         with nesting_room():
             assert depth(self.nested(MAX_DEPTH)) == MAX_DEPTH
+
+
+def test_recursion_room_is_raised_only_while_inside_and_given_back() -> None:
+    before = sys.getrecursionlimit()
+    with nesting_room():
+        assert sys.getrecursionlimit() >= MAX_DEPTH * FRAMES_PER_LEVEL + 100
+        with recursion_room(10):  # already room enough: nothing changes
+            inner = sys.getrecursionlimit()
+        assert sys.getrecursionlimit() == inner
+    assert sys.getrecursionlimit() == before
+    with pytest.raises(KeyError), nesting_room():
+        raise KeyError("an error inside still gives the room back")
+    assert sys.getrecursionlimit() == before

@@ -27,6 +27,7 @@ from promptwire.renderers.agentscript.jsjson import (
     object_entries,
     pretty,
     pretty_length,
+    pretty_reused,
     quote,
     stringify,
     utf16_len,
@@ -493,3 +494,41 @@ def test_the_key_plan_cache_is_bounded_by_key_text_not_by_entries() -> None:
         pretty({f"key {i} " + "x" * 900: 1, "b": 2})
         assert sum(len(key) for keys in jsjson._PLANS for key in keys) <= jsjson._PLAN_CACHE_CHARS
     assert pretty({"b": 1, "2": 2}) == '{\n  "2": 2,\n  "b": 1\n}'
+
+
+# --------------------------------------------------------------------------------------------
+# pretty_reused: a kept text is given back only for a value that prints the same
+
+LOOKALIKE_KEYS = st.one_of(st.sampled_from([1, 1.0, True, "1", "1.0", "true", 0, False, "0"]), keys)
+lookalikes = st.recursive(
+    st.sampled_from([1, 1.0, True, "1", 0, 0.0, False, None, -0.0, 2**53 + 1, float(2**53 + 1)]),
+    lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(LOOKALIKE_KEYS, children, max_size=3)),
+    max_leaves=8,
+)
+
+
+@DETERMINISTIC
+@given(st.lists(lookalikes, min_size=1, max_size=6))
+def test_pretty_reused_prints_what_pretty_prints(series: list[Any]) -> None:
+    for value in series:  # values that compare equal or share JSON text, one after the other
+        assert pretty_reused(value) == pretty(value)
+
+
+def test_pretty_reused_sees_a_value_changed_in_place() -> None:
+    schema: dict[Any, Any] = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    assert pretty_reused(schema) == pretty(schema)
+    schema["properties"]["ok"]["type"] = "string"
+    assert '"string"' in pretty_reused(schema)
+    schema["properties"] = {1.0: True}
+    assert pretty_reused(schema) == pretty(schema)
+    schema["properties"] = {"1.0": True}
+    assert (
+        pretty_reused(schema) == pretty(schema) == '{\n  "type": "object",\n  "properties": {\n    "1.0": true\n  }\n}'
+    )
+
+
+def test_pretty_reused_walks_what_json_cannot_print() -> None:
+    from types import MappingProxyType
+
+    value = MappingProxyType({"b": 1, "a": (2, 3)})
+    assert pretty_reused(value) == pretty(value) == '{\n  "b": 1,\n  "a": [\n    2,\n    3\n  ]\n}'

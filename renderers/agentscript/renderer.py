@@ -32,7 +32,7 @@ from ...core.prompt import ContextItem, Prompt, Retry
 from ...core.rendered import Message, RenderedPrompt, RenderedSection
 from ..base import unexpressed_fields
 from .clipping import Clip, clip, value_text
-from .jsjson import object_entries, pretty
+from .jsjson import object_entries, pretty, pretty_reused
 
 __all__ = [
     "AgentScriptRenderer",
@@ -130,7 +130,7 @@ def _sections(prompt: Prompt) -> list[RenderedSection]:
         text = _text_of(instruction_value(prompt), "instruction")
         sections.append(RenderedSection(role="user", key="instruction", title=INSTRUCTION_HEADING, body=text))
     if prompt.output is not None:
-        schema = _pretty_of(prompt.output.json_schema, "output.schema")
+        schema = _pretty_of(prompt.output.json_schema, "output.schema", reused=True)
         sections.append(RenderedSection(role="user", key="output", title=SCHEMA_HEADING, body=schema))
     return sections
 
@@ -201,9 +201,9 @@ def _text_of(value: Any, field: str) -> str:
         raise FieldError(field, str(exc)) from None
 
 
-def _pretty_of(value: Any, field: str) -> str:
+def _pretty_of(value: Any, field: str, *, reused: bool = False) -> str:
     try:
-        return pretty(value)
+        return pretty_reused(value) if reused else pretty(value)
     except (TypeError, ValueError) as exc:
         raise FieldError(field, str(exc)) from None
 
