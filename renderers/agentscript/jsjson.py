@@ -339,7 +339,7 @@ def pretty_reused(value: object) -> str:
     tells ``true``, ``1`` and ``1.0`` apart and keeps key order, equality tells a key ``1.0`` from
     ``"1.0"``. A value ``json`` cannot print (a non-dict mapping, an object) is walked as usual."""
     try:
-        key = json.dumps(value, ensure_ascii=False)
+        key = json.dumps(value)  # default arguments: the encoder json keeps, not one built per call
     except (TypeError, ValueError, RecursionError):
         return pretty(value)
     found = _REUSED.get(key)
