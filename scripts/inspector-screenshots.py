@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -13,16 +14,9 @@ from playwright.sync_api import sync_playwright
 from promptwire.frontend.inspector.server import make_server
 
 ROOT = Path(__file__).resolve().parent.parent
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from chromium import launch  # noqa: E402  (the flags the browser tests use)
 
 
 def main() -> None:
@@ -34,7 +28,7 @@ def main() -> None:
         )
         with make_server(folder) as server, sync_playwright() as playwright:
             threading.Thread(target=server.serve_forever, daemon=True).start()
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+            browser = launch(playwright)
             page = browser.new_page(viewport={"width": 1500, "height": 1000})
             page.goto(server.url)
             page.select_option("#programs", "evidence-qa.as")

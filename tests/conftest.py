@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from chromium import CHROMIUM, launch
 
 from snapshot_ext import RawTextSnapshot
 
@@ -15,6 +19,22 @@ from snapshot_ext import RawTextSnapshot
 def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     """Every snapshot in this suite is raw text under the top-level ``snapshots/`` folder."""
     return snapshot.use_extension(RawTextSnapshot)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium for the inspector page's tests; CI installs it and Playwright, and without
+    them the tests fail saying what is missing."""
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)", pytrace=False)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
+    with sync_playwright() as playwright:
+        launched = launch(playwright)
+        yield launched
+        launched.close()
 
 
 class _CheckoutIsNotATestPackage:
