@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import sys
 import tempfile
@@ -15,8 +16,7 @@ from promptwire.frontend.inspector.server import make_server
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-
-from chromium import launch  # noqa: E402  (the flags the browser tests use)
+launch = importlib.import_module("chromium").launch  # the browser tests' Chromium and flags (tests/chromium.py)
 
 
 def main() -> None:
