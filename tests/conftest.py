@@ -54,3 +54,19 @@ class _CheckoutIsNotATestPackage:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_CheckoutIsNotATestPackage(), "promptwire-checkout-root")
+
+
+@pytest.fixture
+def server(folder: Path) -> Iterator[Any]:
+    """``asrender serve`` on the test's ``folder`` (each inspector test module defines its own), in
+    a thread, stopped at the end."""
+    from threading import Thread
+
+    from promptwire.frontend.inspector.server import make_server
+
+    with make_server(folder) as running:
+        thread = Thread(target=running.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        yield running
+        running.shutdown()
+        thread.join(timeout=5)

@@ -9,13 +9,12 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from threading import Thread
 from typing import Any
 
 import pytest
 from chromium import WAIT_MS
 
-from promptwire.frontend.inspector.server import make_server
+from promptwire.frontend.inspector.server import InspectorServer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SIBLINGS = (".as", ".input.json", ".responses.json")
@@ -33,21 +32,16 @@ def folder(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def page(browser: Any, folder: Path) -> Iterator[Any]:
-    """The page of a server running in a thread, stopped (after the browser's tab) at the end."""
-    with make_server(folder) as server:
-        thread = Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        thread.start()
-        context = browser.new_context(viewport={"width": 1200, "height": 800})
-        try:
-            opened = context.new_page()
-            opened.goto(server.url)
-            opened.wait_for_selector('.column[data-format="agentscript"] pre.render', timeout=WAIT_MS)
-            yield opened
-        finally:
-            context.close()
-            server.shutdown()
-            thread.join(timeout=5)
+def page(browser: Any, server: InspectorServer) -> Iterator[Any]:
+    """The page of the inspector on ``folder``, its tab closed before the server stops."""
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    try:
+        opened = context.new_page()
+        opened.goto(server.url)
+        opened.wait_for_selector('.column[data-format="agentscript"] pre.render', timeout=WAIT_MS)
+        yield opened
+    finally:
+        context.close()
 
 
 def _choices(page: Any) -> list[str]:

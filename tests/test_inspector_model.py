@@ -8,15 +8,13 @@ import json
 import shutil
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
-from threading import Thread
 from typing import Any
 
 import pytest
 
 from promptwire.frontend.inspector import server as server_module
-from promptwire.frontend.inspector.server import InspectorServer, make_server
+from promptwire.frontend.inspector.server import InspectorServer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -30,16 +28,6 @@ def folder(tmp_path: Path) -> Path:
         for path in EXAMPLES.glob(f"{name}.*"):
             shutil.copy2(path, copy / path.name)
     return copy
-
-
-@pytest.fixture
-def server(folder: Path) -> Iterator[InspectorServer]:
-    with make_server(folder) as running:
-        thread = Thread(target=running.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        thread.start()
-        yield running
-        running.shutdown()
-        thread.join(timeout=5)
 
 
 def _get(server: InspectorServer, path: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:

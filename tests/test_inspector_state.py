@@ -7,9 +7,7 @@ import json
 import shutil
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
-from threading import Thread
 from typing import Any
 
 import pytest
@@ -79,15 +77,6 @@ def test_a_stored_snapshot_is_offered(folder: Path) -> None:
     assert main(["snapshot", str(folder), "--update"]) == 0
     call = program_state(folder, "strict-invoice.as")["calls"][0]
     assert call["stored"]["agentscript"] == call["renders"]["agentscript"]["display"]
-
-
-@pytest.fixture
-def server(folder: Path) -> Iterator[InspectorServer]:
-    with make_server(folder) as running:
-        thread = Thread(target=running.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        thread.start()
-        yield running
-        running.shutdown()
 
 
 def _get(url: str, method: str = "GET") -> tuple[int, Any]:
