@@ -291,23 +291,34 @@ class Prompt(BaseModel):
             check_nesting(value, path)
         return self
 
-    def populated_fields(self) -> tuple[str, ...]:
+    def populated_fields(self, excluding: frozenset[str] = frozenset()) -> tuple[str, ...]:
         """Names of the content fields that carry something (``config`` is for adapters, not layout).
 
         Parts that a format may leave out even when it shows their parent are listed as dotted names
         of their own (see ``SUB_FIELDS``), so leaving them out is reported too; so is each dialect's
-        entry in ``native`` (``native.agens``).
+        entry in ``native`` (``native.agens``). Names in ``excluding`` are not looked at: a renderer
+        asks only about what it cannot express, and every render asks.
         """
-        values = self.__dict__  # every render asks: read the fields without pydantic's attribute path
-        names = [name for name in _content_fields(type(self)) if values[name] not in (None, [])]
-        names.extend(name for name, parent, present in _SUB_FIELD_CHECKS if parent in names and present(self))
-        names.extend(f"native.{dialect}" for dialect in self.native)
+        values = self.__dict__  # read the fields without pydantic's attribute path
+        fields, sub_fields = _fields_outside(type(self), excluding)
+        # Given means neither None nor an empty list, by identity and class: ``==`` would run
+        # pydantic's model comparison for every nested model, on every render.
+        names = [
+            name for name in fields if (value := values[name]) is not None and (value.__class__ is not list or value)
+        ]
+        # A parent is a list or an optional model: its truth says whether it is given.
+        names.extend(name for name, parent, present in sub_fields if values[parent] and present(self))
+        names.extend(name for dialect in self.native if (name := f"native.{dialect}") not in excluding)
         return tuple(names)
 
 
-@functools.cache
-def _content_fields(model: type[Prompt]) -> tuple[str, ...]:
-    return tuple(name for name in model.model_fields if name not in ("config", "native"))
+@functools.lru_cache(maxsize=64)  # keyed by what each format expresses: a handful of sets
+def _fields_outside(
+    model: type[Prompt], excluding: frozenset[str]
+) -> tuple[tuple[str, ...], tuple[tuple[str, str, Callable[[Prompt], bool]], ...]]:
+    """The content fields and the sub-field checks of ``model`` whose names are not in ``excluding``."""
+    fields = tuple(name for name in model.model_fields if name not in ("config", "native") and name not in excluding)
+    return fields, tuple(check for check in _SUB_FIELD_CHECKS if check[0] not in excluding)
 
 
 SUB_FIELDS: dict[str, Callable[[Prompt], bool]] = {

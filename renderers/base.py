@@ -47,8 +47,7 @@ def unexpressed_fields(
     """
     if not isinstance(strict, bool):  # "no" would count as true
         raise FieldError("strict", f"must be true or false, got {type(strict).__name__} {strict!r}")
-    allowed = frozenset(expressible)
-    missing = [name for name in prompt.populated_fields() if name not in allowed]
+    missing = prompt.populated_fields(excluding=frozenset(expressible))
     if missing and strict:
         raise UnsupportedFieldsError(format_name, missing)
     return tuple(RenderWarning(format_name, name) for name in missing)

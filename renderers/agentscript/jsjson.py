@@ -32,6 +32,7 @@ Anything else, and any cycle, raises ``TypeError`` / ``ValueError`` like ``JSON.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 import re
@@ -339,7 +340,7 @@ def pretty_reused(value: object) -> str:
     tells ``true``, ``1`` and ``1.0`` apart and keeps key order, equality tells a key ``1.0`` from
     ``"1.0"``. A value ``json`` cannot print (a non-dict mapping, an object) is walked as usual."""
     try:
-        key = json.dumps(value)  # default arguments: the encoder json keeps, not one built per call
+        key = _compact_json(value)
     except (TypeError, ValueError, RecursionError):
         return pretty(value)
     found = _REUSED.get(key)
@@ -350,6 +351,26 @@ def pretty_reused(value: object) -> str:
         _REUSED.clear()
     _REUSED[key] = (copy.deepcopy(value), text)
     return text
+
+
+_make_encoder: Callable[..., Callable[[object, int], Any]] | None = getattr(json.encoder, "c_make_encoder", None)
+"""CPython's C encoder (None elsewhere), kept: ``json.dumps`` builds a new one on every call."""
+
+
+def _refuse(value: object) -> object:
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _c_encoder(item_separator: str) -> Callable[[object], str]:
+    """Python's JSON text of a value with these separators, at C speed; without the C module,
+    ``json.dumps``. No cycle check: a cycle ends in ``RecursionError``."""
+    if _make_encoder is None:  # pragma: no cover - an interpreter without the C module
+        return functools.partial(json.dumps, separators=(item_separator, ": "), ensure_ascii=False)
+    encoder = _make_encoder(None, _refuse, _encode_basestring, None, ": ", item_separator, False, False, True)
+    return lambda value: "".join(encoder(value, 0))
+
+
+_compact_json = _c_encoder(", ")
 
 
 def _emit(value: object, out: list[str], newline: str | None, active: set[int]) -> None:
@@ -416,8 +437,12 @@ def _scalar_run(items: Sequence[Any], separator: str) -> str | None:
     if writer is None or set(map(type, items)) != {kind}:
         return None
     if kind is int and min(items) >= -_EXACT_INT and max(items) <= _EXACT_INT:
-        return separator.join(map(int.__repr__, items))
+        return _run_encoder(separator)(items)[1:-1]  # Python's digits are JS's here
     return separator.join(map(writer, items))
+
+
+_run_encoder = functools.lru_cache(maxsize=64)(_c_encoder)
+"""An encoder per separator (one per nesting level in use)."""
 
 
 def _emit_object(obj: Mapping[Any, object], out: list[str], newline: str | None, active: set[int]) -> None:

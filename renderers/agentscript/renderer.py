@@ -124,8 +124,8 @@ def _sections(prompt: Prompt) -> list[RenderedSection]:
     system = system_text(prompt)
     if system is not None:
         sections.append(RenderedSection(role="system", key="identity", title="", body=system))
-    for index, (item, clipped) in enumerate(zip(prompt.context, context_clips(prompt), strict=True)):
-        sections.append(_context_section(index, item, clipped))
+    for index, item in enumerate(prompt.context):
+        sections.append(_context_section(index, item))
     if "instruction" in prompt.model_fields_set or prompt.retry is not None:
         text = _text_of(instruction_value(prompt), "instruction")
         sections.append(RenderedSection(role="user", key="instruction", title=INSTRUCTION_HEADING, body=text))
@@ -135,10 +135,12 @@ def _sections(prompt: Prompt) -> list[RenderedSection]:
     return sections
 
 
-def _context_section(index: int, item: ContextItem, clipped: Clip) -> RenderedSection:
+def _context_section(index: int, item: ContextItem) -> RenderedSection:
     label = str(index) if item.label is None else item.label
     detail = f"source: {item.source}" if item.source else None
-    return RenderedSection(role="user", key=f"context[{index}]", title=f"[{label}]", detail=detail, body=clipped.text)
+    # Without a budget the text is whole: no clip to record, no sizes to count.
+    body = _text_of(item.value, ("context", index, "value")) if item.budget is None else _clip_of(item, index).text
+    return RenderedSection(role="user", key=f"context[{index}]", title=f"[{label}]", detail=detail, body=body)
 
 
 def context_clips(prompt: Prompt) -> list[Clip]:
@@ -146,14 +148,15 @@ def context_clips(prompt: Prompt) -> list[Clip]:
 
     Exposed for whoever records what was shown (a generate trace wants ``clipped`` and both sizes).
     """
-    clips: list[Clip] = []
-    for index, item in enumerate(prompt.context):
-        limit = item.budget.context_limit if item.budget is not None else None
-        try:
-            clips.append(clip(item.value, limit))
-        except (TypeError, ValueError) as exc:
-            raise FieldError(("context", index, "value"), str(exc)) from None
-    return clips
+    return [_clip_of(item, index) for index, item in enumerate(prompt.context)]
+
+
+def _clip_of(item: ContextItem, index: int) -> Clip:
+    limit = item.budget.context_limit if item.budget is not None else None
+    try:
+        return clip(item.value, limit)
+    except (TypeError, ValueError) as exc:
+        raise FieldError(("context", index, "value"), str(exc)) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,7 +197,7 @@ def repair_message(retry: Retry) -> str:
 # Text of user data, with errors that name the field
 
 
-def _text_of(value: Any, field: str) -> str:
+def _text_of(value: Any, field: str | tuple[str | int, ...]) -> str:
     try:
         return value_text(value)
     except (TypeError, ValueError) as exc:
