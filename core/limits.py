@@ -9,12 +9,15 @@ the field named, instead of as a ``RecursionError`` somewhere in a serialiser.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from .errors import FieldError
 
-__all__ = ["FRAMES_PER_LEVEL", "MAX_DEPTH", "check_nesting", "nesting_room", "recursion_room"]
+__all__ = ["FRAMES_PER_LEVEL", "MAX_DEPTH", "check_nesting", "nesting_room", "recursion_room", "with_nesting_room"]
+
+_Value = TypeVar("_Value")
+_Result = TypeVar("_Result")
 
 MAX_DEPTH = 1000
 """The deepest nesting of lists and mappings a prompt value may have (a bare scalar is depth 0)."""
@@ -75,6 +78,18 @@ def _children(container: Any) -> Iterator[Any]:
 def nesting_room() -> RecursionRoom:
     """Let recursive serialisers walk a value of ``MAX_DEPTH`` levels from wherever they are called."""
     return RecursionRoom(MAX_DEPTH * FRAMES_PER_LEVEL + 100)
+
+
+def with_nesting_room(walk: Callable[[_Value], _Result], value: _Value) -> _Result:
+    """``walk(value)``, given :func:`nesting_room` only when the stack runs out without it.
+
+    For a walk that is pure and called on every render: most values are shallow, and making room
+    up front costs a walk up the stack and two changes of the limit each time."""
+    try:
+        return walk(value)
+    except RecursionError:
+        with nesting_room():
+            return walk(value)
 
 
 def recursion_room(frames: int) -> RecursionRoom:

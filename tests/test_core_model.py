@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 from promptwire import Budget, FieldError, Prompt, render
 from promptwire.core import GenerateConfig, OutputContract, Retry
 from promptwire.core.errors import SourceError, field_path
-from promptwire.core.limits import FRAMES_PER_LEVEL, MAX_DEPTH, check_nesting, nesting_room, recursion_room
+from promptwire.core.limits import (
+    FRAMES_PER_LEVEL,
+    MAX_DEPTH,
+    check_nesting,
+    nesting_room,
+    recursion_room,
+    with_nesting_room,
+)
 from promptwire.core.validation import validate_model
 from promptwire.renderers.agentscript.shape import shape_contract
 
@@ -261,6 +268,28 @@ class TestNesting:
 
         with nesting_room():
             assert depth(self.nested(MAX_DEPTH)) == MAX_DEPTH
+
+    def test_with_nesting_room_makes_room_only_when_the_walk_runs_out(self) -> None:
+        limits: list[int] = []
+
+        def depth(value: object) -> int:
+            limits.append(sys.getrecursionlimit())
+            return 1 + depth(value[0]) if isinstance(value, list) else 0  # type: ignore[index]
+
+        before = sys.getrecursionlimit()
+        assert with_nesting_room(depth, self.nested(3)) == 3
+        assert set(limits) == {before}  # shallow: no room made
+        limits.clear()
+        assert with_nesting_room(depth, self.nested(MAX_DEPTH)) == MAX_DEPTH
+        assert max(limits) > before  # the second walk ran with room
+        assert sys.getrecursionlimit() == before
+
+    @pytest.mark.parametrize("format_name", ["agentscript", "agently", "agens", "messages"])
+    def test_every_format_prints_a_value_at_the_limit(self, format_name: str) -> None:
+        deep = self.nested(MAX_DEPTH)
+        rendered = render({"instruction": "x", "context": [{"value": deep, "label": "deep"}]}, format_name)
+        text = "".join(str(message.content) for message in rendered.messages)
+        assert text.count("[") >= MAX_DEPTH and sys.getrecursionlimit() < MAX_DEPTH * FRAMES_PER_LEVEL
 
 
 def test_recursion_room_is_raised_only_while_inside_and_given_back() -> None:

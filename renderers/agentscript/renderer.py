@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.errors import FieldError
-from ...core.limits import nesting_room
+from ...core.limits import with_nesting_room
 from ...core.prompt import ContextItem, Prompt, Retry
 from ...core.rendered import Message, RenderedPrompt, RenderedSection
 from ..base import unexpressed_fields
@@ -65,8 +65,7 @@ class AgentScriptRenderer:
 
     def render(self, prompt: Prompt, *, strict: bool = False) -> RenderedPrompt:
         warnings = unexpressed_fields(prompt, self.name, self.fields, strict=strict)
-        with nesting_room():  # values may nest MAX_DEPTH levels; the JSON walks recurse per level
-            sections = _sections(prompt)
+        sections = with_nesting_room(_sections, prompt)  # the JSON walks recurse per level of a value
         messages = [Message(s.role, s.body) for s in sections if s.role == "system"]
         messages.append(Message("user", _join_user(sections)))
         return RenderedPrompt(format=self.name, messages=tuple(messages), sections=tuple(sections), warnings=warnings)
