@@ -65,24 +65,24 @@ def check_result(
     """
     types = field_types(schema)
     where = locations or {}
-
-    def fail(message: str, field: str = "") -> ResultError:
-        return ResultError(message + (f" at {where[field]}" if field in where else ""))
-
     if not isinstance(value, dict):
-        raise fail("LLM result must be an object matching the generate return shape")
+        raise _failure("LLM result must be an object matching the generate return shape", "", where)
     if strict:
         for key in value:
             if key not in types:
-                raise fail(f"LLM result contains unexpected field '{key}'")
+                raise _failure(f"LLM result contains unexpected field '{key}'", "", where)
     else:
         value = {key: _coerce(item, types[key]) if key in types else item for key, item in value.items()}
     for field, kind in types.items():
         if field not in value:
-            raise fail(f"LLM result is missing required field '{field}'", field)
+            raise _failure(f"LLM result is missing required field '{field}'", field, where)
         if not _matches(value[field], kind):
-            raise fail(f"LLM result field must be a {_name(kind)}", field)
+            raise _failure(f"LLM result field must be a {_name(kind)}", field, where)
     return value
+
+
+def _failure(message: str, field: str, where: Mapping[str, str]) -> ResultError:
+    return ResultError(message + (f" at {where[field]}" if field in where else ""))
 
 
 def _name(kind: Any) -> str:

@@ -308,7 +308,8 @@ class Prompt(BaseModel):
         ]
         # A parent is a list or an optional model: its truth says whether it is given.
         names.extend(name for name, parent, present in sub_fields if values[parent] and present(self))
-        names.extend(name for dialect in self.native if (name := f"native.{dialect}") not in excluding)
+        if self.native:
+            names.extend(name for dialect in self.native if (name := f"native.{dialect}") not in excluding)
         return tuple(names)
 
 

@@ -48,6 +48,8 @@ def unexpressed_fields(
     if not isinstance(strict, bool):  # "no" would count as true
         raise FieldError("strict", f"must be true or false, got {type(strict).__name__} {strict!r}")
     missing = prompt.populated_fields(excluding=frozenset(expressible))
-    if missing and strict:
+    if not missing:
+        return ()
+    if strict:
         raise UnsupportedFieldsError(format_name, missing)
     return tuple(RenderWarning(format_name, name) for name in missing)
