@@ -11,8 +11,12 @@ A first pass alternates the bare call with the adapter's ``send`` alone (the sam
 the adapter's cached SDK client, no render, no parsing): ``send ratio`` near 1.00 shows that the
 SDK path costs the same both ways, so ``own us`` (promptwire minus bare, from the second pass) is
 promptwire's own work per call: rendering, building the request, parsing and checking the reply.
-Timed between round trips, which cool the CPU's caches, that work costs two to three times what
-it costs in a tight loop (the render ~90-130 us against ~42 us): what a real call pays too.
+``hot us`` is the same work in a tight loop, the reply kept instead of fetched. Timed between round
+trips it costs two to three times as much, because whatever runs in between (the SDK, the network
+stack, another process) leaves the CPU's caches holding its own code and data: a real call pays
+that too. ``benchmarks/wake_cost.py`` shows it: a sleep, touching a few megabytes of memory and an
+SDK round trip all make the render ~1.5 times dearer than right after itself. ``own us`` is the
+figure the target is about; ``hot us`` is the part of it that promptwire's code decides alone.
 
 Run from the repository root: ``python benchmarks/adapters.py [CALLS] [--in-process]``.
 """
@@ -25,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import time
+import timeit
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -80,6 +85,21 @@ def server_process() -> Iterator[Any]:
         process.wait(timeout=10)
 
 
+class _Canned:
+    """The adapter with its reply kept: ``send`` returns it without a round trip."""
+
+    def __init__(self, adapter: Any, raw: object) -> None:
+        self.name, self.build_request, self.parse_reply = adapter.name, adapter.build_request, adapter.parse_reply
+        self.send = lambda request, timeout: raw
+
+
+def _hot_own_time(adapter: Any, raw: object) -> float:
+    """Seconds of promptwire's own work per call in a tight loop (no round trip between calls, so
+    the caches stay warm): the figure a machine with no cost to waking up would show."""
+    canned = functools.partial(generate, PROMPT, render=renderer.render, adapter=_Canned(adapter, raw), model="ok")
+    return min(timeit.repeat(canned, number=1000, repeat=7)) / 1000
+
+
 def main() -> None:
     args = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
     calls = int(args[0]) if args else 1000
@@ -101,6 +121,7 @@ def main() -> None:
         }
         print(
             f"{'adapter':<10} {'bare SDK ms':>12} {'send ratio':>11} {'promptwire ms':>14} {'ratio':>6} {'own us':>7}"
+            f" {'hot us':>7}"
         )
         for name, adapter in adapters.items():
             request = adapter.build_request(renderer.render(PROMPT), PROMPT.config, PROMPT.output, "ok")
@@ -112,7 +133,11 @@ def main() -> None:
                     run()
             b0, s = _interleaved_medians([bare, send], calls)  # the check: the SDK path alone
             b, o = _interleaved_medians([bare, ours], calls)  # the figure
-            print(f"{name:<10} {1000 * b:12.3f} {s / b0:11.2f} {1000 * o:14.3f} {o / b:6.2f} {1e6 * (o - b):7.0f}")
+            hot = _hot_own_time(adapter, send())
+            print(
+                f"{name:<10} {1000 * b:12.3f} {s / b0:11.2f} {1000 * o:14.3f} {o / b:6.2f} {1e6 * (o - b):7.0f}"
+                f" {1e6 * hot:7.1f}"
+            )
 
 
 if __name__ == "__main__":
