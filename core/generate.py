@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reply:
     """What a model returned: its text, and the JSON value when the adapter already has one (a
     canned or mock value, a provider's parsed structured output), with what else the provider said."""
@@ -49,7 +49,7 @@ class Reply:
     tool_calls: tuple[ToolCall, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ProviderRequest:
     """The exact keyword arguments of the SDK call (the request body, keys in the order a dry run
     shows them), and ``notes``: every parameter the adapter dropped, renamed or clamped, and why."""
@@ -79,7 +79,7 @@ class NotJsonError(PromptwireError):
     """The reply holds no JSON although the prompt asks for it (retryable)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ModelCall:
     """One attempt: what was rendered and sent, and what came back (or why it was rejected)."""
 

@@ -1,6 +1,11 @@
 """What a renderer produces: provider-neutral chat messages plus the format's own structure.
 
-Plain frozen dataclasses: a render is output, not user input, so it is never re-validated.
+Plain dataclasses with slots: a render is output, not user input, so it is never re-validated.
+They are read-only by convention, not frozen: every call builds a render (a message per turn, a
+section per block), and a frozen dataclass costs nearly three times as much to build (its
+``__init__`` sets each field through ``object.__setattr__``), about 10 us per call between round
+trips (``benchmarks/adapters.py``, issue 8). Adapters and tools read them and build new ones
+(``dataclasses.replace``), never change one in place.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ MessageContent = str | list[dict[str, Any]]
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Message:
     """One chat message; ``content`` is a string or a list of OpenAI-style content parts.
 
@@ -45,7 +50,7 @@ class Message:
         content = self.content
         if isinstance(content, str):
             if not content.isascii() and _LONE_SURROGATE.search(content):
-                object.__setattr__(self, "content", _LONE_SURROGATE.sub("\ufffd", content))
+                self.content = _LONE_SURROGATE.sub("\ufffd", content)
         elif any(isinstance(part.get("text"), str) and _LONE_SURROGATE.search(part["text"]) for part in content):
             fixed = [
                 {**part, "text": _LONE_SURROGATE.sub("\ufffd", part["text"])}
@@ -53,7 +58,7 @@ class Message:
                 else part
                 for part in content
             ]
-            object.__setattr__(self, "content", fixed)
+            self.content = fixed
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"role": self.role, "content": self.content}
@@ -70,7 +75,7 @@ class Message:
         return data
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RenderedSection:
     """One named block of a render, as the format built it (for inspection and tooling).
 
@@ -89,7 +94,7 @@ UNEXPRESSED = "the format cannot express it; left out"
 """The reason of a warning about a populated field that a format has no place for."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RenderWarning:
     """Something the render left out or changed, as a record: which format, which field, why.
 
@@ -127,7 +132,7 @@ def warning_lines(records: Sequence[RenderWarning]) -> list[str]:
     ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RenderedPrompt:
     """What an adapter receives (see docs/rendered.md): the messages, and for native tool calling
     the ``tools`` the model may call (empty when the format wrote them into its text), plus the
