@@ -8,7 +8,9 @@ the field named, instead of as a ``RecursionError`` somewhere in a serialiser.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -100,25 +102,41 @@ def recursion_room(frames: int) -> RecursionRoom:
 
 class RecursionRoom:
     """The context manager of :func:`recursion_room`: a class rather than a generator, because
-    every render enters one and a generator-based manager costs three times as much."""
+    a generator-based manager costs three times as much.
 
-    __slots__ = ("_frames", "_restore")
+    The limit is one for the whole process, and threads share it: while any room is open it is
+    as high as the highest room asked, and it goes back to what it was only when the last room
+    closes. So a thread leaving its room never takes the room from another still walking, and
+    rooms opened and closed in any order never leave the limit raised."""
+
+    __slots__ = ("_frames",)
 
     def __init__(self, frames: int) -> None:
         self._frames = frames
-        self._restore: int | None = None
 
     def __enter__(self) -> None:
-        current = sys.getrecursionlimit()
+        global _open_rooms, _limit_outside_rooms
         wanted = _stack_depth() + self._frames
-        if wanted > current:
-            sys.setrecursionlimit(wanted)
-            self._restore = current
+        with _ROOMS:
+            current = sys.getrecursionlimit()
+            if _open_rooms == 0:
+                _limit_outside_rooms = current
+            _open_rooms += 1
+            if wanted > current:
+                sys.setrecursionlimit(wanted)
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._restore is not None:
-            sys.setrecursionlimit(self._restore)
-            self._restore = None
+        global _open_rooms
+        with _ROOMS:
+            _open_rooms -= 1
+            if _open_rooms == 0:
+                with contextlib.suppress(RecursionError):  # this thread is already deeper: keep it
+                    sys.setrecursionlimit(_limit_outside_rooms)
+
+
+_ROOMS = threading.Lock()
+_open_rooms = 0
+_limit_outside_rooms = 0
 
 
 def _stack_depth() -> int:

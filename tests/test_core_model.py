@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import sys
+import threading
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given
@@ -269,27 +271,63 @@ class TestNesting:
         with nesting_room():
             assert depth(self.nested(MAX_DEPTH)) == MAX_DEPTH
 
-    def test_with_nesting_room_makes_room_only_when_the_walk_runs_out(self) -> None:
+    def test_with_nesting_room_makes_room_only_when_the_walk_runs_out(self, default_limit: int) -> None:
         limits: list[int] = []
 
         def depth(value: object) -> int:
             limits.append(sys.getrecursionlimit())
             return 1 + depth(value[0]) if isinstance(value, list) else 0  # type: ignore[index]
 
-        before = sys.getrecursionlimit()
         assert with_nesting_room(depth, self.nested(3)) == 3
-        assert set(limits) == {before}  # shallow: no room made
+        assert set(limits) == {default_limit}  # shallow: no room made
         limits.clear()
         assert with_nesting_room(depth, self.nested(MAX_DEPTH)) == MAX_DEPTH
-        assert max(limits) > before  # the second walk ran with room
-        assert sys.getrecursionlimit() == before
+        assert max(limits) > default_limit  # the second walk ran with room
+        assert sys.getrecursionlimit() == default_limit
 
     @pytest.mark.parametrize("format_name", ["agentscript", "agently", "agens", "messages"])
-    def test_every_format_prints_a_value_at_the_limit(self, format_name: str) -> None:
+    def test_every_format_prints_a_value_at_the_limit(self, format_name: str, default_limit: int) -> None:
         deep = self.nested(MAX_DEPTH)
         rendered = render({"instruction": "x", "context": [{"value": deep, "label": "deep"}]}, format_name)
-        text = "".join(str(message.content) for message in rendered.messages)
-        assert text.count("[") >= MAX_DEPTH and sys.getrecursionlimit() < MAX_DEPTH * FRAMES_PER_LEVEL
+        assert "".join(str(message.content) for message in rendered.messages).count("[") >= MAX_DEPTH
+        assert sys.getrecursionlimit() == default_limit
+
+
+@pytest.fixture
+def default_limit() -> Iterator[int]:
+    """Python's default recursion limit for the test, whatever the process had before."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    yield 1000
+    sys.setrecursionlimit(before)
+
+
+def test_rooms_closed_out_of_order_in_threads_keep_the_limit_and_give_it_back(default_limit: int) -> None:
+    """Thread A opens a room, B opens a bigger one, A closes first: B keeps its room; when B closes
+    the limit is the default again (each room restoring what it saw left it raised, or took B's)."""
+    a_open, b_open, a_closed = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, int] = {}
+
+    def a() -> None:
+        with recursion_room(2000):
+            a_open.set()
+            b_open.wait(5)
+        a_closed.set()
+
+    def b() -> None:
+        a_open.wait(5)
+        with recursion_room(3000):
+            b_open.set()
+            a_closed.wait(5)
+            seen["b after a left"] = sys.getrecursionlimit()
+
+    threads = [threading.Thread(target=a), threading.Thread(target=b)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert seen["b after a left"] >= 3000
+    assert sys.getrecursionlimit() == default_limit
 
 
 def test_recursion_room_is_raised_only_while_inside_and_given_back() -> None:
