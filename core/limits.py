@@ -104,38 +104,40 @@ class RecursionRoom:
     """The context manager of :func:`recursion_room`: a class rather than a generator, because
     a generator-based manager costs three times as much.
 
-    The limit is one for the whole process, and threads share it: while any room is open it is
-    as high as the highest room asked, and it goes back to what it was only when the last room
-    closes. So a thread leaving its room never takes the room from another still walking, and
-    rooms opened and closed in any order never leave the limit raised."""
+    The limit is one for the whole process, and threads share it: while rooms are open it is as
+    high as the highest of them asked, and when one closes it goes down to what the others still
+    need (what it was before any room, when none is left). So a room that closes gives back only
+    its own room, never another thread's, and rooms closed in any order never leave it raised."""
 
-    __slots__ = ("_frames",)
+    __slots__ = ("_frames", "_wanted")
 
     def __init__(self, frames: int) -> None:
         self._frames = frames
+        self._wanted = 0
 
     def __enter__(self) -> None:
-        global _open_rooms, _limit_outside_rooms
-        wanted = _stack_depth() + self._frames
+        global _limit_outside_rooms
+        self._wanted = _stack_depth() + self._frames
         with _ROOMS:
             current = sys.getrecursionlimit()
-            if _open_rooms == 0:
+            if not _open_rooms:
                 _limit_outside_rooms = current
-            _open_rooms += 1
-            if wanted > current:
-                sys.setrecursionlimit(wanted)
+            _open_rooms.append(self._wanted)
+            if self._wanted > current:
+                sys.setrecursionlimit(self._wanted)
 
     def __exit__(self, *exc_info: object) -> None:
-        global _open_rooms
         with _ROOMS:
-            _open_rooms -= 1
-            if _open_rooms == 0:
-                with contextlib.suppress(RecursionError):  # this thread is already deeper: keep it
-                    sys.setrecursionlimit(_limit_outside_rooms)
+            _open_rooms.remove(self._wanted)
+            limit = max([_limit_outside_rooms, *_open_rooms])
+            if limit < sys.getrecursionlimit():
+                with contextlib.suppress(RecursionError):  # this thread is deeper already: keep it
+                    sys.setrecursionlimit(limit)
 
 
 _ROOMS = threading.Lock()
-_open_rooms = 0
+_open_rooms: list[int] = []
+"""The limit each open room asked for."""
 _limit_outside_rooms = 0
 
 

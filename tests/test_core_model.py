@@ -302,6 +302,15 @@ def default_limit() -> Iterator[int]:
     sys.setrecursionlimit(before)
 
 
+def test_an_inner_room_gives_back_only_its_own_room(default_limit: int) -> None:
+    with recursion_room(2000):
+        outer = sys.getrecursionlimit()
+        with recursion_room(5000):
+            assert sys.getrecursionlimit() >= 5000
+        assert sys.getrecursionlimit() == outer
+    assert sys.getrecursionlimit() == default_limit
+
+
 def test_rooms_closed_out_of_order_in_threads_keep_the_limit_and_give_it_back(default_limit: int) -> None:
     """Thread A opens a room, B opens a bigger one, A closes first: B keeps its room; when B closes
     the limit is the default again (each room restoring what it saw left it raised, or took B's)."""
