@@ -16,12 +16,16 @@ import re
 from typing import Any
 
 from ..core.contract import OutputContract
-from ..core.errors import ProviderError
+from ..core.errors import (
+    AuthenticationError,
+    MalformedResponseError,
+    ProviderTimeoutError,
+)
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
 from .model_uri import model_name
-from .status import status_error
+from .status import connection_failed, malformed_json, refused, sdk_status_error
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicAdapter", "adapter"]
 
@@ -132,7 +136,7 @@ class AnthropicAdapter:
 
         api_key = self.api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not api_key:
-            raise ProviderError("ANTHROPIC_API_KEY is required for anthropic:// models", kind="auth")
+            raise AuthenticationError("ANTHROPIC_API_KEY is required for anthropic:// models")
         base_url = (self.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         key = (api_key, base_url, timeout or 30.0)
         client = self._clients.get(key)
@@ -142,24 +146,24 @@ class AnthropicAdapter:
             )
         try:
             return client.messages.create(**request.kwargs)
-        except anthropic.APITimeoutError:
-            raise ProviderError(
-                f"LLM provider request timed out after {timeout}s: {base_url}/v1/messages",
-                kind="timeout",
-                retryable=True,
+        except anthropic.APITimeoutError:  # before APIConnectionError, its base class
+            raise ProviderTimeoutError(
+                f"LLM provider request timed out after {timeout or 30.0}s: {base_url}/v1/messages"
             ) from None
         except anthropic.APIConnectionError as exc:
-            raise ProviderError(f"LLM provider request failed: {exc}", kind="connection", retryable=True) from None
+            raise connection_failed(exc) from None
         except anthropic.APIStatusError as exc:
-            raise _status_error(exc) from None
+            raise sdk_status_error(exc, code=exc.error_code, secret=api_key) from None
         except json.JSONDecodeError as exc:
-            raise ProviderError(f"LLM provider returned invalid JSON response: {exc}", kind="bad_response") from None
+            raise malformed_json(exc, api_key) from None
 
     def parse_reply(self, raw: Any) -> Reply:
         blocks = getattr(raw, "content", None)
         if not isinstance(blocks, list):
-            raise ProviderError("Anthropic response is missing content", kind="bad_response")
+            raise MalformedResponseError("Anthropic response is missing content", status=200)
         texts = [block.text for block in blocks if block.type == "text"]
+        if raw.stop_reason == "refusal":
+            raise refused("".join(texts))
         thinking = [block.thinking for block in blocks if block.type == "thinking"]
         calls = tuple(
             ToolCall(name=block.name, id=block.id, arguments=dict(block.input or {}))
@@ -259,11 +263,6 @@ def _source(url: str) -> dict[str, Any]:
         media_type, data = url[5:].split(";base64,", 1)
         return {"type": "base64", "media_type": media_type, "data": data}
     return {"type": "url", "url": url}
-
-
-def _status_error(exc: Any) -> ProviderError:
-    detail = json.dumps(exc.body, ensure_ascii=False) if exc.body is not None else str(exc)
-    return status_error(exc.status_code, detail)
 
 
 adapter = AnthropicAdapter()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from ..core.errors import ProviderError
+from ..core.errors import BadRequestError
 
 __all__ = ["model_name"]
 
@@ -14,11 +14,11 @@ def model_name(model: str | None, protocol: str) -> str:
     """``<protocol>://NAME`` -> ``NAME`` (percent-decoded, query and fragment ignored); a bare name
     is taken as it is. Another protocol or an empty name is refused with the reference's words."""
     if not model:
-        raise ProviderError(f"{protocol} URI must include a model name", kind="bad_request")
+        raise BadRequestError(f"{protocol} URI must include a model name")
     if "://" not in model:
         return model
     given, _, rest = model.partition("://")
     name = unquote(rest.split("?", 1)[0].split("#", 1)[0])
     if given != protocol or not name:
-        raise ProviderError(f"{given} URI must include a model name", kind="bad_request")
+        raise BadRequestError(f"{given} URI must include a model name")
     return name

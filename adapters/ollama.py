@@ -15,11 +15,16 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..core.contract import OutputContract
-from ..core.errors import ProviderError
+from ..core.errors import (
+    BadRequestError,
+    MalformedResponseError,
+    ProviderTimeoutError,
+    body_excerpt,
+)
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from .status import status_error
+from .status import connection_failed, malformed_json, status_error
 
 __all__ = ["OllamaAdapter", "adapter", "model_and_host"]
 
@@ -31,17 +36,17 @@ def model_and_host(model: str | None, default_host: str | None = None) -> tuple[
     uses ``default_host``, then ``OLLAMA_BASE_URL``, then ``http://localhost:11434``."""
     fallback = (default_host or os.environ.get("OLLAMA_BASE_URL") or DEFAULT_HOST).rstrip("/")
     if not model:
-        raise ProviderError("ollama URI must include a model name", kind="bad_request")
+        raise BadRequestError("ollama URI must include a model name")
     if "://" not in model:
         return model, fallback
     parts = urlsplit(model)
     if parts.scheme != "ollama":
-        raise ProviderError(f"{parts.scheme} URI must include a model name", kind="bad_request")
+        raise BadRequestError(f"{parts.scheme} URI must include a model name")
     path = unquote(parts.path).lstrip("/")
     if path:
         return path, f"http://{parts.netloc}"
     if not parts.hostname:
-        raise ProviderError("ollama URI must include a model name", kind="bad_request")
+        raise BadRequestError("ollama URI must include a model name")
     return unquote(parts.netloc), fallback
 
 
@@ -102,14 +107,19 @@ class OllamaAdapter:
             return client.chat(**request.kwargs)
         except ollama.ResponseError as exc:
             raise status_error(exc.status_code, str(exc.error)) from None
-        except httpx.TimeoutException:
-            raise ProviderError(
-                f"LLM provider request timed out after {timeout}s: {host}/api/chat", kind="timeout", retryable=True
+        except httpx.TimeoutException:  # before TransportError, its base class
+            raise ProviderTimeoutError(
+                f"LLM provider request timed out after {timeout or 30.0}s: {host}/api/chat"
             ) from None
         except (ConnectionError, httpx.TransportError) as exc:
-            raise ProviderError(f"LLM provider request failed: {exc}", kind="connection", retryable=True) from None
-        except (json.JSONDecodeError, pydantic.ValidationError) as exc:
-            raise ProviderError(f"LLM provider returned invalid JSON response: {exc}", kind="bad_response") from None
+            raise connection_failed(exc) from None
+        except json.JSONDecodeError as exc:
+            raise malformed_json(exc) from None
+        except pydantic.ValidationError as exc:  # JSON, but not an Ollama chat reply
+            excerpt = body_excerpt(str(exc))
+            raise MalformedResponseError(
+                f"LLM provider returned an unexpected response: {excerpt}", status=200, body=excerpt
+            ) from None
 
     def parse_reply(self, raw: Any) -> Reply:
         message = raw.message

@@ -16,12 +16,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.contract import OutputContract
-from ..core.errors import ProviderError
+from ..core.errors import (
+    AuthenticationError,
+    MalformedResponseError,
+    ProviderTimeoutError,
+)
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import Message, RenderedPrompt
 from . import model_uri
-from .status import status_error
+from .status import connection_failed, malformed_json, refused, sdk_status_error
 
 __all__ = ["OpenAIAdapter", "adapter", "model_name"]
 
@@ -79,7 +83,7 @@ class OpenAIAdapter:
 
         api_key = self.api_key or os.environ.get("OPENAI_API_KEY")
         if not api_key:
-            raise ProviderError("OPENAI_API_KEY is required for openai:// models", kind="auth")
+            raise AuthenticationError("OPENAI_API_KEY is required for openai:// models")
         base_url = (self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         key = (api_key, base_url, timeout or 30.0)
         client = self._clients.get(key)
@@ -89,18 +93,16 @@ class OpenAIAdapter:
             )
         try:
             return self._create(client, request.kwargs)
-        except openai.APITimeoutError:
-            raise ProviderError(
-                f"LLM provider request timed out after {timeout}s: {base_url}/{self.path}",
-                kind="timeout",
-                retryable=True,
+        except openai.APITimeoutError:  # before APIConnectionError, its base class
+            raise ProviderTimeoutError(
+                f"LLM provider request timed out after {timeout or 30.0}s: {base_url}/{self.path}"
             ) from None
         except openai.APIConnectionError as exc:
-            raise ProviderError(f"LLM provider request failed: {exc}", kind="connection", retryable=True) from None
+            raise connection_failed(exc) from None
         except openai.APIStatusError as exc:
-            raise _status_error(exc) from None
+            raise sdk_status_error(exc, code=exc.code, secret=api_key) from None
         except json.JSONDecodeError as exc:
-            raise ProviderError(f"LLM provider returned invalid JSON response: {exc}", kind="bad_response") from None
+            raise malformed_json(exc, api_key) from None
 
     path = "chat/completions"
 
@@ -110,9 +112,11 @@ class OpenAIAdapter:
     def parse_reply(self, raw: Any) -> Reply:
         choices = getattr(raw, "choices", None)
         if not choices:
-            raise ProviderError("LLM provider response is missing 'choices.0.message'", kind="bad_response")
+            raise MalformedResponseError("LLM provider response is missing 'choices.0.message'", status=200)
         choice = choices[0]
         message = choice.message
+        if message.refusal:
+            raise refused(message.refusal)
         calls = tuple(
             ToolCall(name=call.function.name, id=call.id, arguments=_arguments(call.function.arguments))
             for call in (message.tool_calls or ())
@@ -120,7 +124,7 @@ class OpenAIAdapter:
         usage = raw.usage.model_dump() if getattr(raw, "usage", None) is not None else None
         reasoning = (message.model_extra or {}).get("reasoning_content")
         return Reply(
-            text=message.content if message.content is not None else message.refusal,
+            text=message.content,
             raw=raw,
             reasoning=reasoning if isinstance(reasoning, str) else None,
             usage=usage,
@@ -171,12 +175,6 @@ def _arguments(text: str) -> dict[str, Any]:
     except json.JSONDecodeError:
         return {"_raw": text}
     return value if isinstance(value, dict) else {"_value": value}
-
-
-def _status_error(exc: Any) -> ProviderError:
-    body = exc.body if isinstance(exc.body, Mapping) else {}
-    detail = json.dumps(exc.body, ensure_ascii=False) if exc.body is not None else str(exc)
-    return status_error(exc.status_code, detail, code=body.get("code") or getattr(exc, "code", None))
 
 
 adapter = OpenAIAdapter()

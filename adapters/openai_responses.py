@@ -16,7 +16,8 @@ from ..core.contract import OutputContract
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from .openai import _EFFORTS, SCHEMA_NAME, OpenAIAdapter, model_name
+from .openai import _EFFORTS, SCHEMA_NAME, OpenAIAdapter, _arguments, model_name
+from .status import refused
 
 __all__ = ["OpenAIResponsesAdapter", "adapter"]
 
@@ -72,11 +73,20 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
 
     def parse_reply(self, raw: Any) -> Reply:
         output = getattr(raw, "output", None) or []
+        refusals = [
+            part.refusal
+            for item in output
+            if getattr(item, "type", None) == "message"
+            for part in (item.content or [])
+            if getattr(part, "type", None) == "refusal"
+        ]
+        if refusals:
+            raise refused("\n".join(refusals))
         summaries = [
             part.text for item in output if getattr(item, "type", None) == "reasoning" for part in (item.summary or [])
         ]
         calls = tuple(
-            ToolCall(name=item.name, id=item.call_id, arguments=json.loads(item.arguments or "{}"))
+            ToolCall(name=item.name, id=item.call_id, arguments=_arguments(item.arguments))
             for item in output
             if getattr(item, "type", None) == "function_call"
         )

@@ -1,33 +1,94 @@
-"""One reading of a provider's HTTP status for every adapter: what kind of failure, and whether
-trying again later can help."""
+"""One reading of a provider's HTTP failure for every adapter: which :class:`ProviderError` it is.
+
+By status: 400, 413, 422 and other 4xx are a bad request; 401 authentication; 402 a spent quota;
+403 permission; 404 an unknown model; 408 a timeout; 409 and 5xx (Anthropic's 529 among them) the
+server; 429 rate limiting, unless the provider's error code says a quota or spending limit is used
+up (OpenAI's ``insufficient_quota``, Anthropic's spend and ramp limits), which waiting does not fix.
+"""
 
 from __future__ import annotations
 
-from ..core.errors import ProviderError
+import json
+from typing import Any
 
-__all__ = ["status_error"]
+from ..core.errors import (
+    AuthenticationError,
+    BadRequestError,
+    MalformedResponseError,
+    ModelNotFoundError,
+    PermissionDeniedError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    QuotaExhaustedError,
+    RateLimitedError,
+    RefusalError,
+    ServerError,
+    body_excerpt,
+)
 
-_KINDS: dict[int, tuple[str, bool]] = {
-    400: ("bad_request", False),
-    401: ("auth", False),
-    402: ("quota", False),
-    403: ("auth", False),
-    404: ("not_found", False),
-    408: ("timeout", True),
-    409: ("conflict", True),
-    413: ("bad_request", False),
-    422: ("bad_request", False),
-    429: ("rate_limit", True),
+__all__ = ["QUOTA_CODES", "connection_failed", "malformed_json", "refused", "sdk_status_error", "status_error"]
+
+_CLASSES: dict[int, type[ProviderError]] = {
+    401: AuthenticationError,
+    402: QuotaExhaustedError,
+    403: PermissionDeniedError,
+    404: ModelNotFoundError,
+    408: ProviderTimeoutError,
+    409: ServerError,
+    429: RateLimitedError,
 }
-QUOTA_CODES = frozenset({"insufficient_quota"})
-"""Error codes that turn a 429 into a spent quota (OpenAI's), which waiting does not fix."""
+QUOTA_CODES = frozenset(
+    {
+        "insufficient_quota",  # OpenAI, on a 429
+        "contract_spend_limit_reached",  # Anthropic, on a 429
+        "enforced_spend_limit_reached",
+        "ramp_limit_exceeded",
+        "storage_quota_exceeded",  # Anthropic, on a 400
+    }
+)
+"""Provider error codes that mean a spent quota whatever the status says."""
 
 
-def status_error(status: int, detail: str, *, code: object = None) -> ProviderError:
-    """The :class:`ProviderError` for an HTTP failure; ``code`` is the provider's error code, if any."""
-    kind, retryable = _KINDS.get(status, ("server", True) if status >= 500 else ("bad_request", False))
+def status_error(
+    status: int, body: str, *, code: object = None, provider: str | None = None, secret: str | None = None
+) -> ProviderError:
+    """The error for an HTTP failure: ``body`` is what the provider answered (excerpted, ``secret``
+    masked), ``code`` the provider's error code when it gave one."""
     if code in QUOTA_CODES:
-        kind, retryable = "quota", False
-    return ProviderError(
-        f"LLM provider request failed ({status}): {detail}", kind=kind, status=status, retryable=retryable
+        cls: type[ProviderError] = QuotaExhaustedError
+    else:
+        cls = _CLASSES.get(status) or (ServerError if status >= 500 else BadRequestError)
+    excerpt = body_excerpt(body, secret)
+    return cls(f"LLM provider request failed ({status}): {excerpt}", provider=provider, status=status, body=excerpt)
+
+
+def sdk_status_error(exc: Any, *, code: object = None, secret: str | None = None) -> ProviderError:
+    """The error for an OpenAI or Anthropic SDK ``APIStatusError``: both keep the decoded JSON body,
+    or the raw text when it was not JSON (a proxy's HTML page), in ``body``."""
+    body = exc.body
+    text = body if isinstance(body, str) else str(exc) if body is None else json.dumps(body, ensure_ascii=False)
+    return status_error(exc.status_code, text, code=code, secret=secret)
+
+
+def connection_failed(exc: BaseException) -> ProviderConnectionError:
+    """The provider could not be reached or hung up; the SDKs say only "Connection error." and keep
+    the reason (refused, reset, a body cut short) in the exception's cause, so both are told."""
+    cause = exc.__cause__ or exc.__context__
+    reason = f"{exc} ({cause})" if cause is not None and str(cause) and str(cause) not in str(exc) else str(exc)
+    return ProviderConnectionError(f"LLM provider request failed: {body_excerpt(reason)}")
+
+
+def malformed_json(exc: json.JSONDecodeError, secret: str | None = None) -> MalformedResponseError:
+    """A 200 whose body is not JSON (a captive portal, a proxy): the SDK's own ``JSONDecodeError``,
+    which must never pass for the model's output not being JSON (that one is retryable)."""
+    excerpt = body_excerpt(exc.doc, secret)
+    return MalformedResponseError(f"LLM provider returned invalid JSON response: {excerpt}", status=200, body=excerpt)
+
+
+def refused(text: str) -> RefusalError:
+    """The model declined; ``text`` is what it said instead (may be empty)."""
+    excerpt = body_excerpt(text)
+    return RefusalError(
+        f"LLM provider refused: {excerpt}" if excerpt else "LLM provider refused", status=200, body=excerpt
     )

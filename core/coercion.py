@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import PromptwireError
+from .errors import ModelOutputError
 
 __all__ = ["ResultError", "check_result", "field_types", "type_kind", "value_matches"]
 
@@ -22,7 +22,7 @@ _NUMBER_TEXT = re.compile(r"^-?(?:0|[1-9]\d*)(?:\.\d+)?$")
 _TYPE_NAMES = {"string": "string", "number": "number", "integer": "number", "boolean": "boolean", "array": "list"}
 
 
-class ResultError(PromptwireError):
+class ResultError(ModelOutputError):
     """The model's result does not match the contract (retryable: the repair text says why)."""
 
 

@@ -7,18 +7,34 @@ User-facing errors say *where* (a field path, or file:line:col with the source l
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Sequence
+from typing import ClassVar
 
 __all__ = [
+    "AuthenticationError",
+    "BadRequestError",
     "FieldError",
+    "MalformedResponseError",
+    "ModelNotFoundError",
+    "ModelOutputError",
+    "PermissionDeniedError",
     "PromptwireError",
     "PromptwireWarning",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderTimeoutError",
+    "QuotaExhaustedError",
+    "RateLimitedError",
+    "RefusalError",
     "RegistrationError",
+    "ServerError",
     "SourceError",
     "UnknownNameError",
     "UnsupportedFieldsError",
     "UnsupportedFieldsWarning",
+    "body_excerpt",
     "field_path",
     "warn",
 ]
@@ -86,15 +102,99 @@ class SourceError(PromptwireError):
 
 
 class ProviderError(PromptwireError):
-    """A provider call failed. ``kind`` says how (``auth``, ``quota``, ``rate_limit``, ``bad_request``,
-    ``not_found``, ``server``, ``timeout``, ``connection``, ``bad_response``), ``status`` is the HTTP
-    status when there was one, and ``retryable`` whether trying again later can help."""
+    """A provider call failed; the subclass says how, so ``except RateLimitedError`` picks one kind
+    and ``except ProviderError`` takes them all.
 
-    def __init__(self, message: str, *, kind: str, status: int | None = None, retryable: bool = False) -> None:
+    ``provider`` names the adapter (``generate`` fills it in when the adapter did not), ``status`` is
+    the HTTP status when there was one, and ``body`` a short one-line excerpt of what the provider
+    answered, with the API key masked (see :func:`body_excerpt`). ``retryable`` says whether the
+    same request may succeed later; promptwire never retries these itself (a generate's attempts are
+    for output the contract refuses), so the caller decides.
+    """
+
+    retryable: ClassVar[bool] = False
+
+    def __init__(
+        self, message: str, *, provider: str | None = None, status: int | None = None, body: str | None = None
+    ) -> None:
         super().__init__(message)
-        self.kind = kind
+        self.provider = provider
         self.status = status
-        self.retryable = retryable
+        self.body = body
+
+
+class AuthenticationError(ProviderError):
+    """The API key is missing, wrong or revoked (401)."""
+
+
+class PermissionDeniedError(ProviderError):
+    """The key is valid but may not do this: a model, region or organisation it lacks (403)."""
+
+
+class ModelNotFoundError(ProviderError):
+    """The provider does not know the model, or the URL is not one of its endpoints (404)."""
+
+
+class QuotaExhaustedError(ProviderError):
+    """Credit or a spending limit is used up (402, or a 429 whose code says so): waiting does not help."""
+
+
+class RateLimitedError(ProviderError):
+    """Too many requests for now (429): the same request may succeed later."""
+
+    retryable = True
+
+
+class ProviderTimeoutError(ProviderError):
+    """No complete answer within the timeout (the client's, or the provider's 408)."""
+
+    retryable = True
+
+
+class ProviderConnectionError(ProviderError):
+    """The provider could not be reached, or the connection broke before the answer was complete."""
+
+    retryable = True
+
+
+class ServerError(ProviderError):
+    """The provider failed (5xx, Anthropic's 529 overloaded, a 409 conflict on its side)."""
+
+    retryable = True
+
+
+class BadRequestError(ProviderError):
+    """The provider refused the request itself: a parameter, the schema, the size, the model URI (4xx)."""
+
+
+class MalformedResponseError(ProviderError):
+    """The provider answered 200 with something that is not its protocol: not JSON, or a missing part."""
+
+
+class RefusalError(ProviderError):
+    """The model declined to answer (OpenAI's ``refusal``, Anthropic's ``stop_reason`` "refusal"):
+    asking again with the same prompt does not help, so it is not a retryable output error."""
+
+
+class ModelOutputError(PromptwireError):
+    """The model answered, but not with what the output contract asks for. Retryable: a generate
+    makes its next attempt with the reason in the repair text."""
+
+    retryable: ClassVar[bool] = True
+
+
+_SPACES = re.compile(r"\s+")
+BODY_EXCERPT_CHARS = 300
+
+
+def body_excerpt(text: str, secret: str | None = None, limit: int = BODY_EXCERPT_CHARS) -> str:
+    """``text`` on one line (whitespace runs collapsed), ``secret`` masked wherever it occurs, cut to
+    ``limit`` characters: an error message quotes what the provider said without flooding a terminal
+    with a proxy's HTML page or echoing a key back to whoever reads the log."""
+    text = _SPACES.sub(" ", text).strip()
+    if secret:
+        text = text.replace(_SPACES.sub(" ", secret).strip() or secret, "***")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class RegistrationError(PromptwireError):

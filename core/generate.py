@@ -18,7 +18,7 @@ from typing import IO, Any, Protocol
 
 from .coercion import ResultError, check_result
 from .contract import OutputContract
-from .errors import PromptwireError
+from .errors import ModelOutputError, ProviderError
 from .prompt import GenerateConfig, Prompt, Retry, ToolCall
 from .rendered import RenderedPrompt
 
@@ -75,7 +75,7 @@ class ModelAdapter(Protocol):
     def parse_reply(self, raw: Any) -> Reply: ...
 
 
-class NotJsonError(PromptwireError):
+class NotJsonError(ModelOutputError):
     """The reply holds no JSON although the prompt asks for it (retryable)."""
 
 
@@ -124,11 +124,16 @@ def generate(
         rendered = render(current)
         if config.debug and debug is not None:
             debug.write(debug_text(agent, attempt, rendered, contract) + "\n")
-        request = adapter.build_request(rendered, config, contract, model)
-        reply = adapter.parse_reply(adapter.send(request, timeout))
+        try:
+            request = adapter.build_request(rendered, config, contract, model)
+            reply = adapter.parse_reply(adapter.send(request, timeout))
+        except ProviderError as exc:
+            if exc.provider is None:  # an adapter need not repeat its own name on every error
+                exc.provider = adapter.name
+            raise
         try:
             value = _accept(reply, contract, config.strict, locations)
-        except (NotJsonError, ResultError) as exc:
+        except ModelOutputError as exc:
             call = ModelCall(attempt, current, rendered, request, reply, str(exc))
             calls.append(call)
             if on_call is not None:

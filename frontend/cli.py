@@ -474,7 +474,7 @@ def _provider_errors(provider: str) -> Iterator[None]:
         yield
     except ProviderError as exc:
         status = f" {exc.status}" if exc.status is not None else ""
-        raise CliError(f"ProviderError [{exc.kind}] {provider}{status}: {exc}") from None
+        raise CliError(f"{type(exc).__name__} [{exc.provider or provider}{status}]: {exc}") from None
 
 
 def _print_run(result: Any, args: argparse.Namespace) -> None:

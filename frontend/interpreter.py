@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..core.budget import Budget as CoreBudget
-from ..core.coercion import ResultError, type_kind, value_matches
-from ..core.errors import FieldError, PromptwireError
-from ..core.generate import ModelAdapter, ModelCall, NotJsonError, generate
+from ..core.coercion import type_kind, value_matches
+from ..core.errors import FieldError, ModelOutputError, PromptwireError
+from ..core.generate import ModelAdapter, ModelCall, generate
 from ..core.limits import recursion_room
 from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ..core.references import resolve, resolve_arguments
@@ -639,7 +639,7 @@ class Interpreter:
                 agent=agent_name,
                 timeout=self.timeout,
             )
-        except (ResultError, NotJsonError) as exc:
+        except ModelOutputError as exc:
             start = expr.span.start
             raise self._error(f"{exc} at {start.line}:{start.column}", expr.span) from None
         self.trace.append(self._generate_event(prompt, result.value, result.attempts, agent_name, model, result))

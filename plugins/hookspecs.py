@@ -68,8 +68,9 @@ def register_adapters(register: RegisterCallback) -> None:
         of ``promptwire.core.generate.ModelAdapter``: ``build_request(rendered, config, contract,
         model) -> ProviderRequest``, pure (no network, no SDK import: a dry run prints its
         ``kwargs`` and ``notes``); ``send(request, timeout)``, one HTTP request per call (no retries
-        of its own), raising ``promptwire.core.errors.ProviderError`` with a ``kind`` on failure;
-        and ``parse_reply(raw) -> Reply``.
+        of its own), raising the ``promptwire.core.errors.ProviderError`` subclass that says what
+        failed (``adapters.status.status_error`` reads an HTTP status); and
+        ``parse_reply(raw) -> Reply``.
 
     The host serves it from ``PluginHost.adapter(name)`` under its name and aliases: to
     ``promptwire.generate(prompt, provider=name)``, ``promptwire.build_request`` and

@@ -2,9 +2,13 @@
 and Responses, Anthropic Messages, Ollama chat), for tests of the real SDK clients over real HTTP:
 the SDKs' HTTP clients cannot be intercepted by mocking libraries, so a test points the SDK's base
 URL here. promptwire's adapter tests use it; so can a plugin author's. Its behaviour is chosen by the request's ``model`` name: ``ok`` answers,
-``eNNN`` answers with that HTTP status (``e429q``: insufficient quota), ``slow`` sleeps past the
-client's timeout, ``garbage`` sends a body that is not JSON, ``html502`` a proxy's HTML error page,
-``truncated`` half a body before closing the connection. Every request body is recorded."""
+``eNNN`` answers with that HTTP status in the protocol's own error body (``e429q``: a spent quota,
+OpenAI's ``insufficient_quota`` code or Anthropic's spend-limit ``error_code``; ``e401echo``: the
+body quotes the API key the request carried, as some proxies do), ``slow`` sleeps past the client's
+timeout, ``garbage`` sends a body that is not JSON, ``html502`` a proxy's HTML error page,
+``bigpage`` a 100 kB one, ``truncated`` half a body before closing the connection, ``refusal`` the
+model declining (OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers).
+Every request body is recorded."""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["FakeProvider", "fake_provider"]
+__all__ = ["REFUSAL", "FakeProvider", "fake_provider"]
 
 Reply = Callable[[dict[str, Any]], dict[str, Any]]
 """Builds a JSON reply from a request body; set ``FakeProvider.reply`` to answer every route with it."""
@@ -35,13 +39,47 @@ class FakeProvider:
     reply: Reply | None = None
 
 
+REFUSAL = "I can't help with that."
+
+_ANTHROPIC_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+def _error_body(path: str, status: int, model: str, key: str) -> dict[str, Any]:
+    """What each provider sends with a failure status: Ollama a bare message, Anthropic a typed
+    error with ``details.error_code``, OpenAI an error object with ``code``."""
+    message = f"failure {model}" + (f": incorrect API key provided: {key}" if model.endswith("echo") else "")
+    quota = model.endswith("q")
+    if path == "/api/chat":
+        return {"error": message}
+    if path == "/v1/messages":
+        error: dict[str, Any] = {"type": _ANTHROPIC_ERROR_TYPES.get(status, "api_error"), "message": message}
+        if quota:
+            error["details"] = {"error_code": "enforced_spend_limit_reached"}
+        return {"type": "error", "error": error}
+    code = "insufficient_quota" if quota else "some_error"
+    return {"error": {"message": message, "type": "error", "param": None, "code": code}}
+
+
 def _chat_completion(body: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": '{"ok": true}'}
+    if body.get("model") == "refusal":
+        message = {"role": "assistant", "content": None, "refusal": REFUSAL}
     return {
         "id": "chatcmpl-1",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model"),
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"ok": true}'}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15},
     }
 
@@ -59,6 +97,9 @@ def _ollama_chat(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _response(body: dict[str, Any]) -> dict[str, Any]:
+    part = {"type": "output_text", "text": '{"ok": true}', "annotations": []}
+    if body.get("model") == "refusal":
+        part = {"type": "refusal", "refusal": REFUSAL}
     return {
         "id": "resp_1",
         "object": "response",
@@ -72,7 +113,7 @@ def _response(body: dict[str, Any]) -> dict[str, Any]:
                 "id": "msg_1",
                 "role": "assistant",
                 "status": "completed",
-                "content": [{"type": "output_text", "text": '{"ok": true}', "annotations": []}],
+                "content": [part],
             },
         ],
         "usage": {"input_tokens": 12, "output_tokens": 3, "total_tokens": 15},
@@ -80,6 +121,17 @@ def _response(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
+    if body.get("model") == "refusal":
+        return {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "refusal",
+            "content": [{"type": "text", "text": REFUSAL}],
+            "stop_reason": "refusal",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 12, "output_tokens": 6},
+        }
     return {
         "id": "msg_1",
         "type": "message",
@@ -114,15 +166,18 @@ def fake_provider() -> Iterator[FakeProvider]:
             if model == "slow":
                 time.sleep(1)
             if model.startswith("e") and model[1:4].isdigit():
-                status = int(model[1:4])
-                code = "insufficient_quota" if model.endswith("q") else "some_error"
-                self._send(status, {"error": {"message": f"failure {model}", "type": "error", "code": code}})
+                key = self.headers.get("x-api-key") or self.headers.get("authorization", "").removeprefix("Bearer ")
+                self._send(int(model[1:4]), _error_body(self.path, int(model[1:4]), model, key))
                 return
             if model == "garbage":
                 self._send_bytes(200, b"not json", "application/json")
                 return
             if model == "html502":
                 self._send_bytes(502, b"<html><body>Bad gateway</body></html>", "text/html")
+                return
+            if model == "bigpage":
+                page = b"<html><body>\n" + b"<p>The gateway is having a bad day.</p>\n" * 2500 + b"</body></html>"
+                self._send_bytes(502, page, "text/html")
                 return
             if model == "truncated":  # the connection closes before the promised body is complete
                 self.send_response(200)
@@ -140,11 +195,14 @@ def fake_provider() -> Iterator[FakeProvider]:
             self._send_bytes(status, json.dumps(data).encode(), "application/json")
 
         def _send_bytes(self, status: int, data: bytes, content_type: str) -> None:
-            self.send_response(status)
-            self.send_header("content-type", content_type)
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.send_response(status)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up first (a timeout test)
+                self.close_connection = True
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

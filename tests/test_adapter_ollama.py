@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,6 @@ import pytest
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.ollama import OllamaAdapter, model_and_host
 from promptwire.adapters.openai import OpenAIAdapter
-from promptwire.core.errors import ProviderError
 from promptwire.core.generate import ModelCall, generate
 from promptwire.frontend import run
 from promptwire.renderers.agentscript import renderer, shape_contract
@@ -93,31 +91,3 @@ def test_a_generate_over_real_http_reads_content_thinking_and_usage() -> None:
         "stop",
         {"input_tokens": 12, "output_tokens": 3},
     )
-
-
-@pytest.mark.parametrize(
-    ("name", "kind", "status"), [("e404", "not_found", 404), ("e429", "rate_limit", 429), ("e500", "server", 500)]
-)
-def test_errors_are_classified_by_status(name: str, kind: str, status: int) -> None:
-    with fake_provider() as server:
-        with pytest.raises(ProviderError) as caught:
-            generate(_shaped(), render=renderer.render, adapter=OllamaAdapter(host=server.root), model=name)
-        assert len(server.requests) == 1
-    assert (caught.value.kind, caught.value.status) == (kind, status)
-
-
-def test_garbage_a_timeout_and_a_refused_connection() -> None:
-    with fake_provider() as server:
-        adapter = OllamaAdapter(host=server.root)
-        with pytest.raises(ProviderError) as garbage:
-            generate(_shaped(), render=renderer.render, adapter=adapter, model="garbage")
-        with pytest.raises(ProviderError) as slow:
-            generate(_shaped(), render=renderer.render, adapter=adapter, model="slow", timeout=0.2)
-    assert garbage.value.kind == "bad_response"
-    assert slow.value.kind == "timeout"
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        port = free.getsockname()[1]
-    with pytest.raises(ProviderError) as refused:
-        generate(_shaped(), render=renderer.render, adapter=OllamaAdapter(host=f"http://127.0.0.1:{port}"), model="ok")
-    assert refused.value.kind == "connection"

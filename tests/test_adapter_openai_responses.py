@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
-from promptwire.core.errors import ProviderError
 from promptwire.core.generate import ModelCall, generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import fake_provider
@@ -58,12 +55,3 @@ def test_a_generate_over_real_http_reads_output_text_and_the_reasoning_summary()
     reply = calls[0].reply
     assert reply is not None
     assert (reply.reasoning, reply.finish_reason, reply.usage["output_tokens"]) == ("Easy.", "completed", 3)
-
-
-def test_errors_are_the_openai_adapters() -> None:
-    with fake_provider() as server:
-        adapter = OpenAIResponsesAdapter(api_key="sk-test", base_url=server.base_url)
-        with pytest.raises(ProviderError) as caught:
-            generate(_prompt(), render=renderer.render, adapter=adapter, model="e429q")
-        assert len(server.requests) == 1
-    assert (caught.value.kind, caught.value.retryable) == ("quota", False)

@@ -68,7 +68,7 @@ def test_a_real_call_over_http_and_a_failure_in_one_line(
         assert json.loads(out)["value"] == {"ok": True}
         code, out, err = _run(capsys, str(program), "--provider", "openai", "--model", "e429q")
     assert (code, out) == (1, "")
-    assert err.startswith("asrender: ProviderError [quota] openai 429: LLM provider request failed (429): ")
+    assert err.startswith("asrender: QuotaExhaustedError [openai 429]: LLM provider request failed (429): ")
     assert err.count("\n") == 1
     assert "sk-secret-key" not in err
 
@@ -163,9 +163,10 @@ def test_a_prompt_file_is_asked_of_a_real_provider_over_http(
         assert json.loads(out) == {"value": {"ok": True}, "trace": []}
         assert len(server.requests) == 1
         assert server.requests[0]["response_format"]["json_schema"]["schema"]["required"] == ["ok"]
-        code, out, err = _run(capsys, str(prompt), "--provider", "openai", "--model", "e401")
+        code, out, err = _run(capsys, str(prompt), "--provider", "openai", "--model", "e401echo")
     assert (code, out) == (1, "")
-    assert err.startswith("asrender: ProviderError [auth] openai 401: ")
+    assert err.startswith("asrender: AuthenticationError [openai 401]: ")
+    assert "incorrect API key provided: ***" in err  # the provider quoted the key; the line does not
     assert "sk-secret-key" not in err
 
 

@@ -103,7 +103,7 @@ def test_a_failed_call_is_one_line(server: Any) -> None:
         url=server.url,
     )
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr.startswith("asrender: ProviderError [auth] echo 401: ")
+    assert done.stderr.startswith("asrender: AuthenticationError [echo 401]: ")
     assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
 
 

@@ -11,7 +11,15 @@ from echo_server import echo_server
 from promptwire_echo.adapter import EchoAdapter
 
 import promptwire
-from promptwire.core.errors import ProviderError
+from promptwire.core.errors import (
+    AuthenticationError,
+    MalformedResponseError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitedError,
+    ServerError,
+)
 from promptwire.renderers.agentscript import shape_contract
 
 PROMPT = {
@@ -57,20 +65,26 @@ def test_a_dropped_parameter_is_in_the_notes() -> None:
 
 
 @pytest.mark.parametrize(
-    ("model", "kind", "status"),
-    [("e401", "auth", 401), ("e429", "rate_limit", 429), ("e503", "server", 503), ("garbage", "bad_response", None)],
+    ("model", "expected", "status"),
+    [
+        ("e401", AuthenticationError, 401),
+        ("e429", RateLimitedError, 429),
+        ("e503", ServerError, 503),
+        ("garbage", MalformedResponseError, 200),
+    ],
 )
-def test_failures_are_provider_errors(server: Any, model: str, kind: str, status: int | None) -> None:
+def test_failures_are_provider_errors(server: Any, model: str, expected: type, status: int) -> None:
     with pytest.raises(ProviderError) as caught:
         promptwire.generate(PROMPT, provider="echo", model=model)
-    assert (caught.value.kind, caught.value.status) == (kind, status)
+    assert (type(caught.value), caught.value.status) == (expected, status)
+    assert caught.value.provider == "echo"  # filled in by generate: the adapter never says its name
     assert len(server.requests) == 1  # one attempt, one request
 
 
 def test_a_slow_server_times_out(server: Any) -> None:
     with pytest.raises(ProviderError) as caught:
         promptwire.generate(PROMPT, provider="echo", model="slow", timeout=0.2)
-    assert caught.value.kind == "timeout"
+    assert type(caught.value) is ProviderTimeoutError
 
 
 def test_a_refused_connection() -> None:
@@ -80,4 +94,4 @@ def test_a_refused_connection() -> None:
         EchoAdapter(url).send(
             EchoAdapter(url).build_request(promptwire.render(PROMPT), promptwire.GenerateConfig(), None, None), 5
         )
-    assert caught.value.kind == "connection"
+    assert type(caught.value) is ProviderConnectionError

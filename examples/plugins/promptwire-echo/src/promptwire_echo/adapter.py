@@ -3,7 +3,8 @@
 ``POST {ECHO_URL}/echo`` with ``{"model", "messages", "schema"?}`` answers
 ``{"text": ..., "usage": {...}}``. ``build_request`` is pure (a dry run prints it), ``send`` makes
 the one HTTP call of an attempt (promptwire's ``attempts`` is the only retry loop) and turns every
-failure into a :class:`ProviderError` with its kind, ``parse_reply`` reads the answer.
+failure into the :class:`ProviderError` subclass that says what went wrong, ``parse_reply`` reads
+the answer.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from promptwire import GenerateConfig, OutputContract, RenderedPrompt
 from promptwire.adapters.status import status_error
-from promptwire.core.errors import ProviderError
+from promptwire.core.errors import MalformedResponseError, ProviderConnectionError, ProviderTimeoutError
 from promptwire.core.generate import ProviderRequest, Reply
 
 DEFAULT_URL = "http://127.0.0.1:8765"
@@ -50,16 +51,16 @@ class EchoAdapter:
         except urllib.error.HTTPError as exc:
             raise status_error(exc.code, exc.read(300).decode("utf-8", "replace")) from None
         except TimeoutError:
-            raise ProviderError(f"no answer from {url} in time", kind="timeout", retryable=True) from None
+            raise ProviderTimeoutError(f"no answer from {url} in time") from None
         except (urllib.error.URLError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise ProviderError(f"cannot reach {url}: {reason}", kind="connection", retryable=True) from None
+            raise ProviderConnectionError(f"cannot reach {url}: {reason}") from None
         try:
             raw = json.loads(text)
         except ValueError:
-            raise ProviderError(f"not JSON: {text[:80]!r}", kind="bad_response") from None
+            raise MalformedResponseError(f"not JSON: {text[:80]!r}", status=200) from None
         if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
-            raise ProviderError(f"no text in the answer: {text[:80]!r}", kind="bad_response")
+            raise MalformedResponseError(f"no text in the answer: {text[:80]!r}", status=200)
         return raw
 
     def parse_reply(self, raw: Any) -> Reply:
