@@ -18,14 +18,13 @@ from typing import Any
 from ..core.contract import OutputContract
 from ..core.errors import (
     AuthenticationError,
-    MalformedResponseError,
     ProviderTimeoutError,
 )
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
 from .model_uri import model_name
-from .status import connection_failed, malformed_json, refused, sdk_status_error
+from .status import connection_failed, malformed_json, missing_part, read_reply, refused, sdk_status_error
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicAdapter", "adapter"]
 
@@ -158,9 +157,12 @@ class AnthropicAdapter:
             raise malformed_json(exc, api_key) from None
 
     def parse_reply(self, raw: Any) -> Reply:
+        return read_reply(self._reply, raw)
+
+    def _reply(self, raw: Any) -> Reply:
         blocks = getattr(raw, "content", None)
         if not isinstance(blocks, list):
-            raise MalformedResponseError("Anthropic response is missing content", status=200)
+            raise missing_part("Anthropic response is missing content", raw)
         texts = [block.text for block in blocks if block.type == "text"]
         if raw.stop_reason == "refusal":
             raise refused("".join(texts))
@@ -170,7 +172,7 @@ class AnthropicAdapter:
             for block in blocks
             if block.type == "tool_use"
         )
-        usage = raw.usage.model_dump() if getattr(raw, "usage", None) is not None else None
+        usage = raw.usage.model_dump(warnings=False) if getattr(raw, "usage", None) is not None else None
         return Reply(
             text="".join(texts),
             raw=raw,

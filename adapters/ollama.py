@@ -2,7 +2,8 @@
 
 ``build_request`` gives the keyword arguments of ``Client.chat`` in AgentScript's body order
 (``model``, ``stream``, ``think``, ``messages``, ``format``, ``options`` with ``num_predict`` then
-``temperature``, then ``tools``) and the host the model URI names (``ollama://HOST:PORT/MODEL``).
+``temperature``, then ``tools``) and the host: the one the model URI names
+(``ollama://HOST:PORT/MODEL``), else the adapter's, else ``OLLAMA_BASE_URL``, then ``OLLAMA_HOST``.
 Ollama takes images as bare base64 on the message; what it cannot carry is in the notes. The SDK is
 imported only in ``send``, with an explicit timeout (its default waits forever).
 """
@@ -33,8 +34,11 @@ DEFAULT_HOST = "http://localhost:11434"
 
 def model_and_host(model: str | None, default_host: str | None = None) -> tuple[str, str]:
     """``ollama://HOST:PORT/MODEL`` -> (MODEL, ``http://HOST:PORT``); ``ollama://MODEL`` or a bare name
-    uses ``default_host``, then ``OLLAMA_BASE_URL``, then ``http://localhost:11434``."""
-    fallback = (default_host or os.environ.get("OLLAMA_BASE_URL") or DEFAULT_HOST).rstrip("/")
+    uses ``default_host``, then ``OLLAMA_BASE_URL`` (AgentScript's), then ``OLLAMA_HOST`` (the SDK's,
+    which also reads forms like ``0.0.0.0`` or ``host:port``), then ``http://localhost:11434``."""
+    fallback = (
+        default_host or os.environ.get("OLLAMA_BASE_URL") or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+    ).rstrip("/")
     if not model:
         raise BadRequestError("ollama URI must include a model name")
     if "://" not in model:
@@ -105,8 +109,8 @@ class OllamaAdapter:
             client = self._clients[key] = ollama.Client(host=host, timeout=timeout or 30.0)
         try:
             return client.chat(**request.kwargs)
-        except ollama.ResponseError as exc:
-            raise status_error(exc.status_code, str(exc.error)) from None
+        except ollama.ResponseError as exc:  # the SDK sends OLLAMA_API_KEY (ollama.com) when it is set
+            raise status_error(exc.status_code, str(exc.error), secret=os.environ.get("OLLAMA_API_KEY")) from None
         except httpx.TimeoutException:  # before TransportError, its base class
             raise ProviderTimeoutError(
                 f"LLM provider request timed out after {timeout or 30.0}s: {host}/api/chat"

@@ -18,14 +18,13 @@ from typing import Any
 from ..core.contract import OutputContract
 from ..core.errors import (
     AuthenticationError,
-    MalformedResponseError,
     ProviderTimeoutError,
 )
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import Message, RenderedPrompt
 from . import model_uri
-from .status import connection_failed, malformed_json, refused, sdk_status_error
+from .status import connection_failed, malformed_json, missing_part, read_reply, refused, sdk_status_error
 
 __all__ = ["OpenAIAdapter", "adapter", "model_name"]
 
@@ -110,21 +109,24 @@ class OpenAIAdapter:
         return client.chat.completions.create(**kwargs)
 
     def parse_reply(self, raw: Any) -> Reply:
+        return read_reply(self._reply, raw)
+
+    def _reply(self, raw: Any) -> Reply:
         choices = getattr(raw, "choices", None)
-        if not choices:
-            raise MalformedResponseError("LLM provider response is missing 'choices.0.message'", status=200)
-        choice = choices[0]
-        message = choice.message
+        choice: Any = choices[0] if choices else None
+        message = getattr(choice, "message", None)
+        if message is None:
+            raise missing_part("LLM provider response is missing 'choices.0.message'", raw)
         if message.refusal:
             raise refused(message.refusal)
         calls = tuple(
             ToolCall(name=call.function.name, id=call.id, arguments=_arguments(call.function.arguments))
             for call in (message.tool_calls or ())
         )
-        usage = raw.usage.model_dump() if getattr(raw, "usage", None) is not None else None
+        usage = raw.usage.model_dump(warnings=False) if getattr(raw, "usage", None) is not None else None
         reasoning = (message.model_extra or {}).get("reasoning_content")
         return Reply(
-            text=message.content,
+            text=_text(message.content),
             raw=raw,
             reasoning=reasoning if isinstance(reasoning, str) else None,
             usage=usage,
@@ -167,6 +169,12 @@ def _tool(tool: ToolDefinition, notes: list[str]) -> dict[str, Any]:
     if tool.returns is not None:
         notes.append(f"tool {tool.name!r}: OpenAI tools have no place for what a tool returns; 'returns' left out")
     return {"type": "function", "function": function}
+
+
+def _text(content: object) -> str | None:
+    if content is None or isinstance(content, str):
+        return content
+    raise TypeError(f"the message content is {type(content).__name__}, not text")
 
 
 def _arguments(text: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
 from .openai import _EFFORTS, SCHEMA_NAME, OpenAIAdapter, _arguments, model_name
-from .status import refused
+from .status import missing_part, refused
 
 __all__ = ["OpenAIResponsesAdapter", "adapter"]
 
@@ -71,8 +71,10 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
     def _create(self, client: Any, kwargs: Mapping[str, Any]) -> Any:
         return client.responses.create(**kwargs)
 
-    def parse_reply(self, raw: Any) -> Reply:
-        output = getattr(raw, "output", None) or []
+    def _reply(self, raw: Any) -> Reply:
+        output = getattr(raw, "output", None)
+        if not isinstance(output, list):
+            raise missing_part("LLM provider response is missing 'output'", raw)
         refusals = [
             part.refusal
             for item in output
@@ -90,7 +92,7 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
             for item in output
             if getattr(item, "type", None) == "function_call"
         )
-        usage = raw.usage.model_dump() if getattr(raw, "usage", None) is not None else None
+        usage = raw.usage.model_dump(warnings=False) if getattr(raw, "usage", None) is not None else None
         incomplete = getattr(raw, "incomplete_details", None)
         return Reply(
             text=raw.output_text,
@@ -126,7 +128,9 @@ def _items(message: Message, index: int, notes: list[str]) -> list[dict[str, Any
         elif kind == "file":
             parts.append({"type": "input_file", **part["file"]})
         else:
-            notes.append(f"messages[{index}].content[{position}]: the Responses API cannot carry this {kind} part")
+            notes.append(
+                f"messages[{index}].content[{position}]: the Responses API cannot carry this {kind} part; left out"
+            )
     return [{"role": role, "content": parts}]
 
 

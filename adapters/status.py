@@ -9,7 +9,8 @@ up (OpenAI's ``insufficient_quota``, Anthropic's spend and ramp limits), which w
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..core.errors import (
     AuthenticationError,
@@ -17,6 +18,7 @@ from ..core.errors import (
     MalformedResponseError,
     ModelNotFoundError,
     PermissionDeniedError,
+    PromptwireError,
     ProviderConnectionError,
     ProviderError,
     ProviderTimeoutError,
@@ -27,7 +29,16 @@ from ..core.errors import (
     body_excerpt,
 )
 
-__all__ = ["QUOTA_CODES", "connection_failed", "malformed_json", "refused", "sdk_status_error", "status_error"]
+__all__ = [
+    "QUOTA_CODES",
+    "connection_failed",
+    "malformed_json",
+    "missing_part",
+    "read_reply",
+    "refused",
+    "sdk_status_error",
+    "status_error",
+]
 
 _CLASSES: dict[int, type[ProviderError]] = {
     401: AuthenticationError,
@@ -84,6 +95,35 @@ def malformed_json(exc: json.JSONDecodeError, secret: str | None = None) -> Malf
     which must never pass for the model's output not being JSON (that one is retryable)."""
     excerpt = body_excerpt(exc.doc, secret)
     return MalformedResponseError(f"LLM provider returned invalid JSON response: {excerpt}", status=200, body=excerpt)
+
+
+def missing_part(message: str, raw: object) -> MalformedResponseError:
+    """A 200 without the part a reply needs: ``{}``, or a captive portal's page, which the SDKs hand
+    back as a string when the content type is not JSON. The body quotes what came, as it came."""
+    if isinstance(raw, str):
+        text = raw
+    elif hasattr(raw, "model_dump_json"):  # an SDK model: only the fields the provider sent
+        text = raw.model_dump_json(exclude_unset=True, warnings=False)
+    else:
+        text = repr(raw)
+    excerpt = body_excerpt(text)
+    return MalformedResponseError(message, status=200, body=excerpt)
+
+
+_Reply = TypeVar("_Reply")
+
+
+def read_reply(read: Callable[[Any], _Reply], raw: Any) -> _Reply:
+    """``read(raw)``, with a reply of the wrong shape (a part missing, a list where text belongs, a
+    number where an object belongs) told as a :class:`MalformedResponseError` quoting it: the SDKs
+    build their reply objects without checking them, so whatever the server sent is what ``read``
+    finds."""
+    try:
+        return read(raw)
+    except PromptwireError:  # already says what is wrong (a refusal, a missing part)
+        raise
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+        raise missing_part(f"LLM provider response has an unexpected shape: {exc}", raw) from None
 
 
 def refused(text: str) -> RefusalError:

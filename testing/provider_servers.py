@@ -5,7 +5,8 @@ URL here. promptwire's adapter tests use it; so can a plugin author's. Its behav
 ``eNNN`` answers with that HTTP status in the protocol's own error body (``e429q``: a spent quota,
 OpenAI's ``insufficient_quota`` code or Anthropic's spend-limit ``error_code``; ``e401echo``: the
 body quotes the API key the request carried, as some proxies do), ``slow`` sleeps past the client's
-timeout, ``garbage`` sends a body that is not JSON, ``html502`` a proxy's HTML error page,
+timeout, ``garbage`` sends a body that is not JSON, ``html200`` a captive portal's page,
+``emptyjson`` ``{}``, ``html502`` a proxy's HTML error page,
 ``bigpage`` a 100 kB one, ``truncated`` half a body before closing the connection, ``refusal`` the
 model declining (OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers).
 Every request body is recorded."""
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["REFUSAL", "FakeProvider", "fake_provider"]
+__all__ = ["REFUSAL", "REPLIES", "FakeProvider", "fake_provider"]
 
 Reply = Callable[[dict[str, Any]], dict[str, Any]]
 """Builds a JSON reply from a request body; set ``FakeProvider.reply`` to answer every route with it."""
@@ -147,6 +148,15 @@ def _anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+REPLIES: dict[str, Reply] = {
+    "/v1/chat/completions": _chat_completion,
+    "/v1/responses": _response,
+    "/v1/messages": _anthropic_message,
+    "/api/chat": _ollama_chat,
+}
+"""Each route's successful reply, built from the request body."""
+
+
 @contextmanager
 def fake_provider() -> Iterator[FakeProvider]:
     """Start the fake provider on an ephemeral port; stop it on exit."""
@@ -172,6 +182,12 @@ def fake_provider() -> Iterator[FakeProvider]:
             if model == "garbage":
                 self._send_bytes(200, b"not json", "application/json")
                 return
+            if model == "html200":  # a captive portal: a page, and the SDKs hand back a string
+                self._send_bytes(200, b"<html><body>Sign in to the hotel Wi-Fi</body></html>", "text/html")
+                return
+            if model == "emptyjson":
+                self._send(200, {})
+                return
             if model == "html502":
                 self._send_bytes(502, b"<html><body>Bad gateway</body></html>", "text/html")
                 return
@@ -187,8 +203,7 @@ def fake_provider() -> Iterator[FakeProvider]:
                 self.wfile.write(b'{"id": "chatcmpl-1", "choi')
                 self.close_connection = True
                 return
-            routes = {"/api/chat": _ollama_chat, "/v1/messages": _anthropic_message, "/v1/responses": _response}
-            reply = state.reply or routes.get(self.path, _chat_completion)
+            reply = state.reply or REPLIES.get(self.path, _chat_completion)
             self._send(200, reply(body))
 
         def _send(self, status: int, data: dict[str, Any]) -> None:

@@ -14,6 +14,26 @@ from chromium import CHROMIUM, launch
 
 from snapshot_ext import RawTextSnapshot
 
+PROVIDER_ENVIRONMENT = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OLLAMA_HOST",
+    "OLLAMA_BASE_URL",
+    "OLLAMA_API_KEY",
+    "ECHO_URL",
+    "PROMPTWIRE_PLUGINS",
+)
+"""What the adapters and the plugin host read from the environment: a developer's shell (a real key,
+a local Ollama) must not change what a test sees, so each test starts without them and sets its own."""
+
+
+@pytest.fixture(autouse=True)
+def _no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in PROVIDER_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+
 
 @pytest.fixture
 def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:

@@ -10,6 +10,7 @@ import pytest
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.ollama import OllamaAdapter, model_and_host
 from promptwire.adapters.openai import OpenAIAdapter
+from promptwire.core.errors import AuthenticationError
 from promptwire.core.generate import ModelCall, generate
 from promptwire.frontend import run
 from promptwire.renderers.agentscript import renderer, shape_contract
@@ -47,11 +48,8 @@ def test_the_use_context_bodies_are_the_references_byte_for_byte() -> None:
         ("llama3", "llama3", "http://localhost:11434"),
     ],
 )
-def test_the_model_uri_names_the_model_and_the_host(
-    uri: str, model: str, host: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("OLLAMA_BASE_URL", raising=False)
-    assert model_and_host(uri) == (model, host)
+def test_the_model_uri_names_the_model_and_the_host(uri: str, model: str, host: str) -> None:
+    assert model_and_host(uri) == (model, host)  # the suite's conftest clears OLLAMA_BASE_URL and OLLAMA_HOST
 
 
 def test_images_travel_as_bare_base64_and_other_parts_are_noted() -> None:
@@ -91,3 +89,23 @@ def test_a_generate_over_real_http_reads_content_thinking_and_usage() -> None:
         "stop",
         {"input_tokens": 12, "output_tokens": 3},
     )
+
+
+def test_the_host_comes_from_ollama_base_url_then_the_sdks_ollama_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    with fake_provider() as server:
+        monkeypatch.setenv("OLLAMA_HOST", server.root.removeprefix("http://"))  # the SDK's form: host:port
+        assert generate(_shaped(), render=renderer.render, adapter=OllamaAdapter(), model="ok").value == {"ok": True}
+        assert len(server.requests) == 1
+        monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")  # AgentScript's variable comes first
+        monkeypatch.setenv("OLLAMA_BASE_URL", server.root)
+        assert generate(_shaped(), render=renderer.render, adapter=OllamaAdapter(), model="ok").value == {"ok": True}
+        assert len(server.requests) == 2
+
+
+def test_the_ollama_api_key_the_sdk_sends_is_masked_in_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OLLAMA_API_KEY", "ollama-secret-key")
+    with fake_provider() as server:
+        with pytest.raises(AuthenticationError) as caught:
+            generate(_shaped(), render=renderer.render, adapter=OllamaAdapter(host=server.root), model="e401echo")
+        assert server.headers[0]["authorization"] == "Bearer ollama-secret-key"
+    assert str(caught.value) == "LLM provider request failed (401): failure e401echo: incorrect API key provided: ***"

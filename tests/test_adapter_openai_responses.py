@@ -45,6 +45,25 @@ def test_images_tool_calls_and_results_take_their_items() -> None:
     assert output == {"type": "function_call_output", "call_id": "c1", "output": "done"}
 
 
+def test_files_are_input_files_and_audio_is_noted_and_left_out() -> None:
+    prompt = Prompt(
+        instruction="Listen and read.",
+        attachments=[
+            {"type": "audio", "data": "QUJD", "format": "wav"},
+            {"type": "file", "data": "JVBERi0=", "media_type": "application/pdf", "filename": "a.pdf"},
+        ],
+    )
+    request = OpenAIResponsesAdapter().build_request(HOST.renderer("messages").render(prompt), prompt.config, None, "m")
+    (user,) = request.kwargs["input"]
+    assert [part["type"] for part in user["content"]] == ["input_text", "input_file"]
+    assert user["content"][1] == {
+        "type": "input_file",
+        "file_data": "data:application/pdf;base64,JVBERi0=",
+        "filename": "a.pdf",
+    }
+    assert request.notes == ("messages[0].content[1]: the Responses API cannot carry this input_audio part; left out",)
+
+
 def test_a_generate_over_real_http_reads_output_text_and_the_reasoning_summary() -> None:
     with fake_provider() as server:
         calls: list[ModelCall] = []

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promptwire import Prompt
@@ -36,9 +36,9 @@ from promptwire.core.errors import (
     ServerError,
     body_excerpt,
 )
-from promptwire.core.generate import NotJsonError, generate
+from promptwire.core.generate import ModelCall, NotJsonError, generate
 from promptwire.renderers.agentscript import renderer, shape_contract
-from promptwire.testing.provider_servers import REFUSAL, FakeProvider, fake_provider
+from promptwire.testing.provider_servers import REFUSAL, REPLIES, FakeProvider, fake_provider
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -66,16 +66,18 @@ FAULTS: list[tuple[str, type[ProviderError], int]] = [
     ("e529", ServerError, 529),
     ("html502", ServerError, 502),
     ("garbage", MalformedResponseError, 200),
+    ("html200", MalformedResponseError, 200),
+    ("emptyjson", MalformedResponseError, 200),
 ]
 
 
-def _prompt() -> Prompt:
-    """Three attempts allowed: a provider failure must still be one request."""
+def _prompt(attempts: int = 3) -> Prompt:
+    """Three attempts allowed by default: a provider failure must still be one request."""
     return Prompt(
         identity={"role": "Checker", "description": "Check."},
         instruction="Check.",
         output=shape_contract({"ok": "boolean"}),
-        config={"attempts": 3},
+        config={"attempts": attempts},
     )
 
 
@@ -225,3 +227,81 @@ def test_an_excerpt_is_one_short_line_without_the_secret(text: str, secret: str,
     assert len(excerpt) <= limit
     assert not any(char.isspace() and char != " " for char in excerpt)
     assert excerpt == excerpt.strip()
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+ROUTES = {"openai": "/v1/chat/completions", "openai-responses": "/v1/responses", "anthropic": "/v1/messages"}
+
+
+def _template(name: str) -> dict[str, Any]:
+    """The fake's good reply for the adapter, with a tool call in each protocol's form added."""
+    reply = REPLIES[ROUTES.get(name, "/api/chat")]({"model": "ok"})
+    if name == "openai":
+        call = {"id": "c1", "type": "function", "function": {"name": "t", "arguments": '{"a": 1}'}}
+        reply["choices"][0]["message"]["tool_calls"] = [call]
+    elif name == "openai-responses":
+        call = {"type": "function_call", "id": "f1", "call_id": "c1", "name": "t", "arguments": '{"a": 1}'}
+        reply["output"].append({**call, "status": "completed"})
+    elif name == "anthropic":
+        reply["content"].append({"type": "tool_use", "id": "c1", "name": "t", "input": {"a": 1}})
+    else:
+        reply["message"]["tool_calls"] = [{"function": {"name": "t", "arguments": {"a": 1}}}]
+    return reply
+
+
+def _mutated(draw: Callable[[Any], Any], value: Any) -> Any:
+    """The reply with parts dropped or replaced by any JSON, at any depth: the shapes a broken
+    provider or proxy could send, close enough to the real one to reach every line of parse_reply."""
+    if isinstance(value, dict):
+        mutated = {}
+        for key, item in value.items():
+            fate = draw(st.integers(0, 11))
+            if fate == 0:
+                continue
+            mutated[key] = draw(JSON) if fate == 1 else _mutated(draw, item)
+        return mutated
+    if isinstance(value, list):
+        return [_mutated(draw, item) for item in value]
+    return draw(JSON) if draw(st.integers(0, 7)) == 0 else value
+
+
+@pytest.fixture(scope="module")
+def shared_server() -> Iterator[FakeProvider]:
+    with fake_provider() as running:
+        yield running
+
+
+@settings(max_examples=50, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_any_reply_shape_is_an_answer_or_a_promptwire_error(
+    shared_server: FakeProvider, name: str, data: st.DataObject
+) -> None:
+    reply = _mutated(data.draw, _template(name))
+    shared_server.reply = lambda body: reply
+    try:
+        generate(
+            _prompt(attempts=1),
+            render=renderer.render,
+            adapter=ADAPTERS[name](shared_server.root),
+            model="ok",
+            timeout=5,
+        )
+    except PromptwireError as exc:
+        assert isinstance(exc, MalformedResponseError | RefusalError | ModelOutputError), repr(exc)
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_the_fuzzed_template_itself_is_an_answer_with_a_tool_call(shared_server: FakeProvider, name: str) -> None:
+    reply = _template(name)
+    shared_server.reply = lambda body: reply
+    calls: list[ModelCall] = []
+    adapter = ADAPTERS[name](shared_server.root)
+    result = generate(_prompt(), render=renderer.render, adapter=adapter, model="ok", on_call=calls.append)
+    assert result.value == {"ok": True}
+    assert calls[0].reply is not None
+    assert [(call.name, call.arguments) for call in calls[0].reply.tool_calls] == [("t", {"a": 1})]
