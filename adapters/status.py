@@ -1,4 +1,4 @@
-"""One reading of a provider's HTTP failure for every adapter: which :class:`ProviderError` it is.
+"""How every adapter tells a failed call: which :class:`ProviderError` it is, quoting the provider.
 
 By status: 400, 413, 422 and other 4xx are a bad request; 401 authentication; 402 a spent quota;
 403 permission; 404 an unknown model; 408 a timeout; 409 and 5xx (Anthropic's 529 among them) the

@@ -11,6 +11,7 @@ in ``Prompt.retry``, which every format shows as its repair text; everything els
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from typing import IO, Any, Protocol
 
 from .coercion import ResultError, check_result
 from .contract import OutputContract
-from .errors import ModelOutputError, ProviderError
+from .errors import FieldError, ModelOutputError, ProviderError
 from .prompt import GenerateConfig, Prompt, Retry, ToolCall
 from .rendered import RenderedPrompt
 
@@ -29,6 +30,7 @@ __all__ = [
     "NotJsonError",
     "ProviderRequest",
     "Reply",
+    "check_timeout",
     "generate",
     "read_json",
 ]
@@ -115,7 +117,9 @@ def generate(
     ``locations`` maps contract fields to their ``L:C`` for messages; ``on_call`` sees every
     attempt as it is made; with ``prompt.config.debug`` each attempt's prompt is written to
     ``debug`` (AgentScript's debug block). The last failure is raised when no attempt succeeds.
+    ``timeout`` is seconds per request (None: the adapter's default).
     """
+    check_timeout(timeout)
     config = prompt.config
     contract = prompt.output
     calls: list[ModelCall] = []
@@ -151,6 +155,14 @@ def generate(
             on_call(call)
         return GenerateResult(value, attempt, calls)
     raise AssertionError("unreachable: attempts is at least 1")  # pragma: no cover
+
+
+def check_timeout(timeout: float | None) -> None:
+    """A request timeout is a positive number of seconds (None: the adapter's default). Zero, a
+    negative number or NaN would mean "wait forever", "fail at once" or whatever the HTTP client
+    makes of it, depending on the SDK."""
+    if timeout is not None and not 0 < timeout < math.inf:  # NaN fails both comparisons
+        raise FieldError("timeout", f"must be a positive number of seconds, not {timeout!r}")
 
 
 def _accept(reply: Reply, contract: OutputContract | None, strict: bool, locations: Mapping[str, str] | None) -> Any:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..core.errors import FieldError, PromptwireError, ProviderError, SourceError
+from ..core.generate import check_timeout
 from ..core.limits import MAX_DEPTH, nesting_room
 from ..core.rendered import warning_lines
 from ..core.tools import DEFAULT_TOOL_TIMEOUT, ToolContext
@@ -127,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
         "default offline)",
     )
     render.add_argument("--model", help="the model to ask for (a program's own by default; a prompt file needs it)")
-    render.add_argument("--timeout", type=float, metavar="SECONDS", help="per request (default 30)")
+    render.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="per request (default 30)")
     render.add_argument(
         "--dry-run", action="store_true", help="with --provider: build every request, send nothing, answer offline"
     )
@@ -622,6 +623,15 @@ def _byte_size(text: str) -> int:
     if unit not in units or not number.isdigit():
         raise argparse.ArgumentTypeError(f"not a size in bytes (such as 1000, 64M or 2G): {one_line(text)!r}")
     return int(number) * units[unit]
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+        check_timeout(seconds)
+    except ValueError as exc:  # FieldError is one
+        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {one_line(text)!r}") from exc
+    return seconds
 
 
 def _usage_error(message: str) -> NoReturn:

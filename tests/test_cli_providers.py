@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import promptwire
+from promptwire.core.errors import FieldError
 from promptwire.frontend.cli import main
 from promptwire.testing.provider_servers import fake_provider
 
@@ -183,3 +185,14 @@ def test_a_prompt_file_runs_offline_with_canned_replies_and_retries(
     code, out, err = _run(capsys, str(prompt), "--responses", str(responses))
     assert out.count(" attempt ") == 2  # both attempts shown, the second with the repair text
     assert "not json" in out.split(" attempt 2 ===")[1]
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "soon"])
+def test_a_timeout_is_a_positive_number_of_seconds(seconds: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main([str(TC09), "--input", INPUT, "--provider", "openai", "--dry-run", f"--timeout={seconds}"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"argument --timeout: not a positive number of seconds: {seconds!r}\n")
+    with pytest.raises(FieldError, match=r"^timeout: must be a positive number of seconds"):
+        promptwire.generate({"instruction": "x"}, timeout=float(seconds) if seconds != "soon" else 0)
