@@ -475,7 +475,8 @@ def _provider_errors(provider: str) -> Iterator[None]:
         yield
     except ProviderError as exc:
         status = f" {exc.status}" if exc.status is not None else ""
-        raise CliError(f"{type(exc).__name__} [{exc.provider or provider}{status}]: {exc}") from None
+        sent = f" (it sent: {exc.body})" if exc.body and exc.body not in str(exc) else ""
+        raise CliError(f"{type(exc).__name__} [{exc.provider or provider}{status}]: {exc}{sent}") from None
 
 
 def _print_run(result: Any, args: argparse.Namespace) -> None:

@@ -69,10 +69,16 @@ def test_a_real_call_over_http_and_a_failure_in_one_line(
         assert (code, err) == (0, "")
         assert json.loads(out)["value"] == {"ok": True}
         code, out, err = _run(capsys, str(program), "--provider", "openai", "--model", "e429q")
+        assert (code, out) == (1, "")
+        assert err.startswith("asrender: QuotaExhaustedError [openai 429]: LLM provider request failed (429): ")
+        assert err.count("\n") == 1
+        assert "sk-secret-key" not in err
+        code, out, err = _run(capsys, str(program), "--provider", "openai", "--model", "html200")
     assert (code, out) == (1, "")
-    assert err.startswith("asrender: QuotaExhaustedError [openai 429]: LLM provider request failed (429): ")
-    assert err.count("\n") == 1
-    assert "sk-secret-key" not in err
+    assert err == (
+        "asrender: MalformedResponseError [openai 200]: LLM provider response is missing 'choices.0.message'"
+        " (it sent: <html><body>Sign in to the hotel Wi-Fi</body></html>)\n"
+    )
 
 
 def test_a_prompt_file_needs_a_model_and_program_flags_stay_with_programs_and_dry_run_needs_a_provider(
