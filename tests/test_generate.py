@@ -225,3 +225,18 @@ def test_the_python_api_generates_and_builds_requests() -> None:
     )
     with pytest.raises(promptwire.FieldError, match=r"config\.attempts"):
         promptwire.generate(prompt, attempts=0, host=HOST)
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "ollama"])
+@pytest.mark.parametrize("fmt", ["agentscript", "agens", "agently", "messages"])
+def test_a_render_carries_the_contract_so_its_request_is_the_prompts(fmt: str, provider: str) -> None:
+    """Every format hands the adapter the output contract (text formats also print it), so the
+    request built from a render is the one built from the prompt: the schema is sent natively."""
+    import promptwire
+
+    prompt = {"instruction": "Classify.", "output": shape_contract({"label": "string"})}
+    rendered = promptwire.render(prompt, fmt, host=HOST)
+    assert rendered.output is not None
+    from_render = promptwire.build_request(rendered, provider, "m", host=HOST)
+    from_prompt = promptwire.build_request(prompt, provider, "m", format=fmt, host=HOST)
+    assert (from_render.kwargs, from_render.notes) == (from_prompt.kwargs, from_prompt.notes)

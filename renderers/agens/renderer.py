@@ -275,6 +275,7 @@ class AgensRenderer:
             messages=(Message("system", system), Message("user", user)),
             sections=tuple(sections),
             warnings=warnings + tuple(notes),
+            output=prompt.output,
         )
 
 

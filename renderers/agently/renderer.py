@@ -166,6 +166,7 @@ class AgentlyRenderer:
             messages=tuple(_message(message) for message in chat),
             text=text,
             warnings=tuple(warnings),
+            output=prompt.output,
         )
 
 

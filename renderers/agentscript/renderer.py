@@ -68,7 +68,13 @@ class AgentScriptRenderer:
         sections = with_nesting_room(_sections, prompt)  # the JSON walks recurse per level of a value
         messages = [Message(s.role, s.body) for s in sections if s.role == "system"]
         messages.append(Message("user", _join_user(sections)))
-        return RenderedPrompt(format=self.name, messages=tuple(messages), sections=tuple(sections), warnings=warnings)
+        return RenderedPrompt(
+            format=self.name,
+            messages=tuple(messages),
+            sections=tuple(sections),
+            warnings=warnings,
+            output=prompt.output,
+        )
 
 
 renderer = AgentScriptRenderer()
