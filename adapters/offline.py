@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.contract import OutputContract
 from ..core.generate import ProviderRequest, Reply
+from ..core.limits import with_nesting_room
 from ..core.prompt import GenerateConfig
 from ..core.rendered import RenderedPrompt
 
@@ -47,7 +48,7 @@ class OfflineAdapter:
         if self._responses:
             return {"canned": self._responses.pop(0)}
         schema = request.kwargs.get("schema")
-        return {"mock": None if schema is None else mock_value(schema)}
+        return {"mock": None if schema is None else with_nesting_room(mock_value, schema)}
 
     def parse_reply(self, raw: Any) -> Reply:
         if "canned" in raw and isinstance(raw["canned"], str):

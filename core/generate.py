@@ -19,7 +19,7 @@ from typing import IO, Any, Protocol
 
 from .coercion import ResultError, check_result
 from .contract import OutputContract
-from .errors import FieldError, ModelOutputError, ProviderError
+from .errors import FieldError, ModelOutputError, PromptwireError, ProviderError
 from .prompt import GenerateConfig, Prompt, Retry, ToolCall
 from .rendered import RenderedPrompt
 
@@ -135,6 +135,10 @@ def generate(
             if exc.provider is None:  # an adapter need not repeat its own name on every error
                 exc.provider = adapter.name
             raise
+        except RecursionError:  # an SDK's own JSON walk; no provider takes a schema this deep anyway
+            raise PromptwireError(
+                f"{adapter.name}: the request or its reply is nested too deeply for the SDK to handle"
+            ) from None
         try:
             value = _accept(reply, contract, config.strict, locations)
         except ModelOutputError as exc:

@@ -171,8 +171,10 @@ class RenderedPrompt:
                 for s in self.sections
             ],
             "warnings": [w.to_dict() for w in self.warnings],
-            "tools": [tool.model_dump(mode="json", exclude_none=True) for tool in self.tools],
-            "output": None if self.output is None else self.output.model_dump(mode="json", by_alias=True),
+            # Python mode: the values are JSON data already, and pydantic's JSON mode refuses
+            # anything nested past ~250 levels, while a prompt may nest to MAX_DEPTH.
+            "tools": [tool.model_dump(exclude_none=True) for tool in self.tools],
+            "output": None if self.output is None else self.output.model_dump(by_alias=True),
         }
 
     def display(self) -> str:
@@ -203,7 +205,7 @@ class RenderedPrompt:
                 chunks.append(f"-- tool call: {call.name} [{call.id}] --\n{_json_line(call.arguments)}\n")
         if self.tools:
             chunks.append("--- tools ---\n")
-            chunks.extend(_json_line(tool.model_dump(mode="json", exclude_none=True)) + "\n" for tool in self.tools)
+            chunks.extend(_json_line(tool.model_dump(exclude_none=True)) + "\n" for tool in self.tools)
         return "".join(chunks)
 
 

@@ -60,7 +60,10 @@ def json_text(value: object) -> str:
     the same data, and nothing in it that a terminal acts on or an encoder refuses."""
     import json
 
-    return safe_json(json.dumps(value, ensure_ascii=False, indent=2))
+    from ..core.limits import nesting_room
+
+    with nesting_room():  # json's indenting encoder recurses per level; a prompt may nest MAX_DEPTH
+        return safe_json(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 def safe_json(text: str) -> str:

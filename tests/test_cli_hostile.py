@@ -284,3 +284,48 @@ def test_an_integer_too_long_to_convert_is_one_clear_error(
     assert err.count("\n") == 1
     assert "an integer has more than 4300 digits" in err
     assert "internal error" not in err
+
+
+def _deep_schema_file(tmp_path: Path) -> str:
+    """A prompt file whose output schema nests as deep as a prompt file may (997 of its 1000 levels:
+    two per object level, and the file's own object, ``output`` and ``schema``)."""
+    schema = '{"type": "string"}'
+    for _ in range(497):
+        schema = f'{{"type": "object", "properties": {{"a": {schema}}}, "required": ["a"]}}'
+    return _write(tmp_path, "p.json", f'{{"instruction": "x", "output": {{"schema": {schema}}}}}')
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["-O", "json"],
+        ["-f", "messages", "-O", "json"],
+        ["-f", "agens", "-O", "json"],
+        ["-O", "trace"],
+        ["--provider", "openai", "--model", "m", "--dry-run", "-O", "json"],
+        ["--provider", "openai-responses", "--model", "m", "--dry-run"],
+        ["--provider", "anthropic", "--model", "m", "--dry-run"],
+        ["--provider", "ollama", "--model", "m", "--dry-run", "-O", "json"],
+    ],
+)
+def test_a_schema_as_deep_as_a_prompt_may_nest_renders_and_builds_requests(
+    flags: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """pydantic's JSON mode refuses values past ~250 levels, json's indenting encoder and the
+    offline mock recurse per level: each said "internal error" or "nested too deeply" here."""
+    code, out, err = _run(capsys, "render", _deep_schema_file(tmp_path), *flags)
+    assert (code, err) == (0, "")
+    assert out.count('"a"') >= 497
+
+
+def test_a_schema_too_deep_for_an_sdk_to_send_is_one_clear_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptwire.testing.provider_servers import fake_provider
+
+    with fake_provider() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        code, out, err = _run(capsys, "render", _deep_schema_file(tmp_path), "--provider", "openai", "--model", "ok")
+    assert (code, out) == (1, "")
+    assert err == "asrender: openai: the request or its reply is nested too deeply for the SDK to handle\n"
