@@ -58,8 +58,13 @@ class OfflineAdapter:
 
 
 def mock_value(schema: Mapping[str, Any]) -> Any:
-    """AgentScript's mock result for a schema: each type's default, a typed list holding one."""
+    """AgentScript's mock result for a schema: each type's default, a typed list holding one; of a
+    list of types (``["string", "null"]``), the first that is not null."""
     kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((name for name in kind if name != "null"), "null")
+        if kind == "null":
+            return None
     if kind == "object":
         return {name: mock_value(sub) for name, sub in (schema.get("properties") or {}).items()}
     if kind == "string":

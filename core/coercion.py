@@ -28,7 +28,7 @@ class ResultError(ModelOutputError):
 
 def field_types(schema: Mapping[str, Any]) -> dict[str, Any]:
     """``{field: type}`` of an object schema, where a type is ``"string"``, ``"number"``,
-    ``"boolean"``, ``"json"``, ``"list"`` or ``("list", item_type)``."""
+    ``"boolean"``, ``"json"``, ``"list"``, ``("list", item_type)`` or ``("nullable", type)``."""
     properties = schema.get("properties") or {}
     return {name: _type_of(sub) for name, sub in properties.items()}
 
@@ -36,7 +36,14 @@ def field_types(schema: Mapping[str, Any]) -> dict[str, Any]:
 def _type_of(schema: Any) -> Any:
     if not isinstance(schema, Mapping) or "type" not in schema:
         return "json"
-    name = _TYPE_NAMES.get(schema["type"], "json")
+    declared = schema["type"]
+    if isinstance(declared, list):  # ["string", "null"]: one type, or null (OpenAI's optional field)
+        named = [name for name in declared if name != "null"]
+        if len(named) != 1:
+            return "json"
+        inner = _type_of({**schema, "type": named[0]})
+        return inner if len(named) == len(declared) or inner == "json" else ("nullable", inner)
+    name = _TYPE_NAMES.get(declared, "json")
     if name == "list" and isinstance(schema.get("items"), Mapping):
         return ("list", _type_of(schema["items"]))
     return name
@@ -62,9 +69,18 @@ def check_result(
 
     ``locations`` maps a field to the ``L:C`` of its declaration, appended to a field's message as
     AgentScript does (`` at 12:13``); the key ``""`` locates messages about the whole result.
+    Fields are required as the schema's ``required`` says (an AgentScript shape lists them all); a
+    schema of another type than an object (a list, a string) checks the whole result.
     """
-    types = field_types(schema)
     where = locations or {}
+    if not _is_object_schema(schema):
+        kind = _type_of(schema)
+        value = value if strict else _coerce(value, kind)
+        if not _matches(value, kind):
+            raise _failure(f"LLM result must be a {_name(kind)}", "", where)
+        return value
+    types = field_types(schema)
+    required = schema.get("required") or ()
     if not isinstance(value, dict):
         raise _failure("LLM result must be an object matching the generate return shape", "", where)
     if strict:
@@ -75,10 +91,19 @@ def check_result(
         value = {key: _coerce(item, types[key]) if key in types else item for key, item in value.items()}
     for field, kind in types.items():
         if field not in value:
-            raise _failure(f"LLM result is missing required field '{field}'", field, where)
-        if not _matches(value[field], kind):
+            if field in required:
+                raise _failure(f"LLM result is missing required field '{field}'", field, where)
+        elif not _matches(value[field], kind):
             raise _failure(f"LLM result field must be a {_name(kind)}", field, where)
+    for field in required:
+        if field not in value:  # required without a property schema
+            raise _failure(f"LLM result is missing required field '{field}'", field, where)
     return value
+
+
+def _is_object_schema(schema: Mapping[str, Any]) -> bool:
+    declared = schema.get("type")
+    return declared is None or declared == "object" or (isinstance(declared, list) and "object" in declared)
 
 
 def _failure(message: str, field: str, where: Mapping[str, str]) -> ResultError:
@@ -86,7 +111,9 @@ def _failure(message: str, field: str, where: Mapping[str, str]) -> ResultError:
 
 
 def _name(kind: Any) -> str:
-    return "list" if isinstance(kind, tuple) else str(kind)
+    if isinstance(kind, tuple):
+        return f"{_name(kind[1])} or null" if kind[0] == "nullable" else "list"
+    return str(kind)
 
 
 def _coerce(value: Any, kind: Any) -> Any:
@@ -94,8 +121,11 @@ def _coerce(value: Any, kind: Any) -> Any:
         return _number_of(value)
     if kind == "boolean" and isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
-    if isinstance(kind, tuple) and isinstance(value, list):
-        return [_coerce(item, kind[1]) for item in value]
+    if isinstance(kind, tuple):
+        if kind[0] == "nullable":
+            return value if value is None else _coerce(value, kind[1])
+        if isinstance(value, list):
+            return [_coerce(item, kind[1]) for item in value]
     return value
 
 
@@ -124,4 +154,6 @@ def _matches(value: Any, kind: Any) -> bool:
         return isinstance(value, bool)
     if kind == "list":
         return isinstance(value, list)
+    if kind[0] == "nullable":
+        return value is None or _matches(value, kind[1])
     return isinstance(value, list) and all(_matches(item, kind[1]) for item in value)

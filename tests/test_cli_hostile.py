@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from promptwire.frontend.cli import main
@@ -329,3 +329,78 @@ def test_a_schema_too_deep_for_an_sdk_to_send_is_one_clear_line(
         code, out, err = _run(capsys, "render", _deep_schema_file(tmp_path), "--provider", "openai", "--model", "ok")
     assert (code, out) == (1, "")
     assert err == "asrender: openai: the request or its reply is nested too deeply for the SDK to handle\n"
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=12)
+_PROMPTS = st.fixed_dictionaries(
+    {"instruction": _TEXT},
+    optional={
+        "system": _TEXT,
+        "context": st.lists(st.fixed_dictionaries({"value": _JSON}, optional={"label": _TEXT}), max_size=3),
+        "history": st.lists(st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant"]), "content": _TEXT})),
+        "attachments": st.lists(
+            st.one_of(
+                st.fixed_dictionaries({"type": st.just("image"), "url": _TEXT}),
+                st.fixed_dictionaries(
+                    {"type": st.just("image"), "data": st.just("QUJD"), "media_type": st.just("image/png")}
+                ),
+                st.fixed_dictionaries({"type": st.just("audio"), "data": st.just("QUJD"), "format": _TEXT}),
+                st.fixed_dictionaries({"type": st.just("file"), "data": st.just("QUJD"), "filename": _TEXT}),
+            ),
+            max_size=3,
+        ),
+        "tools": st.lists(
+            st.fixed_dictionaries(
+                {"name": _TEXT},
+                optional={
+                    "description": _TEXT,
+                    "parameters": st.dictionaries(_KEYS, _JSON, max_size=3),
+                    "returns": _JSON,
+                },
+            ),
+            max_size=2,
+        ),
+        "tool_calls": st.lists(
+            st.fixed_dictionaries(
+                {"name": _TEXT}, optional={"id": _TEXT, "arguments": st.dictionaries(_KEYS, _JSON, max_size=3)}
+            ),
+            max_size=2,
+        ),
+        "tool_results": st.lists(
+            st.fixed_dictionaries({"content": _JSON}, optional={"is_error": st.booleans()}), max_size=2
+        ),
+        "output": st.fixed_dictionaries(
+            {"schema": st.dictionaries(_KEYS | st.sampled_from(["type", "properties", "required"]), _JSON, max_size=3)}
+        ),
+        "config": st.fixed_dictionaries(
+            {},
+            optional={
+                "temperature": st.floats(min_value=0, max_value=2),
+                "max_output": st.integers(min_value=1, max_value=5000),
+                "think": st.sampled_from([True, False, "auto", "low", "medium", "high"]),
+                "strict": st.booleans(),
+            },
+        ),
+    },
+)
+
+
+@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(prompt=_PROMPTS)
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "ollama"])
+def test_any_prompt_file_is_a_dry_run_request_or_one_plain_line(
+    provider: str, prompt: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Prompt data shaped like a prompt, with any values, through each adapter's build_request: the
+    request as JSON (its body and notes), or a clear error; never an internal error."""
+    path = _write(tmp_path, "p.json", json.dumps(prompt))
+    code, out, err = _run(capsys, "render", path, "--provider", provider, "--model", "m", "--dry-run", "-O", "json")
+    assert code in (0, 1), err
+    assert "internal error" not in err
+    for line in err.splitlines():
+        assert line.startswith("asrender: ")
+        assert not CONTROL & set(line)
+    event("request built" if code == 0 else "refused: " + err.split(": ")[2][:40])  # --hypothesis-show-statistics
+    if code == 0:
+        (call,) = json.loads(out)
+        assert call["provider"] == provider and isinstance(call["body"], dict)
