@@ -22,7 +22,7 @@ from ..core.errors import (
     ProviderTimeoutError,
     body_excerpt,
 )
-from ..core.generate import ProviderRequest, Reply
+from ..core.generate import DEFAULT_TIMEOUT, ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
 from .status import connection_failed, malformed_json, status_error
@@ -103,18 +103,17 @@ class OllamaAdapter:
         import pydantic
 
         host = request.endpoint or self.host or DEFAULT_HOST
-        key = (host, timeout or 30.0)
+        seconds = timeout or DEFAULT_TIMEOUT
+        key = (host, seconds)
         client = self._clients.get(key)
         if client is None:  # building a client costs ~20 ms (TLS context, pool): once per setting
-            client = self._clients[key] = ollama.Client(host=host, timeout=timeout or 30.0)
+            client = self._clients[key] = ollama.Client(host=host, timeout=seconds)
         try:
             return client.chat(**request.kwargs)
         except ollama.ResponseError as exc:  # the SDK sends OLLAMA_API_KEY (ollama.com) when it is set
             raise status_error(exc.status_code, str(exc.error), secret=os.environ.get("OLLAMA_API_KEY")) from None
         except httpx.TimeoutException:  # before TransportError, its base class
-            raise ProviderTimeoutError(
-                f"LLM provider request timed out after {timeout or 30.0}s: {host}/api/chat"
-            ) from None
+            raise ProviderTimeoutError(f"LLM provider request timed out after {seconds}s: {host}/api/chat") from None
         except (ConnectionError, httpx.TransportError) as exc:
             raise connection_failed(exc) from None
         except json.JSONDecodeError as exc:

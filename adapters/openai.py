@@ -16,11 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.contract import OutputContract
-from ..core.errors import (
-    AuthenticationError,
-    ProviderTimeoutError,
-)
-from ..core.generate import ProviderRequest, Reply
+from ..core.errors import AuthenticationError, ProviderTimeoutError
+from ..core.generate import DEFAULT_TIMEOUT, ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import Message, RenderedPrompt
 from . import model_uri
@@ -84,17 +81,18 @@ class OpenAIAdapter:
         if not api_key:
             raise AuthenticationError("OPENAI_API_KEY is required for openai:// models")
         base_url = (self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        key = (api_key, base_url, timeout or 30.0)
+        seconds = timeout or DEFAULT_TIMEOUT
+        key = (api_key, base_url, seconds)
         client = self._clients.get(key)
         if client is None:  # building a client costs ~20 ms (TLS context, pool): once per setting
             client = self._clients[key] = openai.OpenAI(
-                api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout or 30.0
+                api_key=api_key, base_url=base_url, max_retries=0, timeout=seconds
             )
         try:
             return self._create(client, request.kwargs)
         except openai.APITimeoutError:  # before APIConnectionError, its base class
             raise ProviderTimeoutError(
-                f"LLM provider request timed out after {timeout or 30.0}s: {base_url}/{self.path}"
+                f"LLM provider request timed out after {seconds}s: {base_url}/{self.path}"
             ) from None
         except openai.APIConnectionError as exc:
             raise connection_failed(exc) from None

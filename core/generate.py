@@ -24,6 +24,7 @@ from .prompt import GenerateConfig, Prompt, Retry, ToolCall
 from .rendered import RenderedPrompt
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
     "GenerateResult",
     "ModelAdapter",
     "ModelCall",
@@ -159,6 +160,10 @@ def generate(
             on_call(call)
         return GenerateResult(value, attempt, calls)
     raise AssertionError("unreachable: attempts is at least 1")  # pragma: no cover
+
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds an adapter waits for a provider's answer when the caller gave no timeout."""
 
 
 def check_timeout(timeout: float | None) -> None:

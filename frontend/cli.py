@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..core.errors import FieldError, PromptwireError, ProviderError, SourceError
-from ..core.generate import check_timeout
+from ..core.generate import DEFAULT_TIMEOUT, check_timeout
 from ..core.limits import MAX_DEPTH, nesting_room
 from ..core.rendered import warning_lines
 from ..core.tools import DEFAULT_TOOL_TIMEOUT, ToolContext
@@ -128,7 +128,9 @@ def _parser() -> argparse.ArgumentParser:
         "default offline)",
     )
     render.add_argument("--model", help="the model to ask for (a program's own by default; a prompt file needs it)")
-    render.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="per request (default 30)")
+    render.add_argument(
+        "--timeout", type=_seconds, metavar="SECONDS", help=f"per request (default {DEFAULT_TIMEOUT:g})"
+    )
     render.add_argument(
         "--dry-run", action="store_true", help="with --provider: build every request, send nothing, answer offline"
     )
