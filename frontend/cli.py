@@ -124,7 +124,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     render.add_argument(
         "--provider",
-        help="send the model calls of a program or prompt file to this adapter (openai, anthropic, ollama; "
+        help="send the model calls of a program or prompt file to this adapter (openai, openai-responses, "
+        "anthropic, ollama, or a plugin's; "
         "default offline)",
     )
     render.add_argument("--model", help="the model to ask for (a program's own by default; a prompt file needs it)")
@@ -462,7 +463,7 @@ def _provider(args: argparse.Namespace, host: Any) -> str:
     """The adapter asked (offline unless --provider names one), known to the host."""
     provider = args.provider or "offline"
     if args.dry_run and provider == "offline":
-        _usage_error("--dry-run needs --provider (openai, anthropic or ollama)")
+        _usage_error("--dry-run needs --provider (openai, openai-responses, anthropic, ollama, or a plugin's)")
     try:
         host.adapter(provider)
     except PromptwireError as exc:
