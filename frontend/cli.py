@@ -22,7 +22,8 @@ from ..core.limits import MAX_DEPTH, nesting_room
 from ..core.rendered import warning_lines
 from ..core.tools import DEFAULT_TOOL_TIMEOUT, ToolContext
 from ..plugins.manager import default_host
-from .prompt_files import DEFAULT_MAX_BYTES, decode, parse_data, read_limited
+from .prompt_files import DEFAULT_MAX_BYTES, parse_data, read_text
+from .run_inputs import canned_responses, program_input
 from .terminal import (
     OutputError,
     error_block,
@@ -262,7 +263,7 @@ def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: dict
             model=args.model,
             dry_run=args.dry_run,
             timeout=args.timeout,
-            responses=_responses(args),
+            responses=canned_responses(args.responses, args.max_input_size),
             format=args.format,
             options=options,
             host=host,
@@ -302,7 +303,7 @@ def _program_result(args: argparse.Namespace) -> Any:
     from .runner import run
 
     label, source = _read_program(args)
-    input_value = _program_input(args)
+    input_value = program_input(args.input, args.input_file, args.max_input_size)
     host = default_host()
     options = _render_options(args, host)
     provider = _provider(args, host)
@@ -314,7 +315,7 @@ def _program_result(args: argparse.Namespace) -> Any:
             model=args.model,
             dry_run=args.dry_run,
             timeout=args.timeout,
-            responses=_responses(args),
+            responses=canned_responses(args.responses, args.max_input_size),
             format=args.format,
             options=options,
             agent=args.agent,
@@ -446,19 +447,6 @@ def _tool_context(args: argparse.Namespace) -> ToolContext:
     return ToolContext(Path.cwd(), allowed_env=allowed, timeout=timeout)
 
 
-def _responses(args: argparse.Namespace) -> list[Any] | None:
-    if args.responses is None:
-        return None
-    responses = parse_data(
-        decode(_read_bytes(args.responses, args.responses, args.max_input_size), args.responses),
-        args.responses,
-        json_by_name=True,
-    )
-    if not isinstance(responses, list):
-        raise CliError(f"{args.responses}: canned responses must be a JSON array")
-    return list(_js_numbers(responses))
-
-
 def _provider(args: argparse.Namespace, host: Any) -> str:
     """The adapter asked (offline unless --provider names one), known to the host."""
     provider = args.provider or "offline"
@@ -523,34 +511,6 @@ def _call_block(call: Any, dry_run: bool) -> str:
     return block
 
 
-def _program_input(args: argparse.Namespace) -> Any:
-    if args.input is not None:
-        text, label = args.input, "--input"
-    elif args.input_file is not None:
-        text = decode(_read_bytes(args.input_file, args.input_file, args.max_input_size), args.input_file)
-        label = args.input_file
-    else:
-        return {}
-    value = _js_numbers(parse_data(text, label, json_by_name=True))
-    if not isinstance(value, dict):
-        raise CliError(f"{label} must be a JSON object")
-    return value
-
-
-def _js_numbers(value: Any) -> Any:
-    """JSON read as JavaScript's JSON.parse reads it: every number is a double, so an integer past
-    2**53 keeps only a double's precision (as the reference sees the same input)."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value if abs(value) <= 2**53 else float(value)
-    if isinstance(value, list):
-        return [_js_numbers(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _js_numbers(item) for key, item in value.items()}
-    return value
-
-
 def _cmd_check(args: argparse.Namespace) -> int:
     from .diagnostics import format_diagnostics
     from .language import check
@@ -574,29 +534,12 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _read_program(args: argparse.Namespace) -> tuple[str, str]:
     label = "<stdin>" if args.file == "-" else args.file
-    return label, decode(_read_bytes(args.file, label, args.max_input_size), label)
-
-
-def _read_bytes(file: str, label: str, max_bytes: int) -> bytes:
-    try:
-        if file == "-":
-            data = read_limited(sys.stdin.buffer, label, max_bytes)
-        else:
-            with open(file, "rb") as stream:
-                data = read_limited(stream, label, max_bytes)
-    except FileNotFoundError:
-        raise CliError(f"{label}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{label}: is a directory, not a file") from None
-    except OSError as exc:
-        raise CliError(f"{label}: cannot read ({exc.strerror})") from None
-    return data
+    return label, read_text(args.file, label, args.max_input_size)
 
 
 def _load_data(file: str, label: str, max_bytes: int) -> Any:
-    data = _read_bytes(file, label, max_bytes)
     notes: list[str] = []
-    loaded = parse_data(decode(data, label), label, json_by_name=file.endswith(".json"), warnings=notes)
+    loaded = parse_data(read_text(file, label, max_bytes), label, json_by_name=file.endswith(".json"), warnings=notes)
     for note in notes:
         error_line(f"warning: {note}")
     return loaded

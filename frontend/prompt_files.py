@@ -26,6 +26,7 @@ __all__ = [
     "decode",
     "parse_data",
     "read_limited",
+    "read_text",
 ]
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -55,6 +56,23 @@ def read_limited(stream: IO[bytes], label: str, max_bytes: int) -> bytes:
             f"{label}: larger than the input limit of {max_bytes} bytes (raise it with --max-input-size)"
         )
     return data
+
+
+def read_text(file: str, label: str, max_bytes: int) -> str:
+    """The UTF-8 text of ``file`` (``-``: standard input), at most ``max_bytes`` bytes of it."""
+    try:
+        if file == "-":
+            data = read_limited(sys.stdin.buffer, label, max_bytes)
+        else:
+            with open(file, "rb") as stream:
+                data = read_limited(stream, label, max_bytes)
+    except FileNotFoundError:
+        raise PromptFileError(f"{label}: no such file") from None
+    except IsADirectoryError:
+        raise PromptFileError(f"{label}: is a directory, not a file") from None
+    except OSError as exc:
+        raise PromptFileError(f"{label}: cannot read ({exc.strerror})") from None
+    return decode(data, label)
 
 
 def decode(data: bytes, label: str) -> str:

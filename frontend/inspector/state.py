@@ -10,7 +10,6 @@ the compiler-style text with its caret), so the page can show it where the calls
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import tempfile
@@ -26,6 +25,7 @@ from ...renderers.agentscript.jsjson import utf16_len
 from ..diagnostics import CheckError
 from ..prompt_files import DEFAULT_MAX_BYTES
 from ..prompt_review import STORE, copy_programs, programs
+from ..run_inputs import canned_responses, program_input
 from ..runner import ProgramCall, RunResult, run
 
 __all__ = ["PROVIDERS", "fingerprint", "program_list", "program_state"]
@@ -105,21 +105,13 @@ def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict
 
 
 def _run(program: Path, host: PluginHost, provider: str | None = None) -> RunResult:
-    from .. import cli  # the CLI's own reading of input files and canned replies
-
     input_file, responses = _siblings(program)
-    args = argparse.Namespace(
-        input=None,
-        input_file=str(input_file) if input_file.is_file() else None,
-        responses=str(responses) if responses.is_file() else None,
-        max_input_size=DEFAULT_MAX_BYTES,
-    )
     return run(
         program,
-        cli._program_input(args),
+        program_input(None, str(input_file) if input_file.is_file() else None, DEFAULT_MAX_BYTES),
         adapter=provider or "offline",
         dry_run=provider is not None,
-        responses=cli._responses(args),
+        responses=canned_responses(str(responses) if responses.is_file() else None, DEFAULT_MAX_BYTES),
         host=host,
         path=program.name,
         tools=_tools(program.parent),
