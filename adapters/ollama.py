@@ -22,9 +22,10 @@ from ..core.errors import (
     ProviderTimeoutError,
     body_excerpt,
 )
-from ..core.generate import DEFAULT_TIMEOUT, ProviderRequest, Reply
+from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
+from ..core.timeout import DEFAULT_TIMEOUT
 from .status import connection_failed, malformed_json, status_error
 
 __all__ = ["OllamaAdapter", "adapter", "model_and_host"]

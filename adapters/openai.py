@@ -17,9 +17,10 @@ from typing import Any
 
 from ..core.contract import OutputContract
 from ..core.errors import AuthenticationError, ProviderTimeoutError
-from ..core.generate import DEFAULT_TIMEOUT, ProviderRequest, Reply
+from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import Message, RenderedPrompt
+from ..core.timeout import DEFAULT_TIMEOUT
 from . import model_uri
 from .status import connection_failed, malformed_json, missing_part, read_reply, refused, sdk_status_error
 

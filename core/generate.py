@@ -11,7 +11,6 @@ in ``Prompt.retry``, which every format shows as its repair text; everything els
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -19,19 +18,18 @@ from typing import IO, Any, Protocol
 
 from .coercion import ResultError, check_result
 from .contract import OutputContract
-from .errors import FieldError, ModelOutputError, PromptwireError, ProviderError
+from .errors import ModelOutputError, PromptwireError, ProviderError
 from .prompt import GenerateConfig, Prompt, Retry, ToolCall
 from .rendered import RenderedPrompt
+from .timeout import check_timeout
 
 __all__ = [
-    "DEFAULT_TIMEOUT",
     "GenerateResult",
     "ModelAdapter",
     "ModelCall",
     "NotJsonError",
     "ProviderRequest",
     "Reply",
-    "check_timeout",
     "generate",
     "read_json",
 ]
@@ -160,18 +158,6 @@ def generate(
             on_call(call)
         return GenerateResult(value, attempt, calls)
     raise AssertionError("unreachable: attempts is at least 1")  # pragma: no cover
-
-
-DEFAULT_TIMEOUT = 30.0
-"""Seconds an adapter waits for a provider's answer when the caller gave no timeout."""
-
-
-def check_timeout(timeout: float | None) -> None:
-    """A request timeout is a positive number of seconds (None: the adapter's default). Zero, a
-    negative number or NaN would mean "wait forever", "fail at once" or whatever the HTTP client
-    makes of it, depending on the SDK."""
-    if timeout is not None and not 0 < timeout < math.inf:  # NaN fails both comparisons
-        raise FieldError("timeout", f"must be a positive number of seconds, not {timeout!r}")
 
 
 def _accept(reply: Reply, contract: OutputContract | None, strict: bool, locations: Mapping[str, str] | None) -> Any:

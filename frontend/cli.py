@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..core.errors import FieldError, PromptwireError, ProviderError, SourceError
-from ..core.generate import DEFAULT_TIMEOUT, check_timeout
 from ..core.limits import MAX_DEPTH, nesting_room
 from ..core.rendered import warning_lines
+from ..core.timeout import DEFAULT_TIMEOUT, check_timeout
 from ..core.tools import DEFAULT_TOOL_TIMEOUT, ToolContext
 from ..plugins.manager import default_host
 from .prompt_files import DEFAULT_MAX_BYTES, parse_data, read_text
