@@ -352,7 +352,7 @@ def test_agently_prompt_copies_shared_parts_into_a_tree_as_agently_does() -> Non
 def test_long_plain_lists_are_written_as_pyyaml_writes_them(items: list[Any]) -> None:
     import yaml
 
-    from promptwire.renderers.agently.yaml_blocks import dump_yaml
+    from promptwire.renderers.agently._agently.yaml_blocks import dump_yaml
 
     for value in (items * 50, {"key": items * 3, "nested": {"deeper": items}}, [items, items[:1]]):
         assert dump_yaml(value) == yaml.safe_dump(value, allow_unicode=True)

@@ -7,7 +7,7 @@ Inputs that make Agently crash raise :class:`AgentlyFieldError` (a ``FieldError`
 the empty prompt raises :class:`AgentlyEmptyPromptError`, a ``KeyError`` with Agently's message.
 """
 
-from .errors import AgentlyEmptyPromptError, AgentlyFieldError, AgentlyWarning
-from .prompt import AgentlyPrompt
+from ._agently.errors import AgentlyEmptyPromptError, AgentlyFieldError, AgentlyWarning
+from ._agently.prompt import AgentlyPrompt
 
 __all__ = ["AgentlyEmptyPromptError", "AgentlyFieldError", "AgentlyPrompt", "AgentlyWarning"]

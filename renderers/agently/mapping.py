@@ -17,11 +17,11 @@ from ...core.fitting import TextForm, fit
 from ...core.prompt import ContextItem, Prompt, Section, ToolDefinition, ToolResult
 from ...core.rendered import RenderWarning
 from ..parts import openai_content, openai_part
-from .output_format import KNOWN_FORMATS
-from .prompt_object import DECLARED_FIELDS
-from .schema_declaration import SchemaNotes, declaration
+from ._agently.output_format import KNOWN_FORMATS
+from ._agently.prompt_object import DECLARED_FIELDS
+from ._agently.schema_declaration import SchemaNotes, declaration
+from ._agently.yaml_blocks import dump_yaml, section_body
 from .shown import inline_text, scalar_text
-from .yaml_blocks import dump_yaml, section_body
 
 __all__ = ["Mapped", "from_prompt", "map_prompt"]
 

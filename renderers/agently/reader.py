@@ -30,15 +30,15 @@ from ...core.prompt import (
     ToolDefinition,
     ToolResult,
 )
-from .content import Part, history_part
-from .declaration import is_model_class
-from .errors import AgentlyFieldError, Unrenderable
-from .json_schema import output_json_schema
-from .printing import printable
-from .prompt_object import read_prompt
-from .settings import resolve_settings
-from .storage import store_prompt
-from .yaml_blocks import section_body
+from ._agently.content import Part, history_part
+from ._agently.declaration import is_model_class
+from ._agently.errors import AgentlyFieldError, Unrenderable
+from ._agently.json_schema import output_json_schema
+from ._agently.printing import printable
+from ._agently.prompt_object import read_prompt
+from ._agently.settings import resolve_settings
+from ._agently.storage import store_prompt
+from ._agently.yaml_blocks import section_body
 
 __all__ = ["AgentlyReader", "from_serializable", "read_agently", "reader"]
 

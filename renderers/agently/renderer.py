@@ -19,15 +19,15 @@ from ...core.limits import check_nesting
 from ...core.prompt import Prompt
 from ...core.rendered import Message, RenderedPrompt, RenderWarning
 from ..base import unexpressed_fields
-from . import layout, messages
+from ._agently import layout, messages
+from ._agently.notices import Notice, collecting
+from ._agently.printing import printable
+from ._agently.prompt import agently_clock
+from ._agently.prompt_object import read_prompt
+from ._agently.settings import resolve_settings
+from ._agently.yaml_blocks import shared_parts_as_anchors
 from .mapping import FORMAT, map_prompt
-from .notices import Notice, collecting
-from .printing import printable
-from .prompt import agently_clock
-from .prompt_object import read_prompt
 from .reader import AgentlyReader, reader
-from .settings import resolve_settings
-from .yaml_blocks import shared_parts_as_anchors
 
 __all__ = ["AgentlyReader", "AgentlyRenderer", "reader", "renderer"]
 

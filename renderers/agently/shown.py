@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import AgentlyFieldError
-from .sanitize import sanitize
+from ._agently.errors import AgentlyFieldError
+from ._agently.sanitize import sanitize
 
 __all__ = ["inline_text", "scalar_text"]
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from ...core.errors import warn
+from ....core.errors import warn
 from .errors import AgentlyWarning
 
 __all__ = ["Notice", "collecting", "notice"]

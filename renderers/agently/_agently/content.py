@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ...core.errors import field_path
+from ....core.errors import field_path
 from .errors import AgentlyFieldError
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ...core.errors import FieldError
-from ...core.limits import check_nesting, nesting_room
+from ....core.errors import FieldError
+from ....core.limits import check_nesting, nesting_room
 from .errors import AgentlyFieldError, Unrenderable
 
 __all__ = ["field_guard", "nesting_error", "printable"]

@@ -9,7 +9,7 @@ purpose (the empty prompt) keeps its exact message and stays catchable as ``KeyE
 
 from __future__ import annotations
 
-from ...core.errors import FieldError, PromptwireError, PromptwireWarning
+from ....core.errors import FieldError, PromptwireError, PromptwireWarning
 
 __all__ = [
     "EMPTY_PROMPT_MESSAGE",
