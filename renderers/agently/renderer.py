@@ -20,8 +20,7 @@ from ...core.prompt import Prompt
 from ...core.rendered import Message, RenderedPrompt, RenderWarning
 from ..base import unexpressed_fields
 from ._agently import layout, messages
-from ._agently.notices import Notice, collecting
-from ._agently.printing import printable
+from ._agently.errors import Notice, collecting, printable
 from ._agently.prompt import agently_clock
 from ._agently.prompt_object import read_prompt
 from ._agently.settings import resolve_settings

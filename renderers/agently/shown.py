@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._agently.errors import AgentlyFieldError
+from ._agently.errors import AgentlyFieldError, is_digit_limit
 from ._agently.sanitize import sanitize
 
 __all__ = ["inline_text", "scalar_text"]
@@ -42,7 +42,7 @@ def _json(value: Any, field: str) -> str:
                 return sanitized
             return json.dumps(sanitized, ensure_ascii=False, default=_set_items)
     except ValueError as error:
-        if "integer string conversion" in str(error):
+        if is_digit_limit(error):
             raise AgentlyFieldError(field, "an integer has too many digits to be printed") from None
         raise AgentlyFieldError(field, f"cannot be printed as JSON: {error}") from None
 

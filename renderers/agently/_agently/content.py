@@ -10,15 +10,12 @@ is an *attachment* part, ``{"type": "text", "text": 123}`` too, and attachment p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ....core.errors import field_path
-from .errors import AgentlyFieldError
+from .errors import AgentlyFieldError, validation_field_error
 
-if TYPE_CHECKING:
-    from pydantic import ValidationError
-
-__all__ = ["ChatMsg", "Part", "attachment_parts", "chat_messages", "history_part", "validation_field_error"]
+__all__ = ["ChatMsg", "Part", "attachment_parts", "chat_messages", "history_part"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,31 +41,6 @@ class ChatMsg:
     role: Any
     content: Any
     """A ``str``, or a list of raw parts (dicts) validated later, as Agently does."""
-
-
-_UNION_TAGS = frozenset({"str", "int", "bool", "list", "dict", "TextMessageContent", "AttachmentMessageContent"})
-
-
-def _field_parts(location: tuple[Any, ...]) -> list[str | int]:
-    """Pydantic's error location without the union-branch tags (``str``, ``literal[...]``...)."""
-    return [
-        part
-        for part in location
-        if isinstance(part, int)
-        or (isinstance(part, str) and part not in _UNION_TAGS and not any(c in part for c in "[(,"))
-    ]
-
-
-def validation_field_error(path: list[str | int], error: ValidationError) -> AgentlyFieldError:
-    """One error naming the field, with every reason pydantic gives for it (one per union branch)."""
-    details = error.errors()
-    where = _field_parts(details[0]["loc"])
-    reasons: list[str] = []
-    for detail in details:
-        if _field_parts(detail["loc"]) == where and detail["msg"] not in reasons:
-            reasons.append(detail["msg"])
-    reason = f"{'; '.join(reasons)} (Agently 4.1.4.10 raises a pydantic ValidationError here)"
-    return AgentlyFieldError(field_path([*path, *where]), reason)
 
 
 def _is_text_dict(value: Any) -> bool:

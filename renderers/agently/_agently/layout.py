@@ -12,10 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .content import history_part
-from .errors import AgentlyFieldError
-from .notices import notice
+from .errors import AgentlyFieldError, field_guard, notice
 from .output_formats import output_requirement_lines
-from .printing import field_guard
 from .prompt_object import PromptObject
 from .sanitize import sanitize
 from .settings import AgentlySettings

@@ -14,10 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .content import Part, history_part
-from .errors import AgentlyFieldError
+from .errors import AgentlyFieldError, field_guard, notice
 from .layout import main_prompt_lines, map_role
-from .notices import notice
-from .printing import field_guard
 from .prompt_object import PromptObject
 from .sanitize import sanitize
 from .settings import AgentlySettings

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .declaration import resolve_auto_format
-from .notices import notice
+from .errors import notice
 
 __all__ = ["DICT_ONLY_FORMATS", "KNOWN_FORMATS", "settle_output_format"]
 

@@ -15,10 +15,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from . import layout, messages
-from .content import validation_field_error
 from .declaration import is_model_class
+from .errors import printable, validation_field_error
 from .output_model import output_model
-from .printing import printable
 from .prompt_object import check_not_empty, prepare_data, read_prompt
 from .serialization import serializable_data, to_json, to_yaml
 from .settings import AgentlySettings, resolve_settings

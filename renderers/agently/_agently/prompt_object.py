@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .content import ChatMsg, Part, attachment_parts, chat_messages, validation_field_error
+from .content import ChatMsg, Part, attachment_parts, chat_messages
 from .declaration import is_model_class, normalize_output, project_model
-from .errors import EMPTY_PROMPT_MESSAGE, AgentlyEmptyPromptError, AgentlyFieldError
+from .errors import EMPTY_PROMPT_MESSAGE, AgentlyEmptyPromptError, AgentlyFieldError, validation_field_error
 from .output_format import settle_output_format
 from .settings import AgentlySettings
 
