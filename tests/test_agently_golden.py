@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from promptwire.core.errors import PromptwireError
 from promptwire.renderers.agently import AgentlyEmptyPromptError, AgentlyPrompt
-from promptwire.renderers.agently._agently.json_schema import output_json_schema
+from promptwire.renderers.agently._agently.declarations import output_json_schema
 from promptwire.renderers.agently._agently.sanitize import sanitize
 
 BASE = {

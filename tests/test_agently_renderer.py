@@ -258,7 +258,7 @@ def test_failed_tool_results_stay_visible() -> None:
 
 
 def test_type_names_from_serialized_prompts_keep_their_json_type() -> None:
-    from promptwire.renderers.agently._agently.json_schema import output_json_schema
+    from promptwire.renderers.agently._agently.declarations import output_json_schema
 
     schema = output_json_schema({"reply": ("str", "your reply"), "n": ("int",), "odd": ("Widget", "x")})
     assert schema["properties"] == {

@@ -17,9 +17,8 @@ from ...core.fitting import TextForm, fit
 from ...core.prompt import ContextItem, Prompt, Section, ToolDefinition, ToolResult
 from ...core.rendered import RenderWarning
 from ..parts import openai_content, openai_part
-from ._agently.output_format import KNOWN_FORMATS
+from ._agently.declarations import KNOWN_FORMATS, SchemaNotes, schema_to_declaration
 from ._agently.prompt_object import DECLARED_FIELDS
-from ._agently.schema_declaration import SchemaNotes, declaration
 from ._agently.yaml_blocks import dump_yaml, section_body
 from .shown import inline_text, scalar_text
 
@@ -140,7 +139,7 @@ def _tool(tool: ToolDefinition, index: int, mapped: Mapped) -> Any:
     path = f"tools[{index}].parameters"
     kwargs: Any = {}
     if tool.parameters:
-        kwargs = declaration(tool.parameters, path, notes, output=False)
+        kwargs = schema_to_declaration(tool.parameters, path, notes, output=False)
         if not isinstance(kwargs, dict):
             mapped.warn(path, "Agently's tool kwargs are named arguments; a schema that is not an object is left out")
             kwargs = {}
@@ -148,7 +147,7 @@ def _tool(tool: ToolDefinition, index: int, mapped: Mapped) -> Any:
     if tool.returns is not None:
         returns = tool.returns
         if isinstance(returns, dict) and ("type" in returns or "properties" in returns):
-            returns = declaration(returns, f"tools[{index}].returns", notes, output=False)
+            returns = schema_to_declaration(returns, f"tools[{index}].returns", notes, output=False)
         data["returns"] = returns
     _report_schema(mapped, notes, "Agently's tool description")
     return data
@@ -191,7 +190,7 @@ def _output(prompt: Prompt, mapped: Mapped) -> None:
                 )
     else:
         notes = SchemaNotes()
-        data["output"] = declaration(contract.json_schema, "output", notes, output=True)
+        data["output"] = schema_to_declaration(contract.json_schema, "output", notes, output=True)
         _report_schema(mapped, notes, "Agently's output structure")
     if prompt.config.strict:
         data["ensure_all_keys"] = True

@@ -31,9 +31,8 @@ from ...core.prompt import (
     ToolResult,
 )
 from ._agently.content import Part, history_part
-from ._agently.declaration import is_model_class
+from ._agently.declarations import is_model_class, output_json_schema
 from ._agently.errors import AgentlyFieldError, Unrenderable, printable
-from ._agently.json_schema import output_json_schema
 from ._agently.prompt_object import read_prompt
 from ._agently.settings import resolve_settings
 from ._agently.storage import store_prompt

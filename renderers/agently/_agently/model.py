@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, TypeAdapter, model_validator
 from typing_extensions import TypedDict
 
-from .output_format import settle_output_format
+from .declarations import settle_output_format
 
 __all__ = [
     "AttachmentMessageContent",

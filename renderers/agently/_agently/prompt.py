@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from . import layout, messages
-from .declaration import is_model_class
+from .declarations import is_model_class
 from .errors import printable, validation_field_error
 from .output_model import output_model
 from .prompt_object import check_not_empty, prepare_data, read_prompt

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .content import ChatMsg, Part, attachment_parts, chat_messages
-from .declaration import is_model_class, normalize_output, project_model
+from .declarations import is_model_class, normalize_output, project_model, settle_output_format
 from .errors import EMPTY_PROMPT_MESSAGE, AgentlyEmptyPromptError, AgentlyFieldError, validation_field_error
-from .output_format import settle_output_format
 from .settings import AgentlySettings
 
 __all__ = ["DECLARED_FIELDS", "PromptObject", "check_not_empty", "prepare_data", "read_prompt"]

@@ -11,41 +11,12 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from .declarations import contract_of, ensure_policy
 from .slots import replace_slots
 
-__all__ = ["CONTRACT_KEY", "ensure_policy", "normalize_ensure_marker", "requirement_lines"]
-
-CONTRACT_KEY = "__agently_pydantic_output_contract__"
+__all__ = ["requirement_lines"]
 
 InlineDescriptions = Literal["all", "top_level", "none"]
-
-
-def ensure_policy(marker: Any) -> Literal["presence", "not_null"] | None:
-    """Agently's third tuple element: ``True``/``1`` = key required, ``"not_null"`` = value required."""
-    if marker is True or marker == 1:
-        return "presence"
-    if marker == "not_null":
-        return "not_null"
-    return None
-
-
-def normalize_ensure_marker(marker: Any) -> bool | str | None:
-    policy = ensure_policy(marker)
-    if policy == "presence":
-        return True
-    if policy == "not_null":
-        return "not_null"
-    return None
-
-
-def contract_of(spec: Any) -> Mapping[str, Any] | None:
-    if not isinstance(spec, tuple) or len(spec) < 4:
-        return None
-    metadata = spec[3]
-    if not isinstance(metadata, Mapping):
-        return None
-    contract = metadata.get(CONTRACT_KEY)
-    return contract if isinstance(contract, Mapping) else None
 
 
 def _compact_json(value: Any) -> str:

@@ -14,29 +14,29 @@ from typing import Any
 
 import yaml
 
-from .declaration import normalize_output
+from .declarations import is_long_content, normalize_ensure_marker, normalize_output
 from .errors import AgentlyFieldError
-from .requirements import normalize_ensure_marker
 from .sanitize import sanitize
 
 __all__ = ["serializable_data", "to_json", "to_yaml"]
 
 
-def _serializable_output(part: Any) -> Any:
-    part = normalize_output(part)
-    if (
-        isinstance(part, tuple)
-        and len(part) > 3
-        and isinstance(part[3], Mapping)
-        and part[3].get("long_content") is True
-    ):
-        result: dict[str, Any] = {"$type": "long_content"}
-        if part[1]:
-            result["$desc"] = part[1]
+def _spelled(declared: Any, part: tuple[Any, ...]) -> dict[str, Any]:
+    """A field tuple as ``{"$type", "$desc", "$ensure"}`` (the last two only when set)."""
+    result = {"$type": declared}
+    if len(part) >= 2 and part[1]:
+        result["$desc"] = part[1]
+    if len(part) >= 3:
         ensure = normalize_ensure_marker(part[2])
         if ensure is not None:
             result["$ensure"] = ensure
-        return result
+    return result
+
+
+def _serializable_output(part: Any) -> Any:
+    part = normalize_output(part)
+    if is_long_content(part):
+        return _spelled("long_content", part)
     if not isinstance(part, (Mapping, Sequence)) or isinstance(part, str):
         return part
     if isinstance(part, Mapping):
@@ -45,14 +45,7 @@ def _serializable_output(part: Any) -> Any:
         return [_serializable_output(item) for item in part]
     if not part:
         return []
-    result = {"$type": part[0]}
-    if len(part) >= 2 and part[1]:
-        result["$desc"] = part[1]
-    if len(part) >= 3:
-        ensure = normalize_ensure_marker(part[2])
-        if ensure is not None:
-            result["$ensure"] = ensure
-    return result
+    return _spelled(part[0], part)
 
 
 def serializable_data(data: Mapping[str, Any]) -> dict[str, Any]:

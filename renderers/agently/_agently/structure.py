@@ -10,9 +10,9 @@ description end in a bare `` //``, list items get a comma even when last, then `
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from .declarations import is_long_content
 from .slots import replace_slots
 
 __all__ = ["render_structure", "value_example"]
@@ -52,7 +52,7 @@ def render_structure(value: Any, titles: Any, layer: int = 0) -> str:
         lines.append("  " * layer + "]")
         return "\n".join(lines)
     if isinstance(value, tuple) and value:
-        if len(value) > 3 and isinstance(value[3], Mapping) and value[3].get("long_content") is True:
+        if is_long_content(value):
             return "<str>"
         if isinstance(value[0], (dict, list, set)):
             return render_structure(value[0], titles, layer + 1)
