@@ -13,12 +13,11 @@ from typing import Any
 
 from .content import history_part
 from .errors import AgentlyFieldError, field_guard, notice
-from .output_formats import output_requirement_lines
+from .output_block import output_requirement_lines, render_structure
 from .prompt_object import PromptObject
 from .sanitize import sanitize
 from .settings import AgentlySettings
 from .slots import replace_slots, title_lookup
-from .structure import render_structure
 from .yaml_blocks import section_body
 
 __all__ = ["main_prompt_lines", "map_role", "section_lines", "to_text"]
