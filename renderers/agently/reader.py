@@ -30,10 +30,9 @@ from ...core.prompt import (
     ToolDefinition,
     ToolResult,
 )
-from ._agently.content import Part, history_part
 from ._agently.declarations import is_model_class, output_json_schema
 from ._agently.errors import AgentlyFieldError, Unrenderable, printable
-from ._agently.prompt_object import read_prompt
+from ._agently.prompt_object import Part, history_part, read_prompt
 from ._agently.settings import resolve_settings
 from ._agently.storage import store_prompt
 from ._agently.yaml_blocks import section_body

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .content import history_part
 from .errors import AgentlyFieldError, field_guard, notice
 from .output_block import output_requirement_lines, render_structure
-from .prompt_object import PromptObject
+from .prompt_object import PromptObject, history_part
 from .sanitize import sanitize
 from .settings import AgentlySettings
 from .slots import replace_slots, title_lookup

@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .content import Part, history_part
 from .errors import AgentlyFieldError, field_guard, notice
 from .layout import main_prompt_lines, map_role
-from .prompt_object import PromptObject
+from .prompt_object import Part, PromptObject, history_part
 from .sanitize import sanitize
 from .settings import AgentlySettings
 from .slots import replace_slots, title_lookup
