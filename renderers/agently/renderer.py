@@ -19,7 +19,7 @@ from ...core.limits import check_nesting
 from ...core.prompt import Prompt
 from ...core.rendered import Message, RenderedPrompt, RenderWarning
 from ..base import unexpressed_fields
-from ._agently import layout, messages
+from ._agently import layout
 from ._agently.errors import Notice, collecting, printable
 from ._agently.prompt import agently_clock
 from ._agently.prompt_object import read_prompt
@@ -142,7 +142,7 @@ class AgentlyRenderer:
             bodies: dict[str, str] = {}
             main = layout.main_prompt_lines(read, resolved, bodies)
             text = layout.to_text(read, resolved, role_mapping, read_clock, main)
-            chat = messages.to_messages(
+            chat = layout.to_messages(
                 read,
                 resolved,
                 role_mapping,

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from . import layout, messages
+from . import layout
 from .declarations import is_model_class
 from .errors import printable, validation_field_error
 from .output_model import output_model
@@ -78,7 +78,7 @@ class AgentlyPrompt:
         with printable(self._data):
             prompt = read_prompt(self._data, self._settings)
             check_not_empty(prompt)
-            return messages.to_messages(
+            return layout.to_messages(
                 prompt, self._settings, role_mapping, rich_content, strict_role_orders, self._clock
             )
 
