@@ -33,8 +33,7 @@ from ...core.prompt import (
 from ._agently.declarations import is_model_class, output_json_schema
 from ._agently.errors import AgentlyFieldError, Unrenderable, printable
 from ._agently.prompt_object import Part, history_part, read_prompt
-from ._agently.settings import resolve_settings
-from ._agently.storage import store_prompt
+from ._agently.storage import resolve_settings, store_prompt
 from ._agently.yaml_blocks import section_body
 
 __all__ = ["AgentlyReader", "from_serializable", "read_agently", "reader"]

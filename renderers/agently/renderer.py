@@ -23,7 +23,7 @@ from ._agently import layout
 from ._agently.errors import Notice, collecting, printable
 from ._agently.prompt import agently_clock
 from ._agently.prompt_object import read_prompt
-from ._agently.settings import resolve_settings
+from ._agently.storage import resolve_settings
 from ._agently.yaml_blocks import shared_parts_as_anchors
 from .mapping import FORMAT, map_prompt
 from .reader import AgentlyReader, reader

@@ -25,8 +25,8 @@ from .errors import AgentlyFieldError, field_guard, notice
 from .output_block import output_requirement_lines, render_structure
 from .prompt_object import Part, PromptObject, history_part
 from .sanitize import sanitize
-from .settings import AgentlySettings
 from .slots import replace_slots, title_lookup
+from .storage import AgentlySettings
 from .yaml_blocks import section_body
 
 

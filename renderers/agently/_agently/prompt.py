@@ -20,8 +20,7 @@ from .errors import printable, validation_field_error
 from .output_model import output_model
 from .prompt_object import check_not_empty, prepare_data, read_prompt
 from .serialization import serializable_data, to_json, to_yaml
-from .settings import AgentlySettings, resolve_settings
-from .storage import store_prompt
+from .storage import AgentlySettings, resolve_settings, store_prompt
 
 __all__ = ["AgentlyPrompt", "agently_clock"]
 

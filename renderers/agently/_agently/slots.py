@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import AgentlyFieldError
-from .settings import DEFAULT_TITLES
+from .storage import DEFAULT_TITLES
 
 __all__ = ["SLOT_TITLE_DEFAULTS", "replace_slots", "title_lookup"]
 
