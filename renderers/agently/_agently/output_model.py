@@ -34,8 +34,6 @@ from .declarations import contract_of, ensure_policy, is_long_content
 from .errors import AgentlyFieldError
 from .sanitize import sanitize
 
-__all__ = ["NOT_STRUCTURED", "RootListOutput", "build_output_model"]
-
 NOT_STRUCTURED = "Unable to generator output model because the output is not a structure data."
 
 _CONSTRAINT_KWARGS = {
