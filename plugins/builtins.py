@@ -35,7 +35,7 @@ RENDERERS: Final[dict[str, str]] = {
 READERS: Final[dict[str, str]] = {
     "prompt": ".renderers.prompt_data:reader",
     "agens": ".renderers.agens:reader",
-    "agently": ".renderers.agently.renderer:reader",
+    "agently": ".renderers.agently.reader:reader",
 }
 
 ADAPTERS: Final[dict[str, str]] = {

@@ -18,9 +18,8 @@ from promptwire.core import ContextItem, OutputContract, Section
 from promptwire.core.errors import FieldError
 from promptwire.core.prompt import ChatTurn, FilePart, ImagePart, TextPart, ToolDefinition
 from promptwire.renderers.agently import AgentlyPrompt, AgentlyWarning
-from promptwire.renderers.agently.mapping import from_prompt
 from promptwire.renderers.agently.reader import reader
-from promptwire.renderers.agently.renderer import renderer
+from promptwire.renderers.agently.renderer import map_prompt, renderer
 
 
 def _render(prompt: Prompt, **options: Any) -> Any:
@@ -274,7 +273,9 @@ def test_the_reader_keeps_inline_file_data_inline() -> None:
     part = prompt.attachments[0]
     assert isinstance(part, FilePart)
     assert (part.url, part.data, part.media_type, part.filename) == (None, "JVBERi0=", "application/pdf", "a.pdf")
-    assert from_prompt(prompt)["attachment"] == [{"type": "file", "file": {"file_data": data_url, "filename": "a.pdf"}}]
+    assert map_prompt(prompt).data["attachment"] == [
+        {"type": "file", "file": {"file_data": data_url, "filename": "a.pdf"}}
+    ]
 
 
 # --- options are validated like prompt data ----------------------------------------------------
@@ -352,7 +353,7 @@ def test_agently_prompt_copies_shared_parts_into_a_tree_as_agently_does() -> Non
 def test_long_plain_lists_are_written_as_pyyaml_writes_them(items: list[Any]) -> None:
     import yaml
 
-    from promptwire.renderers.agently.yaml_blocks import dump_yaml
+    from promptwire.renderers.agently._agently.yaml_blocks import dump_yaml
 
     for value in (items * 50, {"key": items * 3, "nested": {"deeper": items}}, [items, items[:1]]):
         assert dump_yaml(value) == yaml.safe_dump(value, allow_unicode=True)

@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from promptwire.core.errors import PromptwireError
 from promptwire.renderers.agently import AgentlyEmptyPromptError, AgentlyPrompt
-from promptwire.renderers.agently.json_schema import output_json_schema
-from promptwire.renderers.agently.sanitize import sanitize
+from promptwire.renderers.agently._agently.declarations import output_json_schema
+from promptwire.renderers.agently._agently.sanitize import sanitize
 
 BASE = {
     "input": "Hello",

@@ -18,8 +18,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from promptwire.renderers.agently import AgentlyPrompt, yaml_blocks
-from promptwire.renderers.agently.prompt import agently_clock
+from promptwire.renderers.agently import AgentlyPrompt
+from promptwire.renderers.agently._agently import yaml_blocks
+from promptwire.renderers.agently._agently.prompt import agently_clock
 
 # --- the YAML emitter --------------------------------------------------------------------------
 

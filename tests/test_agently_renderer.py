@@ -15,9 +15,9 @@ from promptwire import PluginHost, Prompt, hookimpl
 from promptwire.core import ContextItem, Identity, Section
 from promptwire.core.errors import FieldError, UnsupportedFieldsError
 from promptwire.renderers.agently import AgentlyPrompt
-from promptwire.renderers.agently.mapping import from_prompt
 from promptwire.renderers.agently.reader import read_agently as to_prompt
-from promptwire.renderers.agently.renderer import reader, renderer
+from promptwire.renderers.agently.reader import reader
+from promptwire.renderers.agently.renderer import map_prompt, renderer
 from promptwire.renderers.agentscript.shape import shape_contract
 from promptwire.renderers.base import Renderer
 
@@ -39,7 +39,7 @@ def _quiet(call: Any) -> Any:
 
 
 def _trip(data: dict[str, Any], settings: dict[str, Any] | None = None) -> AgentlyPrompt:
-    return AgentlyPrompt(from_prompt(to_prompt(data, settings)), settings, clock=lambda: "T")
+    return AgentlyPrompt(map_prompt(to_prompt(data, settings)).data, settings, clock=lambda: "T")
 
 
 @pytest.mark.parametrize("name", [name for name in ROUND_TRIP if name not in NOT_VERBATIM])
@@ -58,8 +58,8 @@ def test_agently_dict_survives_the_core_prompt(name: str) -> None:
 def test_reading_back_what_the_renderer_wrote_changes_nothing(name: str) -> None:
     """After one trip the Agently dict is a fixed point: the core Prompt loses nothing to the mapping."""
     case = CORPUS[name]
-    once = from_prompt(to_prompt(case.data, case.settings))
-    twice = from_prompt(to_prompt(once, case.settings))
+    once = map_prompt(to_prompt(case.data, case.settings)).data
+    twice = map_prompt(to_prompt(once, case.settings)).data
     first = AgentlyPrompt(once, case.settings, clock=lambda: "T")
     second = AgentlyPrompt(twice, case.settings, clock=lambda: "T")
     assert _quiet(second.to_text) == _quiet(first.to_text)
@@ -87,7 +87,7 @@ def _shown_verbatim(data: dict[str, Any]) -> bool:
 def test_generated_agently_dicts_survive_the_core_prompt(data: dict[str, Any]) -> None:
     original = AgentlyPrompt(data, clock=lambda: "T")
     again = _trip(data)
-    twice = AgentlyPrompt(from_prompt(to_prompt(from_prompt(to_prompt(data)))), clock=lambda: "T")
+    twice = AgentlyPrompt(map_prompt(to_prompt(map_prompt(to_prompt(data)).data)).data, clock=lambda: "T")
     assert _quiet(twice.to_text) == _quiet(again.to_text)
     assert _quiet(twice.to_messages) == _quiet(again.to_messages)
     if _shown_verbatim(data):
@@ -97,7 +97,7 @@ def test_generated_agently_dicts_survive_the_core_prompt(data: dict[str, Any]) -
 
 def test_round_trip_normalises_image_parts_to_the_openai_shape() -> None:
     data = {"attachment": [{"type": "image_url", "image_url": "http://x/a.png"}], "input": "look"}
-    back = from_prompt(to_prompt(data))
+    back = map_prompt(to_prompt(data)).data
     assert back["attachment"] == [{"type": "image_url", "image_url": {"url": "http://x/a.png"}}]
 
 
@@ -191,7 +191,7 @@ def test_render_options_reach_agently() -> None:
 def test_output_from_another_dialect_becomes_an_agently_declaration() -> None:
 
     contract = shape_contract({"title": "string", "scores": "list[number]"})
-    data = from_prompt(Prompt(instruction="rate", output=contract))
+    data = map_prompt(Prompt(instruction="rate", output=contract)).data
     assert data["output"] == {"title": (str, "", True), "scores": ([float], "", True)}
     assert '"title": <str>, //' in AgentlyPrompt(data).to_text()
 
@@ -200,7 +200,7 @@ def test_reader_reads_the_json_export() -> None:
     data = {"input": "x", "output": {"ready": (bool, "whether", True), "items": [(str, "tag")]}}
     exported = json.loads(AgentlyPrompt(data).to_json_prompt())
     prompt = reader.read(exported)
-    assert AgentlyPrompt(from_prompt(prompt)).to_text() == AgentlyPrompt(data).to_text()
+    assert AgentlyPrompt(map_prompt(prompt).data).to_text() == AgentlyPrompt(data).to_text()
     with pytest.raises(FieldError):
         reader.read(["not", "a", "mapping"])
 
@@ -209,7 +209,7 @@ def test_unknown_part_types_and_clashing_sections_are_errors() -> None:
     with pytest.raises(FieldError, match=r"attachment\[0\]"):
         to_prompt({"attachment": [{"type": "something", "something": 1}]})
     with pytest.raises(FieldError, match="clash"):
-        from_prompt(Prompt(sections=[Section(kind="custom", key="input", value=1)]))
+        map_prompt(Prompt(sections=[Section(kind="custom", key="input", value=1)]))
 
 
 def test_registers_like_a_third_party_plugin() -> None:
@@ -231,21 +231,19 @@ def test_registers_like_a_third_party_plugin() -> None:
 
 def test_context_never_overwrites_an_info_key() -> None:
     from promptwire import Prompt
-    from promptwire.renderers.agently.mapping import from_prompt
 
     prompt = Prompt(
         sections=[{"kind": "info", "value": {"city": "Lisbon"}}],
         context=[{"label": "city", "value": "Porto"}],
         instruction="x",
     )
-    data = from_prompt(prompt)
+    data = map_prompt(prompt).data
     assert data["info"] == {"city": "Lisbon"}
     assert data["context"] == {"city": "Porto"}
 
 
 def test_failed_tool_results_stay_visible() -> None:
     from promptwire import Prompt
-    from promptwire.renderers.agently.mapping import from_prompt
 
     prompt = Prompt(
         instruction="x",
@@ -254,11 +252,11 @@ def test_failed_tool_results_stay_visible() -> None:
             {"call_id": "b", "name": "echo", "content": "timeout", "is_error": True},
         ],
     )
-    assert from_prompt(prompt)["action_results"] == {"a": "ok", "b": {"error": "timeout"}}
+    assert map_prompt(prompt).data["action_results"] == {"a": "ok", "b": {"error": "timeout"}}
 
 
 def test_type_names_from_serialized_prompts_keep_their_json_type() -> None:
-    from promptwire.renderers.agently.json_schema import output_json_schema
+    from promptwire.renderers.agently._agently.declarations import output_json_schema
 
     schema = output_json_schema({"reply": ("str", "your reply"), "n": ("int",), "odd": ("Widget", "x")})
     assert schema["properties"] == {

@@ -5,9 +5,13 @@
 ``to_serializable_prompt_data``, ``to_json_prompt`` and ``to_yaml_prompt`` exactly as Agently does.
 Inputs that make Agently crash raise :class:`AgentlyFieldError` (a ``FieldError`` naming the field);
 the empty prompt raises :class:`AgentlyEmptyPromptError`, a ``KeyError`` with Agently's message.
+
+The clone of Agently is the private package ``_agently``; beside it, the bridge to the core
+``Prompt``: ``renderer`` (the registered ``agently`` format) and ``reader`` (Agently data read into a
+``Prompt``).
 """
 
-from .errors import AgentlyEmptyPromptError, AgentlyFieldError, AgentlyWarning
-from .prompt import AgentlyPrompt
+from ._agently.errors import AgentlyEmptyPromptError, AgentlyFieldError, AgentlyWarning
+from ._agently.prompt import AgentlyPrompt
 
 __all__ = ["AgentlyEmptyPromptError", "AgentlyFieldError", "AgentlyPrompt", "AgentlyWarning"]

@@ -30,15 +30,11 @@ from ...core.prompt import (
     ToolDefinition,
     ToolResult,
 )
-from .content import Part, history_part
-from .declaration import is_model_class
-from .errors import AgentlyFieldError, Unrenderable
-from .json_schema import output_json_schema
-from .printing import printable
-from .prompt_object import read_prompt
-from .settings import resolve_settings
-from .storage import store_prompt
-from .yaml_blocks import section_body
+from ._agently.declarations import is_model_class, output_json_schema
+from ._agently.errors import AgentlyFieldError, Unrenderable, printable
+from ._agently.prompt_object import Part, history_part, read_prompt
+from ._agently.storage import resolve_settings, store_prompt
+from ._agently.yaml_blocks import section_body
 
 __all__ = ["AgentlyReader", "from_serializable", "read_agently", "reader"]
 

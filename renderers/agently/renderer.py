@@ -1,35 +1,333 @@
-"""The registered ``agently`` format: any core ``Prompt`` in Agently's layout.
+"""The registered ``agently`` format: any core ``Prompt`` in Agently's layout (the core -> Agently bridge).
 
-The renderer maps the ``Prompt`` to an Agently prompt dict (``mapping.map_prompt``) and renders it
-with Agently's generator: ``text`` is ``to_text()``, ``messages`` is ``to_messages()`` called the
-way Agently's OpenAI-compatible model requester calls it (rich content only when there are
-attachments, no strict role order), unless the options say otherwise. Unlike ``AgentlyPrompt``
-used directly, it renders every prompt (Agently refuses one with no input, info, instruct, output
-or attachment) and emits no Python warning: Agently's own warnings come back as records on the
-result, like every other thing the format leaves out.
+The renderer maps the ``Prompt`` to an Agently prompt dict (:func:`map_prompt`) and renders it with
+the clone of Agently's generator (``_agently``): ``text`` is ``to_text()``, ``messages`` is
+``to_messages()`` called the way Agently's OpenAI-compatible model requester calls it (rich content
+only when there are attachments, no strict role order), unless the options say otherwise. Unlike
+``AgentlyPrompt`` used directly, it renders every prompt (Agently refuses one with no input, info,
+instruct, output or attachment) and emits no Python warning: Agently's own warnings come back as
+records on the result, like every other thing the format leaves out.
+
+Values are handed to Agently as the model should read them. Agently prints an ``info`` value, and a
+scalar section body, with Python's ``str()``: a dict comes out as ``{'id': 4711}``, ``True`` as
+``True``, ``None`` as ``None``. ``AgentlyPrompt`` keeps that for a user's own Agently dict (it is
+Agently's behaviour), but a core ``Prompt`` is shown as a model reads data: one line of JSON where
+Agently prints a value inline (``- key: value``), and YAML, Agently's own section form, where it
+prints a block. Context items are fitted to their budgets in that text, and whatever Agently has no
+place for comes back as a :class:`RenderWarning` instead of disappearing. The reverse direction,
+Agently data read into a ``Prompt``, is the reader (``reader.py``). The field table is in
+``docs/agently.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.errors import FieldError
+from ...core.fitting import TextForm, fit
 from ...core.limits import check_nesting
-from ...core.prompt import Prompt
+from ...core.prompt import ContextItem, Prompt, Section, ToolDefinition, ToolResult
 from ...core.rendered import Message, RenderedPrompt, RenderWarning
 from ..base import unexpressed_fields
-from . import layout, messages
-from .mapping import FORMAT, map_prompt
-from .notices import Notice, collecting
-from .printing import printable
-from .prompt import agently_clock
-from .prompt_object import read_prompt
-from .reader import AgentlyReader, reader
-from .settings import resolve_settings
-from .yaml_blocks import shared_parts_as_anchors
+from ..parts import openai_content, openai_part
+from ._agently import layout
+from ._agently.declarations import KNOWN_FORMATS, SchemaNotes, schema_to_declaration
+from ._agently.errors import AgentlyFieldError, Notice, collecting, is_digit_limit, printable
+from ._agently.prompt import agently_clock
+from ._agently.prompt_object import DECLARED_FIELDS, read_prompt
+from ._agently.sanitize import sanitize
+from ._agently.storage import resolve_settings
+from ._agently.yaml_blocks import dump_yaml, section_body, shared_parts_as_anchors
 
-__all__ = ["AgentlyReader", "AgentlyRenderer", "reader", "renderer"]
+__all__ = ["AgentlyRenderer", "Mapped", "map_prompt", "renderer"]
+
+FORMAT = "agently"
+
+
+# --- values as the model reads them ---------------------------------------------------------------
+
+_JSON_SCALARS = (bool, int, float)
+
+
+def _set_items(value: Any) -> Any:
+    if isinstance(value, set | frozenset):
+        # A set has no order; sort its text forms so the bytes are the same on every run.
+        return sorted(value, key=lambda item: (type(item).__name__, str(item)))
+    if isinstance(value, tuple):
+        return list(value)
+    return str(value)
+
+
+def _json(value: Any, field: str) -> str:
+    try:
+        try:
+            return json.dumps(value, ensure_ascii=False)
+        except TypeError:
+            # Not plain JSON data (a date, a class, a tuple key, a set...): Agently's sanitize makes
+            # it data; one that becomes text (a date's ISO form, a type's name) is shown as that text.
+            sanitized = sanitize(value)
+            if isinstance(sanitized, str):
+                return sanitized
+            return json.dumps(sanitized, ensure_ascii=False, default=_set_items)
+    except ValueError as error:
+        if is_digit_limit(error):
+            raise AgentlyFieldError(field, "an integer has too many digits to be printed") from None
+        raise AgentlyFieldError(field, f"cannot be printed as JSON: {error}") from None
+
+
+def _inline_text(value: Any, field: str) -> str:
+    """The text Agently shows for ``value`` on one line (``- key: <text>``): text as is, else JSON."""
+    if isinstance(value, str):
+        return value
+    return _json(value, field)
+
+
+def _scalar_text(value: Any, field: str) -> Any:
+    """A scalar section body as JSON text (``true``, ``null``, ``0``); text and containers unchanged."""
+    if value is None or (isinstance(value, _JSON_SCALARS) and not isinstance(value, str)):
+        return _json(value, field)
+    return value
+
+
+# --- the mapping: a core Prompt as an Agently prompt dict -----------------------------------------
+
+
+@dataclass
+class Mapped:
+    """The Agently prompt dict for a Prompt, and what the mapping had to change or leave out."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    warnings: list[RenderWarning] = field(default_factory=list)
+
+    def warn(self, field_path: str, reason: str) -> None:
+        self.warnings.append(RenderWarning(FORMAT, field_path, reason))
+
+
+# --- sections -------------------------------------------------------------------------------------
+
+
+def _by_kind(sections: Sequence[Section], kind: str) -> list[tuple[int, Section]]:
+    return [(index, section) for index, section in enumerate(sections) if section.kind == kind]
+
+
+def _merged(sections: list[tuple[int, Section]], *, keyed: bool, shown: Any) -> Any:
+    """One Agently value for the sections of one kind: the value itself, a key->value map, or a list.
+
+    ``info`` keeps a lone section's key (Agently lists info as ``- key: value``); ``instruct`` and
+    ``examples`` show a lone section's value as it is. ``shown`` turns each value into what Agently
+    is to print.
+    """
+    values = [shown(section.value, f"sections[{index}].value") for index, section in sections]
+    keys = [section.key for _, section in sections]
+    if len(sections) == 1 and (keys[0] is None or not keyed):
+        return values[0]
+    if all(key is not None for key in keys) and len(set(keys)) == len(keys):
+        return dict(zip(keys, values, strict=True))
+    if len(sections) == 1:
+        return values[0]
+    return list(values)
+
+
+def _info_value(value: Any, path: str) -> Any:
+    """Agently prints info inline (``- key: value``, ``- item`` or the lone text): give it text."""
+    if isinstance(value, dict):
+        return {key: _inline_text(item, f"{path}.{key}") for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_inline_text(item, f"{path}[{index}]") for index, item in enumerate(value)]
+    return _inline_text(value, path)
+
+
+# --- context --------------------------------------------------------------------------------------
+
+
+def _labels(items: Sequence[ContextItem], mapped: Mapped) -> list[str]:
+    """One distinct key per item: its label (or source); a repeated one gets the first free ``_N``."""
+    wanted = [item.label or item.source or f"context_{index}" for index, item in enumerate(items)]
+    taken = set(wanted)
+    seen: set[str] = set()
+    labels: list[str] = []
+    for index, label in enumerate(wanted):
+        if label in seen:
+            number = 2
+            while f"{label}_{number}" in taken:
+                number += 1
+            renamed = f"{label}_{number}"
+            taken.add(renamed)
+            mapped.warn(
+                f"context[{index}].label",
+                f"the label {label!r} is already used by another context item; shown as {renamed!r}",
+            )
+            label = renamed
+        seen.add(label)
+        labels.append(label)
+    return labels
+
+
+def _inline_form(path: str) -> TextForm:
+    return TextForm(text=lambda value: _inline_text(value, path))
+
+
+def _block_form(path: str) -> TextForm:
+    return TextForm(text=lambda value: section_body(_scalar_text(value, path), {}))
+
+
+def _context(prompt: Prompt, mapped: Mapped, *, inline: bool) -> dict[str, Any]:
+    """The context items by label, each fitted to its budget in the text Agently shows for it."""
+    entries: dict[str, Any] = {}
+    labels = _labels(prompt.context, mapped)
+    for index, (label, item) in enumerate(zip(labels, prompt.context, strict=True)):
+        path = f"context[{index}].value"
+        limit = item.budget.context_limit if item.budget is not None else None
+        if inline:
+            entries[label] = fit(item.value, limit, _inline_form(path)).text
+        elif limit is None:
+            entries[label] = _scalar_text(item.value, path)
+        else:
+            entries[label] = _scalar_text(fit(item.value, limit, _block_form(path)).value, path)
+    return entries
+
+
+# --- tools and results ----------------------------------------------------------------------------
+
+
+def _report_schema(mapped: Mapped, notes: SchemaNotes, where: str) -> None:
+    for path, keywords in notes.left_out:
+        listed = ", ".join(keywords)
+        mapped.warn(path, f"{where} has no place for the schema keyword(s) {listed}; left out")
+
+
+def _tool(tool: ToolDefinition, index: int, mapped: Mapped) -> Any:
+    native = tool.native
+    if isinstance(native, dict) and {"name", "desc", "kwargs"} <= set(native):
+        return native
+    notes = SchemaNotes()
+    path = f"tools[{index}].parameters"
+    kwargs: Any = {}
+    if tool.parameters:
+        kwargs = schema_to_declaration(tool.parameters, path, notes, output=False)
+        if not isinstance(kwargs, dict):
+            mapped.warn(path, "Agently's tool kwargs are named arguments; a schema that is not an object is left out")
+            kwargs = {}
+    data: dict[str, Any] = {"name": tool.name, "desc": tool.description, "kwargs": kwargs}
+    if tool.returns is not None:
+        returns = tool.returns
+        if isinstance(returns, dict) and ("type" in returns or "properties" in returns):
+            returns = schema_to_declaration(returns, f"tools[{index}].returns", notes, output=False)
+        data["returns"] = returns
+    _report_schema(mapped, notes, "Agently's tool description")
+    return data
+
+
+def _action_results(results: list[ToolResult]) -> Any:
+    """Agently's ``action_results``: a map keyed by tool name, or by call id when names repeat.
+
+    A failed call keeps its failure visible as ``{"error": content}`` (Agently has no error flag).
+    """
+    values = [{"error": result.content} if result.is_error else result.content for result in results]
+    for keys in ([result.name for result in results], [result.call_id for result in results]):
+        if all(key is not None for key in keys) and len(set(keys)) == len(keys):
+            return dict(zip(keys, values, strict=True))
+    if len(results) == 1:
+        # A lone result is the section's body, which Agently prints with str(): give it JSON text.
+        return _scalar_text(values[0], "tool_results[0].content")
+    return values
+
+
+# --- output ---------------------------------------------------------------------------------------
+
+
+def _output(prompt: Prompt, mapped: Mapped) -> None:
+    contract = prompt.output
+    if contract is None:
+        return
+    data = mapped.data
+    if contract.dialect == "agently" and contract.native is not None:
+        data["output"] = contract.native
+        if contract.format is not None:
+            if contract.format in KNOWN_FORMATS:
+                data["output_format"] = contract.format
+            else:
+                # Agently shows no output requirement at all for a format it does not know.
+                mapped.warn(
+                    "output.format",
+                    f"Agently 4.1.4.10 has no output format {contract.format!r} (it would show no output "
+                    "requirement); shown in the default format instead",
+                )
+    else:
+        notes = SchemaNotes()
+        data["output"] = schema_to_declaration(contract.json_schema, "output", notes, output=True)
+        _report_schema(mapped, notes, "Agently's output structure")
+    if prompt.config.strict:
+        data["ensure_all_keys"] = True
+
+
+def _instruction(value: Any) -> Any:
+    """The ``input`` value: Agently hides a falsy one, so a given ``0``/``False``/``[]`` goes as text."""
+    if isinstance(value, list | dict | tuple) and not value:
+        return dump_yaml(value)
+    return _scalar_text(value, "instruction")
+
+
+# --- the whole prompt -----------------------------------------------------------------------------
+
+
+def map_prompt(prompt: Prompt) -> Mapped:
+    """The Agently prompt dict for ``prompt``, with warnings for what was changed or left out.
+
+    Context items join ``info`` (label -> value, fitted to their budgets); fields Agently has no
+    place for (identity, tool calls, resources, previous result, retry) are left out here, and the
+    renderer reports them.
+    """
+    mapped = Mapped()
+    data = mapped.data
+    if prompt.system is not None:
+        data["system"] = prompt.system
+    if prompt.developer is not None:
+        data["developer"] = prompt.developer
+    if prompt.history:
+        data["chat_history"] = [{"role": turn.role, "content": openai_content(turn.content)} for turn in prompt.history]
+    if prompt.tools:
+        data["tools"] = [_tool(tool, index, mapped) for index, tool in enumerate(prompt.tools)]
+    if prompt.tool_results:
+        data["action_results"] = _action_results(prompt.tool_results)
+    info_sections = _by_kind(prompt.sections, "info")
+    info = _merged(info_sections, keyed=True, shown=lambda value, path: value) if info_sections else None
+    info_path = f"sections[{info_sections[0][0]}].value" if len(info_sections) == 1 else "sections"
+    custom: dict[str, Any] = {}
+    if prompt.context:
+        labels = set(_labels(prompt.context, Mapped()))
+        joins_info = not info_sections or (isinstance(info, dict) and not info.keys() & labels)
+        context = _context(prompt, mapped, inline=joins_info)
+        if joins_info:
+            info = {**(info or {}), **context}
+        else:
+            custom["context"] = context
+    if info_sections or prompt.context:
+        data["info"] = _info_value(info, info_path)
+    for index, section in _by_kind(prompt.sections, "custom"):
+        key = section.key or "custom"
+        if key in DECLARED_FIELDS or key in custom:
+            raise FieldError("sections", f"the custom section {key!r} would clash with another Agently prompt key")
+        custom[key] = _scalar_text(section.value, f"sections[{index}].value")
+    data.update(custom)
+    for kind in ("instruct", "examples"):
+        chosen = _by_kind(prompt.sections, kind)
+        if chosen:
+            data[kind] = _merged(chosen, keyed=False, shown=_scalar_text)
+    if prompt.instruction is not None and prompt.instruction != "":
+        data["input"] = _instruction(prompt.instruction)
+    if prompt.attachments:
+        data["attachment"] = [openai_part(part) for part in prompt.attachments]
+    _output(prompt, mapped)
+    if prompt.config.temperature is not None:
+        data["options"] = {"temperature": prompt.config.temperature}
+    return mapped
+
+
+# --- the renderer ----------------------------------------------------------------------------------
 
 _EXPRESSED_FIELDS = frozenset(
     {
@@ -115,7 +413,7 @@ class AgentlyRenderer:
     ``strict_role_orders`` (default ``False``) and ``strict``.
     """
 
-    name = "agently"
+    name = FORMAT
     description = "Agently 4.1.4.10 prompt generator: '[SECTION]:' blocks with YAML bodies, user:/assistant: frame"
     fields: frozenset[str] = _EXPRESSED_FIELDS
 
@@ -143,7 +441,7 @@ class AgentlyRenderer:
             bodies: dict[str, str] = {}
             main = layout.main_prompt_lines(read, resolved, bodies)
             text = layout.to_text(read, resolved, role_mapping, read_clock, main)
-            chat = messages.to_messages(
+            chat = layout.to_messages(
                 read,
                 resolved,
                 role_mapping,

@@ -1,8 +1,11 @@
-"""Agently's prompt settings: dotted keys over the shipped defaults, merged the way Agently merges.
+"""How Agently stores what it is given: a prompt's data and its settings, copied, set by dotted keys.
 
-A prompt's Settings in Agently is a child of the global settings; reading merges the child over the
-parent (dicts recursively, lists by appending the parent's missing items). Only four values feed
-the generator, so they are resolved once, when an :class:`AgentlyPrompt` is built.
+Agently's ``Prompt`` and ``Settings`` are both its ``StateData``: values are copied when stored
+(visible in the bytes: a namedtuple or ``OrderedDict`` comes back as a plain tuple or dict), a dotted
+key is a path (``"info.user"`` sets ``info["user"]``), and a prompt's settings are a child of the
+global settings, read by merging the child over the parent (dicts recursively, lists by appending
+the parent's missing items). Only four settings feed the generator, so they are resolved once, when
+an :class:`AgentlyPrompt` is built.
 """
 
 from __future__ import annotations
@@ -12,9 +15,84 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import AgentlyFieldError
-from .storage import container_copy
 
-__all__ = ["DEFAULT_SETTINGS", "DEFAULT_TITLES", "AgentlySettings", "resolve_settings"]
+_MISSING: Any = object()
+
+
+# --- storing values -----------------------------------------------------------------------------
+
+
+def container_copy(value: Any, copies: dict[int, Any] | None = None) -> Any:
+    """Agently's ``StateData._copy``: dicts, lists, sets and tuples rebuilt as the plain types.
+
+    Visible in the bytes: a namedtuple or an ``OrderedDict`` stored in an Agently prompt prints as a
+    plain tuple or dict afterwards. Other objects are kept (Agently's deep copies of built-in values
+    are equal to them). Like Agently, a container held in several places is copied each time, into a
+    tree (PyYAML would write shared parts with anchors). With ``copies`` (a dict the caller owns),
+    each container is copied once and the copy shared, like ``copy.deepcopy``: the reader uses that,
+    since copying YAML aliases as a tree takes time exponential in their nesting.
+    """
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if copies is not None:
+        known = copies.get(id(value))
+        if known is not None:
+            return known[1]
+    if isinstance(value, dict):
+        copied: Any = {key: container_copy(item, copies) for key, item in value.items()}
+    elif isinstance(value, list):
+        copied = [container_copy(item, copies) for item in value]
+    elif isinstance(value, set):
+        copied = {container_copy(item, copies) for item in value}
+    elif isinstance(value, tuple):
+        copied = tuple([container_copy(item, copies) for item in value])
+    else:
+        return value
+    if copies is not None:
+        # The original is kept beside its copy so its id cannot be reused while copying.
+        copies[id(value)] = (value, copied)
+    return copied
+
+
+def _set_path(tree: dict[Any, Any], key: Any, value: Any) -> None:
+    """``state.set(key, value)``: a dotted key walks (and creates, or copies) dicts, then replaces the leaf."""
+    if not (isinstance(key, str) and "." in key):
+        tree[key] = value
+        return
+    current = tree
+    walked = ""
+    parts = key.split(".")
+    for part in parts[:-1]:
+        nxt = current.get(part, _MISSING)
+        if nxt is _MISSING:
+            nxt = current[part] = {}
+        elif not isinstance(nxt, dict):
+            raise AgentlyFieldError(key, f"cannot set it because {(walked + part)!r} is not a dictionary")
+        else:
+            nxt = current[part] = dict(nxt)
+        walked += part + "."
+        current = nxt
+    current[parts[-1]] = value
+
+
+def store_prompt(prompt: Mapping[str, Any], *, share: bool = False) -> dict[str, Any]:
+    """The prompt as Agently's container holds it after ``prompt[key] = value`` for each key.
+
+    A dotted key is a path, as in Agently. Values are copied the way Agently copies them
+    (:func:`container_copy`), which also isolates them from the caller; ``share`` copies a container
+    held in several places once (see :func:`container_copy`).
+    """
+    if not isinstance(prompt, Mapping):
+        raise AgentlyFieldError("prompt", f"must be a mapping, got {type(prompt).__name__}")
+    data: dict[str, Any] = {}
+    copies: dict[int, Any] | None = {} if share else None
+    for key, value in prompt.items():
+        _set_path(data, key, container_copy(value, copies))
+    return data
+
+
+# --- the settings ---------------------------------------------------------------------------------
 
 DEFAULT_TITLES: dict[str, str] = {
     "system": "SYSTEM",
@@ -30,7 +108,7 @@ DEFAULT_TITLES: dict[str, str] = {
     "output_requirement": "OUTPUT REQUIREMENT",
 }
 
-DEFAULT_SETTINGS: dict[str, Any] = {
+_DEFAULT_SETTINGS: dict[str, Any] = {
     "prompt": {
         "add_current_time": False,
         "default_output_format": "json",
@@ -44,8 +122,6 @@ DEFAULT_SETTINGS: dict[str, Any] = {
         "prompt_title_mapping": dict(DEFAULT_TITLES),
     }
 }
-
-_MISSING: Any = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,27 +149,6 @@ class AgentlySettings:
         if isinstance(call_mapping, dict):
             merged.update(call_mapping)
         return merged
-
-
-def _set_path(tree: dict[Any, Any], key: Any, value: Any) -> None:
-    """``settings.set(key, value)``: a dotted key walks (and creates) dicts, then replaces the leaf."""
-    if not (isinstance(key, str) and "." in key):
-        tree[key] = value
-        return
-    current = tree
-    walked = ""
-    parts = key.split(".")
-    for part in parts[:-1]:
-        nxt = current.get(part, _MISSING)
-        if nxt is _MISSING:
-            nxt = current[part] = {}
-        elif not isinstance(nxt, dict):
-            raise AgentlyFieldError(key, f"cannot set it because {(walked + part)!r} is not a dictionary")
-        else:
-            nxt = current[part] = dict(nxt)
-        walked += part + "."
-        current = nxt
-    current[parts[-1]] = value
 
 
 def _merge(child: Mapping[Any, Any], parent: Mapping[Any, Any]) -> dict[Any, Any]:
@@ -146,7 +201,7 @@ def _resolve(tree: Mapping[Any, Any]) -> AgentlySettings:
     )
 
 
-_DEFAULT = _resolve(DEFAULT_SETTINGS)
+_DEFAULT = _resolve(_DEFAULT_SETTINGS)
 
 
 def resolve_settings(settings: Mapping[str, Any] | None) -> AgentlySettings:
@@ -161,4 +216,4 @@ def resolve_settings(settings: Mapping[str, Any] | None) -> AgentlySettings:
     child: dict[Any, Any] = {}
     for key, value in settings.items():
         _set_path(child, key, container_copy(value))
-    return _resolve(_merge(child, DEFAULT_SETTINGS))
+    return _resolve(_merge(child, _DEFAULT_SETTINGS))

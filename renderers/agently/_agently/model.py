@@ -14,22 +14,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, TypeAdapter, model_validator
 from typing_extensions import TypedDict
 
-from .output_format import settle_output_format
-
-__all__ = [
-    "AttachmentMessageContent",
-    "ChatMessage",
-    "ChatMessageContent",
-    "PromptModel",
-    "TextMessageContent",
-    "ToolMeta",
-    "attachment_adapter",
-    "chat_history_adapter",
-    "content_adapter",
-    "tools_adapter",
-    "validate_attachment",
-    "validate_chat_history",
-]
+from .declarations import settle_output_format
 
 
 class AttachmentMessageContent(BaseModel):
@@ -144,7 +129,6 @@ content_adapter: TypeAdapter[Any] = TypeAdapter(ChatMessageContent)
 """The generator's own (smart-mode) validator for chat-history parts."""
 
 attachment_adapter: TypeAdapter[Any] = TypeAdapter(Attachment)
-chat_history_adapter: TypeAdapter[Any] = TypeAdapter(ChatHistory)
 tools_adapter: TypeAdapter[Any] = TypeAdapter(list[ToolMeta] | None)
 bool_adapter: TypeAdapter[Any] = TypeAdapter(bool)
 options_adapter: TypeAdapter[Any] = TypeAdapter(dict[str, Any])

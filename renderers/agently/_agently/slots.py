@@ -12,13 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import AgentlyFieldError
-from .settings import DEFAULT_TITLES
-
-__all__ = ["SLOT_TITLE_DEFAULTS", "replace_slots", "title_lookup"]
+from .storage import DEFAULT_TITLES
 
 _SLOT_RE = re.compile(r"\$\{([^}]+)\}")
 
-SLOT_TITLE_DEFAULTS: dict[str, str] = {**DEFAULT_TITLES, "attachment": "ATTACHMENT"}
+_SLOT_TITLE_DEFAULTS: dict[str, str] = {**DEFAULT_TITLES, "attachment": "ATTACHMENT"}
 
 _ALIASES = {
     "instruction": "instruct",
@@ -28,7 +26,7 @@ _ALIASES = {
     "outputrequirement": "output_requirement",
 }
 
-TITLE_SETTING = "prompt.prompt_title_mapping"
+_TITLE_SETTING = "prompt.prompt_title_mapping"
 
 
 def title_lookup(titles: Any, key: str, default: str) -> Any:
@@ -42,7 +40,7 @@ def title_lookup(titles: Any, key: str, default: str) -> Any:
     getter = getattr(titles, "get", None)
     if getter is None:
         raise AgentlyFieldError(
-            TITLE_SETTING,
+            _TITLE_SETTING,
             f"must be a dict of section titles, got {type(titles).__name__} "
             "(Agently 4.1.4.10 fails with AttributeError here)",
         )
@@ -53,7 +51,7 @@ def _render(match: re.Match[str], titles: Any) -> str:
     slot_expr, _, path = match.group(1).strip().partition(".")
     slot = slot_expr.strip().lower().replace("-", "_")
     slot = _ALIASES.get(slot, slot)
-    default = SLOT_TITLE_DEFAULTS.get(slot)
+    default = _SLOT_TITLE_DEFAULTS.get(slot)
     if default is None:
         return match.group(0)
     title = str(title_lookup(titles or {}, slot, default))

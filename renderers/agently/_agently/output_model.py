@@ -30,11 +30,9 @@ from pydantic import (
     model_validator,
 )
 
+from .declarations import contract_of, ensure_policy, is_long_content
 from .errors import AgentlyFieldError
-from .requirements import CONTRACT_KEY, ensure_policy
 from .sanitize import sanitize
-
-__all__ = ["NOT_STRUCTURED", "RootListOutput", "build_output_model"]
 
 NOT_STRUCTURED = "Unable to generator output model because the output is not a structure data."
 
@@ -154,12 +152,8 @@ def _identity(value: Any) -> Any:
 
 
 def _constraints(spec: Any) -> dict[str, Any]:
-    if not isinstance(spec, tuple) or len(spec) < 4 or not isinstance(spec[3], Mapping):
-        return {}
-    contract = spec[3].get(CONTRACT_KEY)
-    if not isinstance(contract, Mapping):
-        return {}
-    constraints = contract.get("constraints")
+    contract = contract_of(spec)
+    constraints = contract.get("constraints") if contract is not None else None
     if not isinstance(constraints, Mapping):
         return {}
     return {_CONSTRAINT_KWARGS[key]: value for key, value in constraints.items() if key in _CONSTRAINT_KWARGS}
@@ -260,12 +254,7 @@ def build_output_model(name: str, schema: Any, strict: bool, path: str = "output
 
 def output_model(output: Any, ensure_all_keys: bool, strict_output: bool | None) -> type[BaseModel]:
     """The model for a normalized, non-pydantic output declaration."""
-    if (
-        isinstance(output, tuple)
-        and len(output) > 3
-        and isinstance(output[3], Mapping)
-        and output[3].get("long_content") is True
-    ):
+    if is_long_content(output):
         annotation = Annotated[output[0], Field(description=str(output[1] or ""))]
         return RootModel[annotation]
     if not isinstance(output, (Mapping, Sequence)) or isinstance(output, str):

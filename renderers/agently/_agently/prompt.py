@@ -4,32 +4,128 @@ It takes the values Agently's ``Prompt`` holds (``prompt.update(d)``) and Agentl
 and answers the generator's seven methods with the same bytes. Nothing is read from the outside
 world except through ``clock`` (for ``prompt.add_current_time``), and nothing is shared between
 calls, so one instance may be used from several threads.
+
+The rendering methods read the prompt object and lay it out (``layout``). The export
+(``to_serializable_prompt_data``, ``to_json_prompt``, ``to_yaml_prompt``) is written here: it is
+the raw prompt data (no validation, no empty check) with the output declaration's tuples spelled as
+``{"$type", "$desc", "$ensure"}`` dicts, then sanitized. Sanitizing keeps tuples and sets, so JSON
+turns tuples into arrays and cannot take a set, and YAML cannot take an Enum member; those two
+refusals become :class:`AgentlyFieldError` naming the field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+import yaml
 from pydantic import BaseModel, ValidationError
 
-from . import layout, messages
-from .content import validation_field_error
-from .declaration import is_model_class
+from . import layout
+from .declarations import is_long_content, is_model_class, normalize_ensure_marker, normalize_output
+from .errors import AgentlyFieldError, printable, validation_field_error
 from .output_model import output_model
-from .printing import printable
 from .prompt_object import check_not_empty, prepare_data, read_prompt
-from .serialization import serializable_data, to_json, to_yaml
-from .settings import AgentlySettings, resolve_settings
-from .storage import store_prompt
-
-__all__ = ["AgentlyPrompt", "agently_clock"]
+from .sanitize import sanitize
+from .storage import AgentlySettings, resolve_settings, store_prompt
 
 
 def agently_clock() -> str:
     """The current local time as Agently writes it: ``2024-01-01 00:00:00 Monday``."""
     return datetime.now().strftime("%Y-%m-%d %H:%M:%S %A")
+
+
+# --- the export -----------------------------------------------------------------------------------
+
+
+def _spelled(declared: Any, part: tuple[Any, ...]) -> dict[str, Any]:
+    """A field tuple as ``{"$type", "$desc", "$ensure"}`` (the last two only when set)."""
+    result = {"$type": declared}
+    if len(part) >= 2 and part[1]:
+        result["$desc"] = part[1]
+    if len(part) >= 3:
+        ensure = normalize_ensure_marker(part[2])
+        if ensure is not None:
+            result["$ensure"] = ensure
+    return result
+
+
+def _serializable_output(part: Any) -> Any:
+    part = normalize_output(part)
+    if is_long_content(part):
+        return _spelled("long_content", part)
+    if not isinstance(part, (Mapping, Sequence)) or isinstance(part, str):
+        return part
+    if isinstance(part, Mapping):
+        return {key: _serializable_output(value) for key, value in part.items()}
+    if not isinstance(part, tuple):
+        return [_serializable_output(item) for item in part]
+    if not part:
+        return []
+    return _spelled(part[0], part)
+
+
+def _serializable_data(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Agently's ``to_serializable_prompt_data()`` for the prompt's own keys."""
+    prepared = dict(data)
+    if "output" in prepared:
+        try:
+            prepared["output"] = _serializable_output(prepared["output"])
+        except ValueError as error:
+            raise AgentlyFieldError("output", str(error)) from None
+    result: dict[str, Any] = sanitize(prepared)
+    return result
+
+
+def _first_path(value: Any, bad: Any, path: str) -> str | None:
+    """The path (``output.tags``) of the first value ``bad`` accepts, in dump order."""
+    if bad(value):
+        return path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _first_path(item, bad, f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _first_path(item, bad, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _to_json(data: dict[str, Any]) -> str:
+    try:
+        return json.dumps(data, indent=2, ensure_ascii=False)
+    except TypeError as error:
+        path = _first_path(data, lambda value: isinstance(value, (set, frozenset)), "") or "<root>"
+        raise AgentlyFieldError(
+            path, f"a set cannot be written as JSON (Agently 4.1.4.10 fails with: TypeError: {error})"
+        ) from None
+
+
+def _not_yaml_safe(value: Any) -> bool:
+    kind = type(value)
+    if kind in (str, int, float, bool, type(None), dict, list, tuple, set):
+        return False
+    return isinstance(value, (str, int, float))
+
+
+def _to_yaml(data: dict[str, Any]) -> str:
+    try:
+        return yaml.safe_dump(data, indent=2, allow_unicode=True, sort_keys=False)
+    except yaml.representer.RepresenterError as error:
+        path = _first_path(data, _not_yaml_safe, "") or "<root>"
+        raise AgentlyFieldError(
+            path,
+            f"YAML cannot represent {error.args[1]!r} (an Enum member is not plain text) "
+            f"(Agently 4.1.4.10 fails with: RepresenterError{error.args!r})",
+        ) from None
+
+
+# --- the generator -------------------------------------------------------------------------------
 
 
 class AgentlyPrompt:
@@ -79,7 +175,7 @@ class AgentlyPrompt:
         with printable(self._data):
             prompt = read_prompt(self._data, self._settings)
             check_not_empty(prompt)
-            return messages.to_messages(
+            return layout.to_messages(
                 prompt, self._settings, role_mapping, rich_content, strict_role_orders, self._clock
             )
 
@@ -110,12 +206,12 @@ class AgentlyPrompt:
         ``inherit`` is accepted for Agently's signature; a mapping has no parent prompt.
         """
         with printable(self._data):
-            return serializable_data(self._data)
+            return _serializable_data(self._data)
 
     def to_json_prompt(self, inherit: bool = False) -> str:
         with printable(self._data):
-            return to_json(serializable_data(self._data))
+            return _to_json(_serializable_data(self._data))
 
     def to_yaml_prompt(self, inherit: bool = False) -> str:
         with printable(self._data):
-            return to_yaml(serializable_data(self._data))
+            return _to_yaml(_serializable_data(self._data))

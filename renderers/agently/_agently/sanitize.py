@@ -18,8 +18,6 @@ from pydantic import BaseModel
 
 from .errors import Unrenderable
 
-__all__ = ["sanitize"]
-
 _SCALARS = (str, int, float, bool)
 _EXACT_SCALARS = frozenset({str, int, float, bool, type(None)})
 

@@ -22,8 +22,6 @@ from .errors import Unrenderable
 from .sanitize import sanitize
 from .slots import replace_slots
 
-__all__ = ["dump_yaml", "pyyaml_dump", "section_body", "shared_parts_as_anchors"]
-
 _WIDTH = 80
 _STR_TAG = "tag:yaml.org,2002:str"
 _IMPLICIT = Resolver.yaml_implicit_resolvers

@@ -1,0 +1,336 @@
+"""The prompt laid out as Agently 4.1.4.10 lays it out: ``to_text`` and ``to_messages``.
+
+Both start from the main prompt (``_generate_main_prompt``), every section after the chat history in
+Agently's order: tools, action results, info, custom keys, instruct, examples, input, the output
+requirement, then ``[OUTPUT]:``. ``to_text`` frames it with the user role line, the optional time
+line, system, developer and chat history, and the assistant role line.
+
+``to_messages`` gives system, developer, chat history, then the user turn(s), which take one of
+three shapes: the bare input (when nothing else is set), the attachment parts alone, or the main
+prompt text followed by attachments. ``strict_role_orders`` merges consecutive same-role history
+messages and pads the history so it starts with ``user`` and ends with ``assistant``;
+``rich_content is False`` (an identity check, so ``None`` differs) flattens history parts to text.
+Agently's quirks are kept: the filler messages use literal roles, slot references are not replaced
+in history, the input-only content is the sanitized value itself.
+
+Values that Agently cannot render raise :class:`AgentlyFieldError` naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .errors import AgentlyFieldError, field_guard, notice
+from .output_block import output_requirement_lines, render_structure
+from .prompt_object import Part, PromptObject, history_part
+from .sanitize import sanitize
+from .slots import replace_slots, title_lookup
+from .storage import AgentlySettings
+from .yaml_blocks import section_body
+
+
+def _section_lines(field: str, title: Any, value: Any, titles: dict[str, Any]) -> list[str]:
+    """Agently's ``_generate_yaml_prompt_list``: ``[TITLE]:``, the body, and a blank line."""
+    with field_guard(field):
+        return [f"[{title}]:", section_body(value, titles), ""]
+
+
+def _tool_lines(tools: list[dict[str, Any]], titles: dict[str, Any]) -> list[str]:
+    lines = [f"[{titles.get('tools', 'TOOLS')}]:"]
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            continue
+        lines.append("[")
+        for key, value in tool.items():
+            if key in ("kwargs", "returns"):
+                with field_guard(f"tools[{index}].{key}"):
+                    lines.append(f"{key}: {render_structure(sanitize(value), titles)}")
+            else:
+                with field_guard(f"tools[{index}].{key}"):
+                    lines.append(f"{key}: {replace_slots(value, titles)}")
+        lines.append("]")
+    return lines
+
+
+def _info_lines(info: Any, titles: dict[str, Any]) -> list[str]:
+    lines = [f"[{titles.get('info', 'INFO')}]:"]
+    with field_guard("info"):
+        if isinstance(info, Mapping):
+            for key, content in info.items():
+                lines.append(f"- {key}: {sanitize(replace_slots(content, titles))}")
+        elif isinstance(info, Sequence) and not isinstance(info, str):
+            lines.extend(f"- {sanitize(replace_slots(item, titles))}" for item in info)
+        else:
+            value = sanitize(replace_slots(info, titles))
+            if not isinstance(value, str):
+                raise AgentlyFieldError(
+                    "info",
+                    f"a single info value must be text, a mapping or a list, got {type(info).__name__} "
+                    f"(Agently 4.1.4.10 fails with: sequence item N: expected str instance, "
+                    f"{type(value).__name__} found)",
+                )
+            lines.append(value)
+    lines.append("")
+    return lines
+
+
+def main_prompt_lines(
+    prompt: PromptObject, settings: AgentlySettings, bodies: dict[str, str] | None = None
+) -> list[str]:
+    """Every section after the chat history, ending with ``[OUTPUT]:`` (no role lines).
+
+    ``bodies``, when given, receives the ``input`` section's body, for a caller that shows it again.
+    """
+    titles = settings.titles
+    lines: list[str] = []
+    if prompt.tools and isinstance(prompt.tools, list):
+        lines.extend(_tool_lines(prompt.tools, titles))
+    if prompt.action_results:
+        lines.extend(
+            _section_lines(
+                "action_results", str(titles.get("action_results", "ACTION RESULTS")), prompt.action_results, titles
+            )
+        )
+    if prompt.info:
+        lines.extend(_info_lines(prompt.info, titles))
+    for key, value in prompt.extras.items():
+        lines.extend(_section_lines(key, key, value, titles))
+    if prompt.instruct:
+        lines.extend(_section_lines("instruct", str(titles.get("instruct", "INSTRUCT")), prompt.instruct, titles))
+    if prompt.examples:
+        lines.extend(_section_lines("examples", str(titles.get("examples", "EXAMPLES")), prompt.examples, titles))
+    if prompt.input:
+        section = _section_lines("input", str(titles.get("input", "INPUT")), prompt.input, titles)
+        if bodies is not None:
+            bodies["input"] = section[1]
+        lines.extend(section)
+    if prompt.output:
+        with field_guard("output"):
+            lines.extend(output_requirement_lines(prompt.output, prompt.output_format, prompt.ensure_all_keys, titles))
+    lines.append(f"[{titles.get('output', 'OUTPUT')}]:")
+    return lines
+
+
+def _map_role(role: Any, roles: dict[Any, Any]) -> Any:
+    """A chat-history role through the mapping, with the ``_`` fallback (default: ``assistant``)."""
+    if role in roles:
+        return roles[role]
+    if "_" in roles:
+        return roles["_"]
+    return role
+
+
+def _history_lines(prompt: PromptObject, roles: dict[Any, Any], raw_titles: Any) -> list[str]:
+    lines = [f"[{title_lookup(raw_titles, 'chat_history', 'CHAT HISTORY')}]:"]
+    for index, message in enumerate(prompt.chat_history):
+        role = _map_role(message.role, roles)
+        content = message.content
+        if isinstance(content, list):
+            parts = [
+                history_part(item, ["chat_history", index, "content", number]) for number, item in enumerate(content)
+            ]
+            for number, part in enumerate(parts):
+                if part.type == "text":
+                    lines.append(f"[{role}]:{replace_slots(str(part.text), raw_titles)}")
+                else:
+                    notice(
+                        f"Skipped content: unable to convert type '{part.type}' to text. Content: {part.dump()}",
+                        f"chat_history[{index}].content[{number}]",
+                        stacklevel=4,
+                    )
+        else:
+            with field_guard(f"chat_history[{index}].content"):
+                lines.append(f"[{role}]:{sanitize(replace_slots(content, raw_titles))}")
+    lines.append("")
+    return lines
+
+
+def to_text(
+    prompt: PromptObject,
+    settings: AgentlySettings,
+    role_mapping: Any,
+    clock: Callable[[], str],
+    main: list[str] | None = None,
+) -> str:
+    """Agently's ``to_text``: the whole prompt as one string, ``user:`` first, ``assistant:`` last.
+
+    ``main`` is the main prompt's lines when the caller has them already (the renderer builds them
+    once for the text and the messages).
+    """
+    roles = settings.roles(role_mapping)
+    raw_titles = settings.title_mapping
+    titles = settings.titles
+    lines = [f"{roles.get('user', 'user')}:"]
+    if settings.add_current_time is True:
+        lines.append(f"[current time]: {clock()}")
+        lines.append("")
+    if prompt.system:
+        title = str(title_lookup(raw_titles, "system", "SYSTEM"))
+        lines.extend(_section_lines("system", title, prompt.system, titles))
+    if prompt.developer:
+        title = str(title_lookup(raw_titles, "developer", "DEVELOPER DIRECTIONS"))
+        lines.extend(_section_lines("developer", title, prompt.developer, titles))
+    if prompt.chat_history:
+        lines.extend(_history_lines(prompt, roles, raw_titles))
+    lines.extend(main_prompt_lines(prompt, settings) if main is None else main)
+    lines.append(f"{roles.get('assistant', 'assistant')}:")
+    return "\n".join(lines)
+
+
+# --- to_messages ---------------------------------------------------------------------------------
+
+_NOT_PLAIN = "Skipped content: unable to put attachment content into prompt messages when `rich_content` == False"
+
+
+def _section_message(field: str, value: Any, roles: dict[Any, Any], titles: dict[str, Any]) -> dict[str, Any]:
+    role = str(roles[field]) if field in roles else field
+    with field_guard(field):
+        return {"role": role, "content": section_body(value, titles)}
+
+
+def _history_messages(
+    prompt: PromptObject,
+    roles: dict[Any, Any],
+    raw_titles: Any,
+    rich_content: Any,
+    strict_role_orders: Any,
+) -> list[dict[str, Any]]:
+    history: list[dict[str, Any]] = []
+    origins: list[list[tuple[int, int]]] = []  # where each part came from, to name it in errors
+    last_role: Any = None
+    for index, message in enumerate(prompt.chat_history):
+        role = _map_role(message.role, roles)
+        raw = message.content if isinstance(message.content, list) else [{"type": "text", "text": str(message.content)}]
+        content = [
+            history_part(item, ["chat_history", index, "content", number]).dump() for number, item in enumerate(raw)
+        ]
+        where = [(index, number) for number in range(len(content))]
+        if strict_role_orders and role == last_role:
+            if not history:
+                raise AgentlyFieldError(
+                    "role_mapping",
+                    f"maps the role {message.role!r} to {role!r}, which Agently 4.1.4.10 cannot merge "
+                    "(it fails with IndexError)",
+                )
+            history[-1]["content"].extend(content)
+            origins[-1].extend(where)
+        else:
+            history.append({"role": role, "content": content})
+            origins.append(where)
+        last_role = role
+    if strict_role_orders:
+        if history[0]["role"] != "user":
+            title = title_lookup(raw_titles, "chat_history", "CHAT HISTORY")
+            history.insert(0, {"role": "user", "content": [{"type": "text", "text": f"[{title}]"}]})
+            origins.insert(0, [])
+        if history[-1]["role"] != "assistant":
+            history.append({"role": "assistant", "content": [{"type": "text", "text": "[User continue input]"}]})
+            origins.append([])
+    if rich_content is False:
+        return [_flatten(message, where) for message, where in zip(history, origins, strict=True)]
+    return history
+
+
+def _flatten(message: dict[str, Any], where: list[tuple[int, int]]) -> dict[str, Any]:
+    texts: list[Any] = []
+    for position, part in enumerate(message["content"]):
+        if "type" in part and part["type"] == "text":
+            text = part["text"]
+            if not isinstance(text, str):
+                index, number = where[position] if position < len(where) else (0, position)
+                raise AgentlyFieldError(
+                    f"chat_history[{index}].content[{number}].text",
+                    f"a text part needs a string text to be sent as plain text, got {type(text).__name__} "
+                    "(Agently 4.1.4.10 fails joining it with TypeError; rich_content=True keeps such parts)",
+                )
+            texts.append(text)
+        elif "type" in part:
+            index, number = where[position] if position < len(where) else (0, position)
+            notice(
+                f"Skipped content: unable to convert type '{part['type']}' to chat message when "
+                f"`rich_content` == False. Content: {part}",
+                f"chat_history[{index}].content[{number}]",
+                stacklevel=6,
+            )
+    return {"role": message["role"], "content": "\n\n".join(texts)}
+
+
+def _skip_attachment(part: Part, number: int) -> None:
+    notice(f"{_NOT_PLAIN}\nContent: {part.dump()!s}", f"attachment[{number}]", stacklevel=4)
+
+
+def _main_text(prompt: PromptObject, settings: AgentlySettings, main_text: str | None) -> str:
+    return "\n".join(main_prompt_lines(prompt, settings)) if main_text is None else main_text
+
+
+def to_messages(
+    prompt: PromptObject,
+    settings: AgentlySettings,
+    role_mapping: Any,
+    rich_content: Any,
+    strict_role_orders: Any,
+    clock: Callable[[], str],
+    main_text: str | None = None,
+    input_text: str | None = None,
+) -> list[dict[str, Any]]:
+    """Agently's ``to_messages`` (see the module docstring for the shapes).
+
+    ``main_text`` is the main prompt's text when the caller has it already. ``input_text``, when
+    given, is the input-only message's content: the ``[INPUT]`` section's body (a chat message needs
+    text; Agently itself passes the value on as it is).
+    """
+    roles = settings.roles(role_mapping)
+    raw_titles = settings.title_mapping
+    titles = settings.titles
+    add_time = settings.add_current_time is True
+    prefix = f"[current time]: {clock()}\n\n" if add_time else ""
+    messages: list[dict[str, Any]] = []
+
+    if prompt.system:
+        messages.append(_section_message("system", prompt.system, roles, titles))
+    if prompt.developer:
+        messages.append(_section_message("developer", prompt.developer, roles, titles))
+    if prompt.chat_history:
+        messages.extend(_history_messages(prompt, roles, raw_titles, rich_content, strict_role_orders))
+
+    user = roles.get("user", "user")
+    others = prompt.tools or prompt.action_results or prompt.info or prompt.instruct or prompt.output or prompt.extras
+    if prompt.input and not others and not prompt.attachment:
+        with field_guard("input"):
+            content = input_text if input_text is not None else sanitize(replace_slots(prompt.input, raw_titles))
+            messages.append({"role": user, "content": f"{prefix}{content}" if add_time else content})
+    elif prompt.attachment and not prompt.input and not others:
+        if rich_content:
+            parts = [part.dump() for part in prompt.attachment]
+            if add_time:
+                parts = _prefix_first_text(parts, prefix)
+            messages.append({"role": user, "content": parts})
+        else:
+            for number, part in enumerate(prompt.attachment):
+                if part.type == "text" and part.is_text:
+                    text = replace_slots(part.text, raw_titles)
+                    messages.append({"role": user, "content": f"{prefix}{text}" if add_time else text})
+                else:
+                    _skip_attachment(part, number)
+    elif rich_content:
+        content_parts = [{"type": "text", "text": prefix + _main_text(prompt, settings, main_text)}]
+        content_parts.extend(part.dump() for part in prompt.attachment)
+        messages.append({"role": user, "content": content_parts})
+    else:
+        main = _main_text(prompt, settings, main_text)
+        for number, part in enumerate(prompt.attachment):
+            if part.type == "text" and part.is_text:
+                messages.append({"role": user, "content": replace_slots(part.text, raw_titles)})
+            else:
+                _skip_attachment(part, number)
+        messages.append({"role": user, "content": prefix + main})
+    return messages
+
+
+def _prefix_first_text(parts: list[dict[str, Any]], prefix: str) -> list[dict[str, Any]]:
+    for part in parts:
+        if part.get("type") == "text":
+            part["text"] = f"{prefix}{part.get('text', '')!s}"
+            return parts
+    return [{"type": "text", "text": prefix}, *parts]
