@@ -22,6 +22,7 @@ from ..core.rendered import warning_lines
 from ..core.timeout import DEFAULT_TIMEOUT, check_timeout
 from ..core.tools import DEFAULT_TOOL_TIMEOUT, ToolContext
 from ..plugins.manager import default_host
+from .diagnostics import CheckError
 from .prompt_files import DEFAULT_MAX_BYTES, parse_data, read_text
 from .run_inputs import canned_responses, program_input
 from .terminal import (
@@ -57,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except CliError as exc:
         return _fail(str(exc))
-    except SourceError as exc:  # a located error in a program: the line and a caret under the column
+    except (SourceError, CheckError) as exc:  # located errors in a program: each line and a caret under it
         error_block(str(exc))
         return 1
     except PromptwireError as exc:
@@ -370,7 +371,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         try:
             with _working_directory(program.parent):
                 result = _program_result(run_args)
-        except SourceError as exc:
+        except (SourceError, CheckError) as exc:
             raise RenderFailed(f"{original}: cannot render\n{exc}") from None
         except (CliError, PromptwireError, OSError) as exc:
             raise RenderFailed(f"{original}: cannot render: {exc}") from None
