@@ -513,11 +513,15 @@ def _call_block(call: Any, dry_run: bool) -> str:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    """The program loaded as a run loads it (its imported agents merged in, each imported file
+    parsed and checked), then every diagnostic: a program that runs checks clean, and one whose
+    imports fail fails here too, located in the file at fault."""
     from .diagnostics import format_diagnostics
     from .language import check
+    from .loader import load_program
 
     label, source = _read_program(args)
-    diagnostics = check(source, label, label_rule=args.label_rule)
+    diagnostics = check(load_program(source, label, label_rule=args.label_rule))
     if diagnostics:
         error_block(format_diagnostics(diagnostics, source, label))
         return 1

@@ -13,8 +13,8 @@ from ..core.rendered import RenderedPrompt
 from ..core.tools import ToolContext
 from ..plugins.manager import PluginHost, default_host
 from .interpreter import Interpreter, Site, json_of, record_notes
-from .language import ensure_valid, parse
-from .loader import with_imported_agents
+from .language import ensure_valid
+from .loader import load_program
 from .providers import DryRun, Targeted
 
 __all__ = ["ProgramCall", "RunResult", "run", "run_prompt"]
@@ -105,7 +105,7 @@ def run(
     else:
         source = source_or_path
     host = host or default_host()
-    program = ensure_valid(with_imported_agents(parse(source, path, label_rule=label_rule), label_rule=label_rule))
+    program = ensure_valid(load_program(source, path, label_rule=label_rule))
     model_adapter = _model_adapter(host, adapter, model, dry_run, responses)
     renderer = host.renderer(format)
     calls: list[ProgramCall] = []
