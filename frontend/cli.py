@@ -324,7 +324,7 @@ def _program_result(args: argparse.Namespace) -> Any:
             host=host,
             path=label,
             debug=sys.stderr,
-            tools=_tool_context(args),
+            tools=_tool_context(args, label),
         )
 
 
@@ -438,14 +438,17 @@ def _working_directory(path: Path) -> Iterator[None]:
         os.chdir(before)
 
 
-def _tool_context(args: argparse.Namespace) -> ToolContext:
-    """What a program's tools may touch: the current directory, the ``--allow-env`` names, and
-    ``--timeout`` for each network request."""
+def _tool_context(args: argparse.Namespace, program: str) -> ToolContext:
+    """What a program's tools may touch: the program's folder (where its tool paths start, from
+    whatever folder ``asrender`` is run), the ``--allow-env`` names, and ``--timeout`` for each
+    network request."""
+    from .loader import program_folder
+
     allowed = None
     if args.allow_env is not None:
         allowed = frozenset(name.strip() for name in args.allow_env.split(",") if name.strip())
     timeout = DEFAULT_TOOL_TIMEOUT if args.timeout is None else args.timeout
-    return ToolContext(Path.cwd(), allowed_env=allowed, timeout=timeout)
+    return ToolContext(program_folder(program), allowed_env=allowed, timeout=timeout)
 
 
 def _provider(args: argparse.Namespace, host: Any) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -343,3 +344,51 @@ def test_check_fails_exactly_when_the_run_fails_before_it_starts(program: tuple[
             assert check_err == ""
             assert ran == 0 or ": error[RUNTIME_ERROR]: " in run_err.splitlines()[0], run_err
         _assert_located(check_err + run_err)
+
+
+# --- tool and memory paths resolve the same way from anywhere --------------------------------
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLE_PROGRAMS = sorted(
+    path.relative_to(EXAMPLES).as_posix()
+    for path in EXAMPLES.rglob("*.as")
+    if not path.relative_to(EXAMPLES).as_posix().startswith("plugins/")
+)
+
+
+def _example_copy(root: Path) -> Path:
+    shutil.copytree(EXAMPLES, root / "examples", ignore=shutil.ignore_patterns("plugins", "*.jsonl", "__prompts__"))
+    return root / "examples"
+
+
+@pytest.mark.parametrize("name", EXAMPLE_PROGRAMS)
+def test_an_example_renders_the_same_from_any_folder(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # From the program's own folder (as its golden snapshots are made), from the repository root,
+    # from a sub-folder of the examples, and from elsewhere by absolute path: tools (file://,
+    # sh://) read the program's folder, memory is kept beside the program. Only the call sites
+    # differ, each spelled from where the user stands.
+    folder_of_program = str(Path("examples", name).parent)
+    places = [
+        (folder_of_program, lambda examples: ""),
+        (".", lambda examples: "examples/"),
+        ("examples/project/src", lambda examples: "../../"),
+        (None, lambda examples: f"{examples}/"),
+    ]
+    outputs = []
+    for index, (where, typed_examples) in enumerate(places):
+        root = tmp_path / str(index)
+        examples = _example_copy(root)
+        program = examples / name
+        folder = typed_examples(examples) + ("" if where == folder_of_program else name[: -len(program.name)])
+        argv = [folder + program.name]
+        for flag, kind in (("--input-file", "input"), ("--responses", "responses")):
+            if program.with_name(f"{program.stem}.{kind}.json").exists():
+                argv += [flag, f"{folder}{program.stem}.{kind}.json"]
+        monkeypatch.chdir(root / where if where is not None else tmp_path)
+        code, out, err = _asrender(capsys, *argv)
+        assert (code, err) == (0, ""), argv
+        assert out.count(f"=== {folder}") == out.count("=== ") > 0
+        outputs.append(out.replace(f"=== {folder}", "=== "))
+    assert outputs[1:] == outputs[:1] * 3
