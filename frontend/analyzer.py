@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 from .diagnostics import Diagnostic
-from .source import Span
+from .source import SourceFile, Span
 from .syntax import (
     Agent,
     Assign,
@@ -136,9 +136,10 @@ class _Analyzer:
         self.agent_decls: dict[str, Agent] = {}
         self.imports: dict[str, str] = {}  # name -> kind, first import of a name only
         self.agents: dict[str, None] = {}  # every agent name, imported or declared, in first-seen order
+        self.file: SourceFile | None = None  # the file of the agent being checked, when not the program's
 
     def error(self, code: str, message: str, span: Span) -> None:
-        self.diagnostics.append(Diagnostic(code, message, span))
+        self.diagnostics.append(Diagnostic(code, message, span, file=self.file))
 
     def run(self, program: Program) -> list[Diagnostic]:
         self.check_imports(program)
@@ -150,7 +151,9 @@ class _Analyzer:
     def check_imports(self, program: Program) -> None:
         for declared in program.imports:
             if declared.name in self.imports:
+                self.file = declared.file
                 self.error("DUPLICATE_IMPORT", f"Duplicate import '{declared.name}'", declared.span)
+                self.file = None
                 continue
             self.imports[declared.name] = declared.resource
             if declared.resource == "agent":
@@ -159,6 +162,7 @@ class _Analyzer:
     def check_agents(self, program: Program) -> None:
         main_agent: Agent | None = None
         for agent in program.agents:
+            self.file = agent.file
             if agent.name in self.agent_decls:
                 self.error("DUPLICATE_AGENT", f"Duplicate agent '{agent.name}'", agent.span)
             self.agent_decls[agent.name] = agent
@@ -167,14 +171,18 @@ class _Analyzer:
                 if main_agent is not None:
                     self.error("DUPLICATE_MAIN_AGENT", "Program can only have one main agent", agent.span)
                 main_agent = agent  # the last main agent is the entry, as in the reference
+        self.file = None
         if main_agent is None and len(program.agents) > 1:
             self.error("MISSING_MAIN_AGENT", "Program with multiple agents must declare one main agent", program.span)
         entry = main_agent or (program.agents[0] if len(program.agents) == 1 else None)
         if entry is not None and not any(function.is_main for function in entry.functions):
+            self.file = entry.file
             self.error("MISSING_MAIN_FUNC", "Entry agent must declare one main func", entry.span)
         program_scope = self.program_scope()
         for agent in program.agents:
+            self.file = agent.file
             self.check_agent(agent, program_scope)
+        self.file = None
 
     def program_scope(self) -> _Scope:
         """Imports, then every agent: the names every agent sees (built once, not once per agent)."""

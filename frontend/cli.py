@@ -22,6 +22,7 @@ from ..core.rendered import warning_lines
 from ..core.timeout import DEFAULT_TIMEOUT, check_timeout
 from ..core.tools import DEFAULT_TOOL_TIMEOUT, ToolContext
 from ..plugins.manager import default_host
+from .diagnostics import CheckError
 from .prompt_files import DEFAULT_MAX_BYTES, parse_data, read_text
 from .run_inputs import canned_responses, program_input
 from .terminal import (
@@ -57,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except CliError as exc:
         return _fail(str(exc))
-    except SourceError as exc:  # a located error in a program: the line and a caret under the column
+    except (SourceError, CheckError) as exc:  # located errors in a program: each line and a caret under it
         error_block(str(exc))
         return 1
     except PromptwireError as exc:
@@ -323,7 +324,7 @@ def _program_result(args: argparse.Namespace) -> Any:
             host=host,
             path=label,
             debug=sys.stderr,
-            tools=_tool_context(args),
+            tools=_tool_context(args, label),
         )
 
 
@@ -370,7 +371,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         try:
             with _working_directory(program.parent):
                 result = _program_result(run_args)
-        except SourceError as exc:
+        except (SourceError, CheckError) as exc:
             raise RenderFailed(f"{original}: cannot render\n{exc}") from None
         except (CliError, PromptwireError, OSError) as exc:
             raise RenderFailed(f"{original}: cannot render: {exc}") from None
@@ -437,14 +438,17 @@ def _working_directory(path: Path) -> Iterator[None]:
         os.chdir(before)
 
 
-def _tool_context(args: argparse.Namespace) -> ToolContext:
-    """What a program's tools may touch: the current directory, the ``--allow-env`` names, and
-    ``--timeout`` for each network request."""
+def _tool_context(args: argparse.Namespace, program: str) -> ToolContext:
+    """What a program's tools may touch: the program's folder (where its tool paths start, from
+    whatever folder ``asrender`` is run), the ``--allow-env`` names, and ``--timeout`` for each
+    network request."""
+    from .loader import program_folder
+
     allowed = None
     if args.allow_env is not None:
         allowed = frozenset(name.strip() for name in args.allow_env.split(",") if name.strip())
     timeout = DEFAULT_TOOL_TIMEOUT if args.timeout is None else args.timeout
-    return ToolContext(Path.cwd(), allowed_env=allowed, timeout=timeout)
+    return ToolContext(program_folder(program), allowed_env=allowed, timeout=timeout)
 
 
 def _provider(args: argparse.Namespace, host: Any) -> str:
@@ -512,11 +516,15 @@ def _call_block(call: Any, dry_run: bool) -> str:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    """The program loaded as a run loads it (its imported agents merged in, each imported file
+    parsed and checked), then every diagnostic: a program that runs checks clean, and one whose
+    imports fail fails here too, located in the file at fault."""
     from .diagnostics import format_diagnostics
     from .language import check
+    from .loader import load_program
 
     label, source = _read_program(args)
-    diagnostics = check(source, label, label_rule=args.label_rule)
+    diagnostics = check(load_program(source, label, label_rule=args.label_rule))
     if diagnostics:
         error_block(format_diagnostics(diagnostics, source, label))
         return 1

@@ -9,10 +9,10 @@ against the reference still find them; :attr:`Diagnostic.reference_text` and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core.errors import PromptwireError, SourceError
-from .source import Span, caret_padding, line_text
+from .source import SourceFile, Span, caret_padding, line_text
 
 __all__ = [
     "PARSE_ERROR",
@@ -70,12 +70,17 @@ class ParseError(AgentScriptError):
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One finding of the static checks: a reference code, its exact message and where it points."""
+    """One finding of the static checks: a reference code, its exact message and where it points.
+
+    ``file`` is the file of ``span`` when that is not the checked program's own (a finding inside
+    an imported agent), else ``None``.
+    """
 
     code: str
     message: str
     span: Span
     severity: str = "error"
+    file: SourceFile | None = field(default=None, repr=False, compare=False)
 
     @property
     def line(self) -> int:
@@ -92,7 +97,12 @@ class Diagnostic:
 
 
 def format_diagnostic(diagnostic: Diagnostic, source: str | None, path: str | None = None) -> str:
-    """One diagnostic as the compiler-style block (the source line is shown when ``source`` is given)."""
+    """One diagnostic as the compiler-style block (the source line is shown when ``source`` is given).
+
+    ``source`` and ``path`` are the checked program's; a finding in another file shows that file's.
+    """
+    if diagnostic.file is not None:
+        source, path = diagnostic.file.text, diagnostic.file.name
     shown = None if source is None else line_text(source, diagnostic.line)
     return _render(path or DEFAULT_FILE, diagnostic.line, diagnostic.column, diagnostic.code, diagnostic.message, shown)
 
@@ -110,6 +120,10 @@ class CheckError(PromptwireError):
         self.source = source
         self.path = path
         super().__init__(format_diagnostics(self.diagnostics, source, path))
+
+    def file_of(self, diagnostic: Diagnostic) -> str:
+        """The name of the file ``diagnostic`` points into (the checked program's, or an imported one)."""
+        return diagnostic.file.name if diagnostic.file is not None else self.path or DEFAULT_FILE
 
     @property
     def reference_message(self) -> str:

@@ -34,7 +34,7 @@ from ..core.validation import validate_model
 from ..renderers.agentscript.jsjson import stringify
 from ..renderers.agentscript.shape import shape_contract
 from .diagnostics import AgentScriptError
-from .source import Span, line_text
+from .source import SourceFile, Span, line_text
 from .source_text import expression_source
 from .syntax import (
     Agent,
@@ -196,18 +196,20 @@ class Interpreter:
     _files: dict[str, Any] = field(default_factory=dict)
     _depth: int = 0
     _input: Any = None
-    _out_of_stack_at: Span | None = None
+    _out_of_stack_at: tuple[Span, SourceFile] | None = None
+    _here: SourceFile | None = None  # the file of the code running now (the program's, until a call)
 
     # --- entry ----------------------------------------------------------------------------------
 
     def run(self, input_value: Any = None, *, agent: str | None = None, function: str | None = None) -> Any:
+        self._here = self.program.file_of()
         self._load_files()
         target = self._entry_agent(agent)
         func = self._entry_function(target, function)
         self._input = input_value if input_value is not None else {}
         args = [self._input] if func.params else []
         if func.params and func.params[0].shape is not None:
-            self._check_input(args[0], func)
+            self._check_input(args[0], func, self.program.file_of(target))
         with _call_room():
             try:
                 return self._call(target, func, args, func.span)
@@ -215,10 +217,12 @@ class Interpreter:
                 # Calls inside deeply nested blocks, or a value built thousands of levels deep, can
                 # use up Python's stack before the reference's call-depth limit is reached: still a
                 # located error, not a crash.
+                span, file = self._out_of_stack_at or (func.span, self.program.file_of(target))
                 raise self._error(
                     "Program nests too deeply to run: calls inside many nested blocks, "
                     "or a value nested thousands of levels deep",
-                    self._out_of_stack_at or func.span,
+                    span,
+                    file,
                 ) from None
 
     def _entry_agent(self, name: str | None) -> Agent:
@@ -239,9 +243,9 @@ class Interpreter:
         for func in agent.functions:
             if (name is None and func.is_main) or func.name == name:
                 return func
-        raise self._error(f"Unknown function '{agent.name}.{name or 'main'}'", agent.span)
+        raise self._error(f"Unknown function '{agent.name}.{name or 'main'}'", agent.span, self.program.file_of(agent))
 
-    def _check_input(self, value: Any, func: Function) -> None:
+    def _check_input(self, value: Any, func: Function, file: SourceFile) -> None:
         shape = func.params[0].shape
         assert shape is not None
         for shape_field in shape.fields:
@@ -249,11 +253,12 @@ class Interpreter:
                 raise self._error(
                     f"Missing input 'input.{shape_field.name}' and no interactive input provider is available",
                     shape_field.span,
+                    file,
                 )
             kind = type_kind(_type_text(shape_field.type))
             if not value_matches(value[shape_field.name], kind):
                 name = "list" if isinstance(kind, tuple) else kind
-                raise self._error(f"Input field must be a {name}", shape_field.span)
+                raise self._error(f"Input field must be a {name}", shape_field.span, file)
 
     def _load_files(self) -> None:
         base = Path(self.program.path).parent if self.program.path else Path.cwd()
@@ -265,7 +270,9 @@ class Interpreter:
                 text = path.read_text(encoding="utf-8")
                 self._files[item.name] = json.loads(text) if path.suffix == ".json" else text
             except (OSError, ValueError) as exc:
-                raise self._error(f"Cannot read file '{item.uri}': {exc}", item.span) from None
+                raise self._error(
+                    f"Cannot read file '{item.uri}': {exc}", item.span, self.program.file_of(item)
+                ) from None
 
     # --- calls ----------------------------------------------------------------------------------
 
@@ -287,24 +294,28 @@ class Interpreter:
             )
         if self._depth >= MAX_CALL_DEPTH:
             raise self._error(f"Maximum call depth of {MAX_CALL_DEPTH} exceeded", span)
+        caller = self._file()
+        self._here = self.program.file_of(agent)  # the callee's code runs in the callee's file
         root = _Scope(None, globals=self._globals(agent))
         root.agent = agent  # type: ignore[attr-defined]
-        for config in agent.config:
-            root.config[config.key] = self._eval(config.value, root)
-        for param, value in zip(func.params, args, strict=True):
-            root.names[param.name] = value
         self._depth += 1
         try:
+            for config in agent.config:
+                root.config[config.key] = self._eval(config.value, root)
+            for param, value in zip(func.params, args, strict=True):
+                root.names[param.name] = value
             return self._block(func.body, root, final_value=True)
         except _Return as done:
             return done.value
         except RecursionError:
-            # No new frame may be entered here: only remember the innermost call for the message.
+            # No new frame may be entered here: only remember the innermost call (and the file it
+            # is written in) for the message.
             if self._out_of_stack_at is None:
-                self._out_of_stack_at = span
+                self._out_of_stack_at = (span, caller)
             raise
         finally:
             self._depth -= 1
+            self._here = caller
 
     def _agent_call(self, agent_name: str, function: str | None, args: list[Any], span: Span) -> Any:
         agent = next(a for a in self.program.agents if a.name == agent_name)
@@ -626,7 +637,7 @@ class Interpreter:
         )
         agent = getattr(self._current_root(scope), "agent", None)
         agent_name = agent.name if agent is not None else "__main_agent"
-        site = Site(self.program.path or "<source>", expr.span.start.line, expr.span.start.column, agent_name)
+        site = Site(self._file().name, expr.span.start.line, expr.span.start.column, agent_name)
         try:
             result = generate(
                 prompt,
@@ -732,16 +743,20 @@ class Interpreter:
             },
         }
 
-    def _error(self, message: str, span: Span) -> RunError:
-        source = self.program.source or None
-        shown = line_text(source, span.start.line) if source else None
+    def _file(self) -> SourceFile:
+        """The file of the code running now: the called agent's, or the program's before any call."""
+        return self._here or self.program.file_of()
+
+    def _error(self, message: str, span: Span, file: SourceFile | None = None) -> RunError:
+        """A runtime error at ``span`` of ``file`` (by default, the file of the code running now)."""
+        file = file or self._file()
         return RunError(
             RUNTIME_ERROR,
             message,
-            file=self.program.path or "<source>",
+            file=file.name,
             line=span.start.line,
             column=span.start.column,
-            source_line=shown,
+            source_line=line_text(file.text, span.start.line) if file.text else None,
         )
 
 

@@ -56,7 +56,9 @@ def check(
     """Every static diagnostic of a program, in the reference's order; empty when it is valid.
 
     A source text is parsed first (a syntax error raises :class:`~.diagnostics.ParseError`, since
-    nothing can be checked then).
+    nothing can be checked then). This is one file, as the reference's ``analyze`` sees it: its
+    ``import agent`` files are not read. To check a program as it runs, check
+    :func:`.loader.load_program`'s result, as ``asrender check`` does.
     """
     if isinstance(program_or_source, str):
         program_or_source = parse(program_or_source, path, label_rule=label_rule)

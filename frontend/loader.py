@@ -1,25 +1,45 @@
 """``import agent X from "other.as"``: the program a run executes, with imported agents merged in.
 
-Merged before the static checks, so calls to an imported agent are checked like any other. As
-AgentScript does: each imported file is parsed, its own agent imports resolved first, then checked
-(a file importing itself, directly or not, is an error), its non-agent imports are added (paths of
-``import file`` made absolute relative to the file that wrote them), and agent ``X`` joins the
-program as a non-main agent.
+Merged before the static checks, so calls to an imported agent are checked like any other, and
+``asrender check`` loads a program exactly as a run does (:func:`load_program`). As AgentScript
+does: each imported file is parsed, its own agent imports resolved first, then checked (a file
+importing itself, directly or not, is an error), its non-agent imports are added (paths of
+``import file`` and of ``file://`` / ``sqlite://`` memories made absolute relative to the file that
+wrote them), and agent ``X`` joins the program as a non-main agent.
+
+Every agent and import merged in remembers its file (:class:`~.source.SourceFile`), so its errors
+and call sites name that file. An imported file is named as the user would type its path from where
+they stand: the folder of the importing file's name joined with the import's path, normalised
+(``asrender examples/newsroom/newsroom.as`` importing ``"./critic.as"`` names
+``examples/newsroom/critic.as``; an absolute main path gives absolute names).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
 from .diagnostics import AgentScriptError
 from .language import ensure_valid, parse
-from .source import line_text
+from .source import SourceFile, line_text
 from .syntax import Import, Program
 
-__all__ = ["with_imported_agents"]
+__all__ = ["load_program", "program_folder", "with_imported_agents"]
 
 IMPORT_ERROR = "IMPORT_ERROR"
+
+
+def load_program(source: str, path: str | None = None, *, label_rule: str = "release") -> Program:
+    """``source`` parsed, with its imported agents merged in: what a run executes and what
+    ``check`` checks. ``path`` names the file (as the user typed it) and locates its imports."""
+    return with_imported_agents(parse(source, path, label_rule=label_rule), label_rule=label_rule)
+
+
+def program_folder(path: str | None) -> Path:
+    """The folder of the program named ``path`` (the current folder for a program with no file):
+    where its imports and its tools' paths start."""
+    return Path(path).resolve().parent if path else Path.cwd()
 
 
 def with_imported_agents(program: Program, *, label_rule: str = "release") -> Program:
@@ -28,7 +48,8 @@ def with_imported_agents(program: Program, *, label_rule: str = "release") -> Pr
 
 
 def _merge(program: Program, label_rule: str, stack: tuple[Path, ...]) -> Program:
-    base = Path(program.path).resolve().parent if program.path else Path.cwd()
+    """``stack`` holds the real paths of the files being merged, ``program``'s last (if it has one)."""
+    base = stack[-1].parent if stack else Path.cwd()
     if not any(item.resource == "agent" for item in program.imports):
         return replace(program, imports=tuple(_absolute(item, base) for item in program.imports))
     imports: list[Import] = []
@@ -44,16 +65,18 @@ def _merge(program: Program, label_rule: str, stack: tuple[Path, ...]) -> Progra
         try:
             source = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise _error(program, item, f"Cannot read agent file '{item.uri}': {exc}") from None
-        other = ensure_valid(_merge(parse(source, str(path), label_rule=label_rule), label_rule, (*stack, path)))
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise _error(program, item, f"Cannot read agent file '{item.uri}': {reason}") from None
+        name = os.path.normpath(os.path.join(os.path.dirname(program.path or ""), item.uri))
+        other = ensure_valid(_merge(parse(source, name, label_rule=label_rule), label_rule, (*stack, path)))
         found = next((agent for agent in other.agents if agent.name == item.name), None)
         if found is None:
             raise _error(program, item, f"Agent '{item.name}' is not defined in '{item.uri}'")
         for imported in other.imports:
             if imported.name not in names:
                 names.add(imported.name)
-                imports.append(imported)
-        agents.append(replace(found, is_main=False))
+                imports.append(replace(imported, file=other.file_of(imported)))
+        agents.append(replace(found, is_main=False, file=other.file_of(found)))
     return replace(program, imports=tuple(imports), agents=tuple(agents))
 
 
@@ -75,7 +98,12 @@ _MEMORY_FILE_SCHEMES = ("file", "sqlite")
 
 def _error(program: Program, item: Import, message: str) -> AgentScriptError:
     start = item.span.start
-    shown = line_text(program.source, start.line) if program.source else None
+    file: SourceFile = program.file_of(item)
     return AgentScriptError(
-        IMPORT_ERROR, message, file=program.path or "<source>", line=start.line, column=start.column, source_line=shown
+        IMPORT_ERROR,
+        message,
+        file=file.name,
+        line=start.line,
+        column=start.column,
+        source_line=line_text(file.text, start.line) if file.text else None,
     )

@@ -13,8 +13,8 @@ from ..core.rendered import RenderedPrompt
 from ..core.tools import ToolContext
 from ..plugins.manager import PluginHost, default_host
 from .interpreter import Interpreter, Site, json_of, record_notes
-from .language import ensure_valid, parse
-from .loader import with_imported_agents
+from .language import ensure_valid
+from .loader import load_program, program_folder
 from .providers import DryRun, Targeted
 
 __all__ = ["ProgramCall", "RunResult", "run", "run_prompt"]
@@ -97,7 +97,8 @@ def run(
     model name); with ``dry_run`` every request is built but answered offline. ``responses`` are
     canned model replies used in order (offline and dry runs);
     ``options`` go to the chosen format's renderer for each call; ``tools`` says what tool and memory
-    schemes may touch (by default: the current directory, any environment variable).
+    schemes may touch (by default: the folder of the program, which is where tool paths start, and
+    any environment variable).
     """
     if isinstance(source_or_path, Path):
         path = str(source_or_path)
@@ -105,7 +106,7 @@ def run(
     else:
         source = source_or_path
     host = host or default_host()
-    program = ensure_valid(with_imported_agents(parse(source, path, label_rule=label_rule), label_rule=label_rule))
+    program = ensure_valid(load_program(source, path, label_rule=label_rule))
     model_adapter = _model_adapter(host, adapter, model, dry_run, responses)
     renderer = host.renderer(format)
     calls: list[ProgramCall] = []
@@ -124,7 +125,7 @@ def run(
         on_call=record,
         debug=debug,
         tool_scheme=host.tool_scheme,
-        tool_context=tools or ToolContext(Path.cwd()),
+        tool_context=tools or ToolContext(program_folder(path)),
         timeout=timeout,
     )
     value = interpreter.run(input, agent=agent, function=function)

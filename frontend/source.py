@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["LineMap", "Position", "Span", "caret_padding", "line_text"]
+__all__ = ["LineMap", "Position", "SourceFile", "Span", "caret_padding", "line_text"]
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
@@ -35,6 +36,20 @@ class Span(NamedTuple):
 
     start: Position
     end: Position
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """One ``.as`` file of a program: ``name`` as errors and call sites spell it, ``text`` for the
+    source line shown under them.
+
+    A program spans files once it imports agents; a node knows only its span, so the declarations
+    merged in from another file (an imported agent, its imports) carry their ``SourceFile`` and
+    everything inside them is located in it.
+    """
+
+    name: str
+    text: str
 
 
 class LineMap:

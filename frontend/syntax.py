@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from .source import Span
+from .diagnostics import DEFAULT_FILE
+from .source import SourceFile, Span
 
 __all__ = [
     "ANONYMOUS_MAIN_AGENT",
@@ -319,12 +320,17 @@ Stmt: TypeAlias = Config | Use | Return | Repeat | ForIn | LoopUntil | If | Assi
 
 @dataclass(frozen=True, slots=True)
 class Import:
-    """``import RESOURCE Name from "uri"`` with RESOURCE one of tool, llm, file, agent, memory."""
+    """``import RESOURCE Name from "uri"`` with RESOURCE one of tool, llm, file, agent, memory.
+
+    ``file`` is the file it was written in when that is not the program's own (an import merged in
+    with an imported agent), else ``None``.
+    """
 
     resource: str
     name: str
     uri: str
     span: Span
+    file: SourceFile | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,24 +353,36 @@ class Function:
 
 @dataclass(frozen=True, slots=True)
 class Agent:
-    """An ``agent``; an unnamed ``main agent`` is called ``__main_agent`` as in the reference."""
+    """An ``agent``; an unnamed ``main agent`` is called ``__main_agent`` as in the reference.
+
+    ``file`` is the file it was written in when that is not the program's own (an ``import agent``),
+    else ``None``: the spans inside it, and so its errors and call sites, are in that file.
+    """
 
     name: str
     is_main: bool
     config: tuple[Config, ...]
     functions: tuple[Function, ...]
     span: Span
+    file: SourceFile | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Program:
-    """A whole ``.as`` file. ``source`` and ``path`` travel along so errors can show the line."""
+    """A whole ``.as`` file, and once loaded (:mod:`.loader`) the agents it imports from other files.
+    ``source`` and ``path`` (the file's) travel along so errors can show the line."""
 
     imports: tuple[Import, ...]
     agents: tuple[Agent, ...]
     span: Span
     source: str = field(default="", repr=False, compare=False)
     path: str | None = field(default=None, repr=False, compare=False)
+
+    def file_of(self, declaration: Agent | Import | None = None) -> SourceFile:
+        """The file ``declaration`` was written in: its own ``file``, else this program's file."""
+        if declaration is not None and declaration.file is not None:
+            return declaration.file
+        return SourceFile(self.path or DEFAULT_FILE, self.source)
 
 
 Node: TypeAlias = (

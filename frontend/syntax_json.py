@@ -16,7 +16,8 @@ from .syntax import Budget, Node
 
 __all__ = ["to_json"]
 
-_SKIPPED = frozenset({"source", "path"})  # the Program's text travels along but is not part of the tree
+# The text of a Program and the file of a merged agent or import travel along but are not part of the tree.
+_SKIPPED = frozenset({"source", "path", "file"})
 
 
 def to_json(node: Node | Budget, *, positions: bool = True) -> dict[str, Any]:

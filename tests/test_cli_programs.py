@@ -62,6 +62,21 @@ def test_a_syntax_error_from_stdin_points_at_its_column(
     assert lines[2] == " " * 6 + "^"
 
 
+def test_check_errors_of_a_run_are_blocks_as_check_prints_them(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # `asrender FILE.as` used to print them on one line, each line break shown as \x0a.
+    monkeypatch.chdir(tmp_path)
+    source = (DATA / "valid" / "tc10_scopes.as").read_text(encoding="utf-8")
+    (tmp_path / "u.as").write_text(source.replace("use input.goal as goal", "use nope as goal\n        use gone"))
+    expected = (
+        "u.as:9:13: error[UNKNOWN_IDENTIFIER]: Unknown identifier 'nope'\n        use nope as goal\n            ^\n"
+        "u.as:10:13: error[UNKNOWN_IDENTIFIER]: Unknown identifier 'gone'\n        use gone\n            ^\n"
+    )
+    assert _run(capsys, "check", "u.as") == (1, "", expected)
+    assert _run(capsys, "u.as", "--input", "{}") == (1, "", expected)
+
+
 def test_a_missing_program_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = _run(capsys, "check", str(tmp_path / "nope.as"))
     assert (code, err) == (1, f"asrender: {tmp_path / 'nope.as'}: no such file\n")

@@ -41,7 +41,11 @@ def pinned_memory_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(memory_records, "now", lambda: "2026-01-02T03:04:05.678Z")
 
 
-PROGRAMS = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.as"))
+EXAMPLE_FOLDER = Path(__file__).resolve().parent.parent / "examples"
+# Every example program, those of a sub-folder too (examples/newsroom: a program and the agent it imports).
+PROGRAMS = sorted(
+    path for path in EXAMPLE_FOLDER.rglob("*.as") if "plugins" not in path.relative_to(EXAMPLE_FOLDER).parts
+)
 RUNS = {
     "agentscript": ["--format", "agentscript"],
     "messages-json": ["--format", "messages", "--output", "json"],
@@ -59,7 +63,7 @@ def test_asrender_program(
     snapshot: SnapshotAssertion,
     tmp_path: Path,
 ) -> None:
-    # Run from a copy of the examples folder, as a user would from the folder itself, so call sites
+    # Run from a copy of the program's folder, as a user would from the folder itself, so call sites
     # print as "name.as:L:C", tools read the example project, and memory is written to the copy.
     examples = tmp_path / "examples"
     shutil.copytree(program.parent, examples, ignore=shutil.ignore_patterns("__pycache__"))

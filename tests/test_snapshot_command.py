@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-PROGRAMS = sorted(path.name for path in EXAMPLES.glob("*.as"))
+PROGRAMS = sorted(
+    name
+    for name in (path.relative_to(EXAMPLES).as_posix() for path in EXAMPLES.rglob("*.as"))
+    if not name.startswith("plugins/")
+)
 
 
 def asrender(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -39,7 +43,8 @@ def test_a_first_review_writes_nothing_and_names_what_update_would_store(program
     assert lines[:-1] == [
         f"{name}: no stored render (asrender snapshot prompts --update stores it)" for name in PROGRAMS
     ]
-    assert lines[-1] == f"{len(PROGRAMS)} programs: 0 unchanged, 0 changed, {len(PROGRAMS)} new, 0 removed; 7 differ"
+    n = len(PROGRAMS)
+    assert lines[-1] == f"{n} programs: 0 unchanged, 0 changed, {n} new, 0 removed; {n} differ"
     assert _tree(programs) == before  # not even the memory of lessons.as
 
 
@@ -49,9 +54,14 @@ def test_update_stores_what_asrender_prints_for_each_program(programs: Path) -> 
     assert done.stdout.splitlines()[0] == "stored __prompts__/code-review.as.agentscript.txt"
     elsewhere = shutil.copytree(programs, programs.parent / "elsewhere")  # lessons.as writes its memory
     for name in PROGRAMS:
-        stem = name[: -len(".as")]
+        program = elsewhere / name
         shown = asrender(
-            name, "--input-file", f"{stem}.input.json", "--responses", f"{stem}.responses.json", cwd=elsewhere
+            program.name,
+            "--input-file",
+            f"{program.stem}.input.json",
+            "--responses",
+            f"{program.stem}.responses.json",
+            cwd=program.parent,
         )
         assert shown.returncode == 0, shown.stderr
         stored = (programs / "__prompts__" / f"{name}.agentscript.txt").read_text(encoding="utf-8")
@@ -74,7 +84,8 @@ def test_a_changed_prompt_is_a_unified_diff_and_exit_1(programs: Path) -> None:
         "--- __prompts__/strict-invoice.as.agentscript.txt (stored)\n+++ strict-invoice.as (rendered now)\n"
     )
     assert "\n-Extract the invoice fields.\n+Extract every invoice field.\n" in done.stdout
-    assert done.stdout.endswith("7 programs: 6 unchanged, 1 changed, 0 new, 0 removed; 1 differ\n")
+    n = len(PROGRAMS)
+    assert done.stdout.endswith(f"{n} programs: {n - 1} unchanged, 1 changed, 0 new, 0 removed; 1 differ\n")
     assert asrender("snapshot", "prompts", "--update", cwd=programs.parent).stdout.startswith(
         "updated __prompts__/strict-invoice.as.agentscript.txt\n"
     )
@@ -100,7 +111,8 @@ def test_a_broken_program_is_located_and_the_others_still_reviewed(programs: Pat
     )
     done = asrender("snapshot", "prompts", cwd=programs.parent)
     assert done.returncode == 2
-    assert done.stdout == "8 programs: 7 unchanged, 0 changed, 0 new, 0 removed, 1 failed\n"
+    n = len(PROGRAMS)
+    assert done.stdout == f"{n + 1} programs: {n} unchanged, 0 changed, 0 new, 0 removed, 1 failed\n"
     first, located, source, caret = done.stderr.splitlines()[:4]
     assert first == f"{programs / 'nested' / 'broken.as'}: cannot render".replace(str(programs.parent) + "/", "")
     assert located == "broken.as:3:16: error[PARSE_ERROR]: Expected expression"
@@ -111,7 +123,10 @@ def test_a_broken_program_is_located_and_the_others_still_reviewed(programs: Pat
 def test_another_format_is_stored_beside_the_first(programs: Path) -> None:
     done = asrender("snapshot", "prompts", "--update", "--format", "messages", cwd=programs.parent)
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in (programs / "__prompts__").iterdir()) == [f"{n}.messages.txt" for n in PROGRAMS]
+    stored = sorted(
+        p.relative_to(programs / "__prompts__").as_posix() for p in (programs / "__prompts__").rglob("*.txt")
+    )
+    assert stored == [f"{n}.messages.txt" for n in PROGRAMS]
 
 
 @pytest.mark.parametrize(

@@ -75,23 +75,33 @@ def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict
             dry_runs = {provider: _run(copy, host, provider) for provider in PROVIDERS}
     except SourceError as exc:
         text = _unscratched(str(exc), folder)
-        state["error"] = {"text": text, "line": exc.line, "column": exc.column, "message": exc.message}
+        file = _unscratched(exc.file, folder)
+        state["error"] = {"text": text, "file": file, "line": exc.line, "column": exc.column, "message": exc.message}
         return state
     except CheckError as exc:
         first = exc.diagnostics[0] if exc.diagnostics else None
         state["error"] = {
             "text": _unscratched(str(exc), folder),
+            "file": None if first is None else _unscratched(exc.file_of(first), folder),
             "line": None if first is None else first.line,
             "column": None if first is None else first.column,
             "message": "" if first is None else first.message,
             "diagnostics": [
-                {"code": d.code, "line": d.line, "column": d.column, "message": d.message} for d in exc.diagnostics
+                {
+                    "code": d.code,
+                    "file": _unscratched(exc.file_of(d), folder),
+                    "line": d.line,
+                    "column": d.column,
+                    "message": d.message,
+                }
+                for d in exc.diagnostics
             ],
         }
         return state
     except (PromptwireError, OSError, ValueError) as exc:
         text = _unscratched(f"{name}: {exc}", folder)
-        state["error"] = {"text": text, "line": None, "column": None, "message": _unscratched(str(exc), folder)}
+        message = _unscratched(str(exc), folder)
+        state["error"] = {"text": text, "file": None, "line": None, "column": None, "message": message}
         return state
     stored = _stored_renders(root, name, state["formats"])
     for index, call in enumerate(offline.calls):
