@@ -512,13 +512,13 @@ def _call_block(call: Any, dry_run: bool) -> str:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .diagnostics import format_diagnostics
+    from .diagnostics import MAX_SHOWN_DIAGNOSTICS, format_diagnostics
     from .language import check
 
     label, source = _read_program(args)
     diagnostics = check(source, label, label_rule=args.label_rule)
     if diagnostics:
-        error_block(format_diagnostics(diagnostics, source, label))
+        error_block(format_diagnostics(diagnostics, source, label, limit=MAX_SHOWN_DIAGNOSTICS))
         return 1
     return 0
 
