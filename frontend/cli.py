@@ -525,10 +525,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _cmd_parse(args: argparse.Namespace) -> int:
     from .language import parse
-    from .syntax_json import to_json
+    from .syntax_json import write_json
 
     label, source = _read_program(args)
-    write_output(json_text(to_json(parse(source, label, label_rule=args.label_rule))) + "\n")
+    tree = parse(source, label, label_rule=args.label_rule)
+    write_json(tree, lambda text: write_output(safe_json(text)))
     return 0
 
 

@@ -7,6 +7,7 @@ that parses must also get through the checks and both printers.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from promptwire.core.errors import PromptwireError
 from promptwire.frontend.language import check, expression_source, parse, to_json
 from promptwire.frontend.syntax import Use
+from promptwire.frontend.syntax_json import write_json
 
 DATA = Path(__file__).parent / "data" / "as"
 PROGRAMS = [path.read_text(encoding="utf-8") for path in sorted(DATA.rglob("*.as"))]
@@ -32,7 +34,9 @@ def _exercise(source: str, label_rule: str = "release") -> None:
         return
     for diagnostic in check(program):
         assert diagnostic.reference_text
-    to_json(program)
+    pieces: list[str] = []
+    write_json(program, pieces.append)
+    assert json.loads("".join(pieces)) == to_json(program)
     for agent in program.agents:
         for function in agent.functions:
             for statement in function.body:

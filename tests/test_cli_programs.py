@@ -13,7 +13,7 @@ from promptwire.frontend import CheckError, check, ensure_valid, parse
 from promptwire.frontend.cli import main
 from promptwire.frontend.diagnostics import MAX_SHOWN_DIAGNOSTICS
 from promptwire.frontend.source import SHOWN_WIDTH, shown_line
-from promptwire.frontend.syntax_json import to_json
+from promptwire.frontend.syntax_json import to_json, write_json
 
 DATA = Path(__file__).parent / "data" / "as"
 VALID = sorted((DATA / "valid").glob("*.as"))
@@ -214,3 +214,24 @@ def test_a_caret_on_a_long_line_points_into_a_window_of_it() -> None:
     assert padding.endswith("\t")  # the tab before HERE stays a tab, so the caret lands under H
     short = "ab\U0001f600cd"
     assert shown_line(short, 5) == (short, "   ")  # 'c' is at UTF-16 column 5: a, b, and the emoji's two units
+
+
+def test_parse_writes_a_number_json_cannot_hold_as_null(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    program = tmp_path / "inf.as"
+    program.write_text("main agent A {\n    main func(input) {\n        x = 1e999\n    }\n}\n", encoding="utf-8")
+    code, out, err = _run(capsys, "parse", str(program))
+    assert (code, err) == (0, "")
+    assert "Infinity" not in out
+    (statement,) = json.loads(out)["agents"][0]["functions"][0]["body"]
+    assert statement["value"]["kind"] == "Number"
+    assert statement["value"]["value"] is None
+    assert statement["value"]["raw"] == "1e999"
+
+
+def test_a_large_tree_is_written_in_pieces_of_bounded_size() -> None:
+    source = "main agent A {\n    main func(input) {\n        x = [" + "1 " * 50_000 + "]\n    }\n}\n"
+    pieces: list[str] = []
+    write_json(parse(source), pieces.append)
+    assert len(pieces) > 10
+    assert max(len(piece) for piece in pieces) < 2**17
+    assert json.loads("".join(pieces)) == to_json(parse(source))
