@@ -369,14 +369,14 @@ class Interpreter:
                 self._block(stmt.else_body, _Scope(scope))
             return None
         if isinstance(stmt, Repeat):
-            for _ in range(stmt.count):
+            for _ in range(int(stmt.count)):  # the checks keep counts to MAX_ITERATIONS
                 self._block(stmt.body, _Scope(scope))
             return None
         if isinstance(stmt, ForIn):
             items = self._eval(stmt.iterable, scope)
             if not isinstance(items, list):
                 raise self._error("for ... in requires a list value", stmt.iterable.span)
-            for index, item in enumerate(items[: stmt.limit]):
+            for index, item in enumerate(items[: int(stmt.limit)]):
                 self.trace.append(
                     {"kind": "for", "data": {"item": stmt.item, "index": index, "value": _json_value(item)}}
                 )
@@ -385,7 +385,7 @@ class Interpreter:
                 self._block(stmt.body, inner)
             return None
         if isinstance(stmt, LoopUntil):
-            for _ in range(stmt.limit):
+            for _ in range(int(stmt.limit)):
                 inner = _Scope(scope)
                 self._block(stmt.body, inner)
                 if _truthy(self._eval(stmt.condition, inner)):
