@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import fields, is_dataclass
-from functools import cache
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -36,9 +35,15 @@ def to_json(node: Node | Budget, *, positions: bool = True) -> dict[str, Any]:
     return _node(node, positions)
 
 
-@cache
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(item.name for item in fields(cls) if item.name not in _SKIPPED)
+    """A node class's fields in declaration order, looked up once per class."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(item.name for item in fields(cls) if item.name not in _SKIPPED)
+    return names
 
 
 def _node(node: object, positions: bool) -> dict[str, Any]:
