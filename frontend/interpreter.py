@@ -463,7 +463,8 @@ class Interpreter:
     def _index(self, owner: Any, index: Any, expr: Index) -> Any:
         if not isinstance(owner, list):
             raise self._error("Index access requires a list value", expr.span)
-        if isinstance(index, bool) or not isinstance(index, int | float) or index < 0 or index != int(index):
+        whole = isinstance(index, int) or (isinstance(index, float) and index.is_integer())  # not inf, not NaN
+        if isinstance(index, bool) or not whole or index < 0:
             raise self._error("List index must be a non-negative integer", expr.span)
         if int(index) >= len(owner):
             raise self._error(f"List index {int(index)} is out of range", expr.span)

@@ -141,3 +141,63 @@ def test_a_count_of_thousands_of_digits_parses_and_prints_as_javascript_reads_it
     (repeat,) = json.loads(out)["agents"][0]["functions"][0]["body"]
     assert repeat["kind"] == "Repeat"
     assert repeat["count"] is None  # infinity, written as JSON.stringify writes it
+
+
+RUNTIME = [
+    pytest.param(["[1][1e999]"], "10:9", "List index must be a non-negative integer", id="list index 1e999"),
+    pytest.param(
+        ['L.query({ text: "x", limit: 1e999 })'],
+        "10:9",
+        "Memory L.query (file://{dir}/m.jsonl) failed: memory.query limit must be a positive integer",
+        id="jsonl memory limit 1e999",
+    ),
+    pytest.param(
+        ['S.query({ text: "x", limit: 1e999 })'],
+        "10:9",
+        "Memory S.query (sqlite://{dir}/m.db) failed: memory.query limit must be a positive integer",
+        id="sqlite memory limit 1e999",
+    ),
+    pytest.param(
+        ['Find.run({ path: ".", max: 1e999 })'],
+        "10:9",
+        "Tool Find.run (sh://find) failed: Expected a positive integer, got Infinity",
+        id="find max 1e999",
+    ),
+]
+RESOURCES = 'import memory L from "file://./m.jsonl"\nimport memory S from "sqlite://./m.db"\nimport tool Find from "sh://find"\n'
+
+
+@pytest.mark.parametrize(("body", "where", "message"), RUNTIME)
+def test_a_number_only_the_run_knows_is_a_located_runtime_error(
+    body: list[str], where: str, message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, out, err = _run(capsys, tmp_path, _program(*body, imports=RESOURCES))
+    assert (status, out) == (1, "")
+    assert err.startswith(f"bad.as:{where}: error[RUNTIME_ERROR]: {message.format(dir=tmp_path)}\n")
+
+
+def test_a_memory_stores_infinity_as_json_does_null(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    body = ['L.add({ text: "x", n: 1e999 })', 'S.add({ text: "x", n: 1e999 })']
+    status, _, err = _run(capsys, tmp_path, _program(*body, imports=RESOURCES))
+    assert (status, err) == (0, "")
+    (line,) = (tmp_path / "m.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(line)["record"] == {"text": "x", "n": None}  # strict JSON: no Infinity
+    status, out, err = _run(capsys, tmp_path, _program('S.query({ text: "x" })', imports=RESOURCES), "-O", "trace")
+    assert (status, err) == (0, "")
+    assert json.loads(out)["value"][0]["record"] == {"text": "x", "n": None}
+
+
+def test_an_http_timeout_past_what_a_timer_holds_is_refused_before_any_request() -> None:
+    from promptwire.core.tools import ToolContext, ToolError, ToolRequest
+    from promptwire.tools.http import MAX_TIMEOUT_MS, http_tool
+
+    request = ToolRequest("Api", "http://127.0.0.1:9", "get", [{"url": "/", "timeout": 1e300}])
+    with pytest.raises(ToolError, match=rf"^Http.timeout must be at most {MAX_TIMEOUT_MS} ms, got "):
+        http_tool(request, ToolContext(Path.cwd()))
+
+
+def test_json_sent_or_stored_by_a_tool_writes_infinity_as_null() -> None:
+    from promptwire.tools.arguments import js_json
+
+    assert js_json({"a": [1.5, float("inf"), {"b": float("-inf")}], "c": "é"}) == '{"a":[1.5,null,{"b":null}],"c":"é"}'
+    assert js_json({"a": 1}, (", ", ": ")) == '{"a": 1}'
