@@ -214,8 +214,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
         _usage_error(f"{', '.join(program_only)} apply to .as programs only")
     host = default_host()
     label = "<stdin>" if args.file == "-" else args.file
-    data = _load_data(args.file, label, args.max_input_size)
     options = _render_options(args, host)
+    data = _load_data(args.file, label, args.max_input_size)
     renderer = host.renderer(args.format)
     try:
         prompt = host.reader(args.reader).read(data)
@@ -224,10 +224,6 @@ def _cmd_render(args: argparse.Namespace) -> int:
         rendered = renderer.render(prompt, **options)
     except FieldError as exc:
         raise CliError(f"{label}: {exc}") from None
-    except TypeError as exc:
-        if "unexpected keyword argument" not in str(exc):
-            raise
-        raise CliError(f"format {args.format!r} does not take that option: {exc}") from None
     for line in warning_lines(rendered.warnings):
         error_line(f"warning: {line}")
     _print_render(rendered, args.output, args.format)
@@ -241,9 +237,18 @@ def _asks_a_model(args: argparse.Namespace) -> bool:
 
 
 def _render_options(args: argparse.Namespace, host: Any) -> dict[str, Any]:
+    """The ``-o`` options (and ``--strict``) for the format, checked against what it takes before
+    anything is read or run."""
     options = _parse_options(args.option)
     if args.strict:
         options["strict"] = True
+    accepted = host.renderer_options(args.format) if options else None
+    unknown = [key for key in options if accepted is not None and key not in accepted]
+    if unknown:
+        names = ", ".join(repr(key) for key in unknown)
+        takes = ", ".join(sorted((accepted or frozenset()) - _NOT_FROM_THE_COMMAND_LINE)) or "nothing"
+        plural = "s" if len(unknown) > 1 else ""
+        _usage_error(f"format {args.format!r} takes no option{plural} {names} (it takes: {takes})")
     if "layout" in options:
         options["layout"] = host.renderer(str(options["layout"]))
     return options
@@ -302,10 +307,10 @@ def _run_program(args: argparse.Namespace) -> int:
 def _program_result(args: argparse.Namespace) -> Any:
     from .runner import run
 
-    label, source = _read_program(args)
-    input_value = program_input(args.input, args.input_file, args.max_input_size)
     host = default_host()
     options = _render_options(args, host)
+    label, source = _read_program(args)
+    input_value = program_input(args.input, args.input_file, args.max_input_size)
     provider = _provider(args, host)
     with _provider_errors(provider):
         return run(
