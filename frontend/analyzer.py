@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..core.budget import MAX_BUDGET
 from .diagnostics import Diagnostic
 from .source import SourceFile, Span
 from .syntax import (
@@ -24,6 +25,7 @@ from .syntax import (
     Assign,
     Binary,
     Boolean,
+    Budget,
     Call,
     Config,
     Expr,
@@ -52,7 +54,7 @@ from .syntax import (
     Use,
 )
 
-__all__ = ["CODES", "analyze"]
+__all__ = ["CODES", "MAX_ITERATIONS", "analyze"]
 
 CODES = frozenset(
     {
@@ -77,6 +79,15 @@ MEMORY_METHODS = frozenset({"add", "query"})
 SHAPE_TYPE_NAMES = frozenset({"string", "number", "boolean", "json", "list"})
 THINK_LEVELS = frozenset({"auto", "low", "medium", "high"})
 CONFIG_KEYS = ("model", "role", "description")
+
+MAX_ITERATIONS = 1_000_000
+"""The largest count of ``repeat * N``, ``for ... max N`` and ``loop until ... max N``.
+
+The reference takes any count, so ``repeat * 9223372036854775808`` spins until it is killed, and a
+count of thousands of digits is not even a number Python can count to. A loop in AgentScript
+repeats model and tool calls a handful of times (the reference's examples use 2 to 8); a million
+passes of a trivial body take about two seconds here, and a count above it can only be a slip or a
+runaway, so the checks refuse it (``INVALID_ITERATION_LIMIT``) rather than let the run hang."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,16 +287,23 @@ class _Analyzer:
             self.check_expression(statement.iterable, scope)
             if statement.limit <= 0:
                 self.error("INVALID_ITERATION_LIMIT", "For iteration count must be greater than 0", statement.span)
+            self.check_iteration_count(statement.limit, statement.span)
             body_scope = scope.child()
             body_scope.define(statement.item, _Binding("local"))
             self.check_block(statement.body, body_scope)
         elif isinstance(statement, LoopUntil):
             self.check_expression(statement.condition, scope)
+            self.check_iteration_count(statement.limit, statement.span)
             self.check_block(statement.body, scope.child())
         elif isinstance(statement, Repeat):
+            self.check_iteration_count(statement.count, statement.span)
             self.check_block(statement.body, scope.child())
         elif isinstance(statement, Return):
             self.check_expression(statement.value, scope)
+
+    def check_iteration_count(self, count: float, span: Span) -> None:
+        if count > MAX_ITERATIONS:
+            self.error("INVALID_ITERATION_LIMIT", f"Iteration count must be at most {MAX_ITERATIONS}", span)
 
     def check_use(self, statement: Use, scope: _Scope) -> None:
         self.check_expression(statement.value, scope)
@@ -298,6 +316,8 @@ class _Analyzer:
                 )
         if statement.budget is not None and statement.budget.amount <= 0:
             self.error("INVALID_BUDGET", "Budget amount must be greater than 0", statement.span)
+        elif statement.budget is not None and _budget_count(statement.budget) > MAX_BUDGET:
+            self.error("INVALID_BUDGET", f"Budget must come to at most {MAX_BUDGET} (2^53)", statement.span)
         if statement.label and statement.label in RESERVED_CONTEXT_LABELS:
             self.error("RESERVED_CONTEXT_LABEL", f"Context label '{statement.label}' is reserved", statement.span)
 
@@ -470,9 +490,19 @@ class _Analyzer:
                     self.error(
                         "INVALID_GENERATE_MAX_OUTPUT", "generate max_output must be a positive budget", value.span
                     )
+                elif _budget_count(options.max_output) > MAX_BUDGET:
+                    self.error(
+                        "INVALID_GENERATE_MAX_OUTPUT",
+                        f"generate max_output must come to at most {MAX_BUDGET} (2^53) tokens",
+                        value.span,
+                    )
             elif key == "temperature":
                 if not isinstance(value, Number):
                     self.error("INVALID_GENERATE_TEMPERATURE", "generate temperature must be a number", value.span)
+                elif not math.isfinite(value.value):
+                    self.error(
+                        "INVALID_GENERATE_TEMPERATURE", "generate temperature must be a finite number", value.span
+                    )
             elif key == "think":
                 if not isinstance(value, Boolean) and not (isinstance(value, String) and value.value in THINK_LEVELS):
                     self.error(
@@ -503,6 +533,11 @@ class _Analyzer:
             shape_type = shape_type.item
         if isinstance(shape_type, NamedType) and shape_type.name not in SHAPE_TYPE_NAMES:
             self.error("UNKNOWN_SHAPE_TYPE", f"Unsupported shape type '{shape_type.name}'", shape_type.span)
+
+
+def _budget_count(budget: Budget) -> float:
+    """What a budget comes to as the reference reads it: ``k`` is thousands, any other unit plain."""
+    return budget.amount * (1000 if budget.unit == "k" else 1)
 
 
 def _function_binding(agent: str, function: Function) -> _Binding:

@@ -215,8 +215,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
         _usage_error(f"{', '.join(program_only)} apply to .as programs only")
     host = default_host()
     label = "<stdin>" if args.file == "-" else args.file
-    data = _load_data(args.file, label, args.max_input_size)
     options = _render_options(args, host)
+    data = _load_data(args.file, label, args.max_input_size)
     renderer = host.renderer(args.format)
     try:
         prompt = host.reader(args.reader).read(data)
@@ -225,10 +225,6 @@ def _cmd_render(args: argparse.Namespace) -> int:
         rendered = renderer.render(prompt, **options)
     except FieldError as exc:
         raise CliError(f"{label}: {exc}") from None
-    except TypeError as exc:
-        if "unexpected keyword argument" not in str(exc):
-            raise
-        raise CliError(f"format {args.format!r} does not take that option: {exc}") from None
     for line in warning_lines(rendered.warnings):
         error_line(f"warning: {line}")
     _print_render(rendered, args.output, args.format)
@@ -242,9 +238,18 @@ def _asks_a_model(args: argparse.Namespace) -> bool:
 
 
 def _render_options(args: argparse.Namespace, host: Any) -> dict[str, Any]:
+    """The ``-o`` options (and ``--strict``) for the format, checked against what it takes before
+    anything is read or run."""
     options = _parse_options(args.option)
     if args.strict:
         options["strict"] = True
+    accepted = host.renderer_options(args.format) if options else None
+    unknown = [key for key in options if accepted is not None and key not in accepted]
+    if unknown:
+        names = ", ".join(repr(key) for key in unknown)
+        takes = ", ".join(sorted((accepted or frozenset()) - _NOT_FROM_THE_COMMAND_LINE)) or "nothing"
+        plural = "s" if len(unknown) > 1 else ""
+        _usage_error(f"format {args.format!r} takes no option{plural} {names} (it takes: {takes})")
     if "layout" in options:
         options["layout"] = host.renderer(str(options["layout"]))
     return options
@@ -303,10 +308,10 @@ def _run_program(args: argparse.Namespace) -> int:
 def _program_result(args: argparse.Namespace) -> Any:
     from .runner import run
 
-    label, source = _read_program(args)
-    input_value = program_input(args.input, args.input_file, args.max_input_size)
     host = default_host()
     options = _render_options(args, host)
+    label, source = _read_program(args)
+    input_value = program_input(args.input, args.input_file, args.max_input_size)
     provider = _provider(args, host)
     with _provider_errors(provider):
         return run(
@@ -519,24 +524,25 @@ def _cmd_check(args: argparse.Namespace) -> int:
     """The program loaded as a run loads it (its imported agents merged in, each imported file
     parsed and checked), then every diagnostic: a program that runs checks clean, and one whose
     imports fail fails here too, located in the file at fault."""
-    from .diagnostics import format_diagnostics
+    from .diagnostics import MAX_SHOWN_DIAGNOSTICS, format_diagnostics
     from .language import check
     from .loader import load_program
 
     label, source = _read_program(args)
     diagnostics = check(load_program(source, label, label_rule=args.label_rule))
     if diagnostics:
-        error_block(format_diagnostics(diagnostics, source, label))
+        error_block(format_diagnostics(diagnostics, source, label, limit=MAX_SHOWN_DIAGNOSTICS))
         return 1
     return 0
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
     from .language import parse
-    from .syntax_json import to_json
+    from .syntax_json import write_json
 
     label, source = _read_program(args)
-    write_output(json_text(to_json(parse(source, label, label_rule=args.label_rule))) + "\n")
+    tree = parse(source, label, label_rule=args.label_rule)
+    write_json(tree, lambda text: write_output(safe_json(text)))
     return 0
 
 

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..core.errors import PromptwireError, SourceError
-from .source import SourceFile, Span, caret_padding, line_text
+from .source import SourceFile, Span, line_text, shown_line
 
 __all__ = [
+    "MAX_SHOWN_DIAGNOSTICS",
     "PARSE_ERROR",
     "AgentScriptError",
     "CheckError",
@@ -27,13 +28,19 @@ __all__ = [
 PARSE_ERROR = "PARSE_ERROR"
 DEFAULT_FILE = "<source>"
 
+MAX_SHOWN_DIAGNOSTICS = 100
+"""How many diagnostics a check prints before it only counts the rest. A hundred findings are more
+than anyone reads before fixing the first; a generated program with thousands of mistakes would
+otherwise print each one with its source line (5,000 duplicate parameters on one 10 kB line made
+75 MB of output)."""
+
 
 def _render(file: str, line: int, column: int, code: str, message: str, source_line: str | None) -> str:
     head = f"{file}:{line}:{column}: error[{code}]: {message}"
     if source_line is None:
         return head
-    text = source_line.rstrip("\r")
-    return f"{head}\n{text}\n{caret_padding(text, column)}^"
+    text, padding = shown_line(source_line.rstrip("\r"), column)
+    return f"{head}\n{text}\n{padding}^"
 
 
 class AgentScriptError(SourceError):
@@ -107,19 +114,59 @@ def format_diagnostic(diagnostic: Diagnostic, source: str | None, path: str | No
     return _render(path or DEFAULT_FILE, diagnostic.line, diagnostic.column, diagnostic.code, diagnostic.message, shown)
 
 
-def format_diagnostics(diagnostics: Sequence[Diagnostic], source: str | None, path: str | None = None) -> str:
-    """Every diagnostic of a run, in the order the checks found them, one block each."""
-    return "\n".join(format_diagnostic(diagnostic, source, path) for diagnostic in diagnostics)
+def format_diagnostics(
+    diagnostics: Sequence[Diagnostic], source: str | None, path: str | None = None, *, limit: int | None = None
+) -> str:
+    """The diagnostics of a run, in the order the checks found them, one block each.
+
+    With ``limit``, only the first ``limit`` are shown and a last line counts the others. The source
+    is split into lines once, so the cost is the output's, whatever the number of diagnostics.
+    """
+    split: dict[str | None, list[str] | None] = {}  # each file's lines, split once
+
+    def lines_of(text: str | None) -> list[str] | None:
+        if text not in split:
+            split[text] = None if text is None else text.split("\n")
+        return split[text]
+
+    shown = diagnostics if limit is None else diagnostics[:limit]
+    blocks = []
+    for diagnostic in shown:
+        # A finding in an imported file shows that file's name and line.
+        text, name = (diagnostic.file.text, diagnostic.file.name) if diagnostic.file is not None else (source, path)
+        lines = lines_of(text)
+        blocks.append(
+            _render(
+                name or DEFAULT_FILE,
+                diagnostic.line,
+                diagnostic.column,
+                diagnostic.code,
+                diagnostic.message,
+                None if lines is None else _line(lines, diagnostic.line),
+            )
+        )
+    hidden = len(diagnostics) - len(shown)
+    if hidden:
+        blocks.append(f"... {hidden} more error{'' if hidden == 1 else 's'} not shown ({len(diagnostics)} in all)")
+    return "\n".join(blocks)
+
+
+def _line(lines: Sequence[str], line: int) -> str:
+    return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
 class CheckError(PromptwireError):
-    """The program parsed but failed the static checks; carries every diagnostic of the run."""
+    """The program parsed but failed the static checks; carries every diagnostic of the run.
+
+    Its text, what a user is shown, holds the first :data:`MAX_SHOWN_DIAGNOSTICS` and counts the
+    rest; :attr:`diagnostics` and :attr:`reference_message` hold them all.
+    """
 
     def __init__(self, diagnostics: Sequence[Diagnostic], source: str | None, path: str | None = None) -> None:
         self.diagnostics = tuple(diagnostics)
         self.source = source
         self.path = path
-        super().__init__(format_diagnostics(self.diagnostics, source, path))
+        super().__init__(format_diagnostics(self.diagnostics, source, path, limit=MAX_SHOWN_DIAGNOSTICS))
 
     def file_of(self, diagnostic: Diagnostic) -> str:
         """The name of the file ``diagnostic`` points into (the checked program's, or an imported one)."""

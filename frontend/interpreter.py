@@ -380,14 +380,14 @@ class Interpreter:
                 self._block(stmt.else_body, _Scope(scope))
             return None
         if isinstance(stmt, Repeat):
-            for _ in range(stmt.count):
+            for _ in range(int(stmt.count)):  # the checks keep counts to MAX_ITERATIONS
                 self._block(stmt.body, _Scope(scope))
             return None
         if isinstance(stmt, ForIn):
             items = self._eval(stmt.iterable, scope)
             if not isinstance(items, list):
                 raise self._error("for ... in requires a list value", stmt.iterable.span)
-            for index, item in enumerate(items[: stmt.limit]):
+            for index, item in enumerate(items[: int(stmt.limit)]):
                 self.trace.append(
                     {"kind": "for", "data": {"item": stmt.item, "index": index, "value": _json_value(item)}}
                 )
@@ -396,7 +396,7 @@ class Interpreter:
                 self._block(stmt.body, inner)
             return None
         if isinstance(stmt, LoopUntil):
-            for _ in range(stmt.limit):
+            for _ in range(int(stmt.limit)):
                 inner = _Scope(scope)
                 self._block(stmt.body, inner)
                 if _truthy(self._eval(stmt.condition, inner)):
@@ -474,7 +474,8 @@ class Interpreter:
     def _index(self, owner: Any, index: Any, expr: Index) -> Any:
         if not isinstance(owner, list):
             raise self._error("Index access requires a list value", expr.span)
-        if isinstance(index, bool) or not isinstance(index, int | float) or index < 0 or index != int(index):
+        whole = isinstance(index, int) or (isinstance(index, float) and index.is_integer())  # not inf, not NaN
+        if isinstance(index, bool) or not whole or index < 0:
             raise self._error("List index must be a non-negative integer", expr.span)
         if int(index) >= len(owner):
             raise self._error(f"List index {int(index)} is out of range", expr.span)

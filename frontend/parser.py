@@ -63,7 +63,15 @@ from .syntax import (
     Use,
 )
 
-__all__ = ["LABEL_RULES", "MAX_NESTING", "js_parse_float", "parse_budget", "parse_expression", "parse_program"]
+__all__ = [
+    "LABEL_RULES",
+    "MAX_NESTING",
+    "js_count",
+    "js_parse_float",
+    "parse_budget",
+    "parse_expression",
+    "parse_program",
+]
 
 LABEL_RULES = frozenset({"release", "late"})
 # Python's stack, not the language, sets this bound: every walk over the tree (parse, checks, JSON,
@@ -369,13 +377,21 @@ def _budget(cx: _Cx, pos: int, message: str) -> tuple[int, Budget]:
     return pos + 1, budget
 
 
-def _integer(cx: _Cx, pos: int, message: str) -> tuple[int, int]:
+def _integer(cx: _Cx, pos: int, message: str) -> tuple[int, float]:
     token = cx.tokens[pos]
     if token.kind != NUMBER:
         raise _error(cx, pos, message)
     if not _INTEGER.fullmatch(token.value):
         raise _error(cx, pos + 1, message)
-    return pos + 1, int(token.value)
+    return pos + 1, js_count(token.value)
+
+
+def js_count(digits: str) -> float:
+    """An iteration count as JavaScript reads its digits: exact up to 2**53 (an ``int``), then the
+    nearest double, infinity past 1.8e308. Python cannot even turn thousands of digits into an
+    ``int`` (it refuses more than 4300), and the checks refuse every count that large anyway."""
+    value = float(digits)
+    return int(digits) if value <= 2**53 else value
 
 
 def _return(cx: _Cx, pos: int) -> tuple[int, Stmt]:

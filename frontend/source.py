@@ -15,9 +15,13 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["LineMap", "Position", "SourceFile", "Span", "caret_padding", "line_text"]
+__all__ = ["SHOWN_WIDTH", "LineMap", "Position", "SourceFile", "Span", "caret_padding", "line_text", "shown_line"]
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+SHOWN_WIDTH = 160
+"""How many characters of a source line an error shows at most: a minified or generated program
+may hold a line of megabytes, and a hundred errors on it must not print it a hundred times."""
 
 
 class Position(NamedTuple):
@@ -87,11 +91,33 @@ def line_text(source: str, line: int) -> str:
 
 def caret_padding(line: str, column: int) -> str:
     """Blank characters that put a caret under UTF-16 ``column`` of ``line`` (tabs kept as tabs)."""
-    pad: list[str] = []
-    units = 0
-    for char in line:
-        if units >= column - 1:
-            break
-        pad.append("\t" if char == "\t" else " ")
-        units += 2 if char >= "\U00010000" else 1
-    return "".join(pad)
+    return _blanks(line[: _code_point_index(line, column)])
+
+
+def shown_line(line: str, column: int) -> tuple[str, str]:
+    """What an error shows of ``line`` and the blanks that put its caret under UTF-16 ``column``.
+
+    A line longer than :data:`SHOWN_WIDTH` is cut to that many characters around the column, each
+    cut end marked ``...``, so an error costs the same on a long line as on a short one.
+    """
+    if len(line) <= SHOWN_WIDTH:
+        return line, caret_padding(line, column)
+    index = _code_point_index(line, column)
+    start = max(0, min(index - SHOWN_WIDTH // 2, len(line) - SHOWN_WIDTH))
+    end = start + SHOWN_WIDTH
+    head = "..." if start else ""
+    tail = "..." if end < len(line) else ""
+    return head + line[start:end] + tail, " " * len(head) + _blanks(line[start:index])
+
+
+def _code_point_index(line: str, column: int) -> int:
+    """The index into ``line`` of UTF-16 ``column`` (the end of the line when it lies past it)."""
+    units = max(column - 1, 0)
+    if _ASTRAL.search(line) is not None:  # each astral character takes two units and one index
+        units = len(line.encode("utf-16-le", "surrogatepass")[: 2 * units].decode("utf-16-le", "surrogatepass"))
+    return min(units, len(line))
+
+
+def _blanks(text: str) -> str:
+    """As wide as ``text`` on a terminal that shows each character in one cell: tabs stay tabs."""
+    return "".join("\t" if char == "\t" else " " for char in text)

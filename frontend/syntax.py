@@ -267,7 +267,10 @@ class Return:
 
 @dataclass(frozen=True, slots=True)
 class Repeat:
-    count: int
+    """``repeat * count { body }``. A count, like ``ForIn.limit`` and ``LoopUntil.limit``, is an
+    ``int`` up to 2**53 and beyond that the double JavaScript reads (see ``parser.js_count``)."""
+
+    count: float
     body: tuple[Stmt, ...]
     span: Span
 
@@ -277,7 +280,7 @@ class ForIn:
     item: str
     item_span: Span
     iterable: Expr
-    limit: int
+    limit: float
     body: tuple[Stmt, ...]
     span: Span
 
@@ -285,7 +288,7 @@ class ForIn:
 @dataclass(frozen=True, slots=True)
 class LoopUntil:
     condition: Expr
-    limit: int
+    limit: float
     body: tuple[Stmt, ...]
     span: Span
 

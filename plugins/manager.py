@@ -9,6 +9,7 @@ names both plugins, and ``asrender plugins`` says who provides what, with which 
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -22,6 +23,7 @@ from . import builtins as builtin_plugin
 from . import hookspecs
 from .attribution import call_register_hook
 from .entry_points import allow_list_from_env, load_entry_points
+from .lazy import LazyRenderer
 from .registry import Registration, Registry
 
 __all__ = ["BUILTIN_PLUGIN", "REGISTERS", "PluginHost", "PluginInfo", "default_host"]
@@ -125,6 +127,18 @@ class PluginHost:
 
     def renderer(self, name: str) -> Any:
         return self.renderers.get(name)
+
+    def renderer_options(self, name: str) -> frozenset[str] | None:
+        """The keyword options format ``name`` takes (``strict`` and its own), read from its
+        ``render`` signature; ``None`` when it takes any keyword (``**options``). Asking a built-in
+        imports its module."""
+        renderer = self.renderer(name)
+        real = renderer.load() if isinstance(renderer, LazyRenderer) else renderer
+        parameters = list(inspect.signature(real.render).parameters.values())[1:]  # after the prompt
+        if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
+            return None
+        keyword = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        return frozenset(parameter.name for parameter in parameters if parameter.kind in keyword)
 
     def reader(self, name: str) -> Any:
         return self.readers.get(name)

@@ -116,10 +116,29 @@ def test_unknown_format_and_reader(capsys: pytest.CaptureFixture[str]) -> None:
     assert err.startswith("asrender: unknown reader 'nope'")
 
 
-def test_unknown_option_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "render", str(EXAMPLE), "-o", "colour=red")
-    assert code == 1
-    assert "does not take that option" in err and "colour" in err
+@pytest.mark.parametrize("file", [EXAMPLE, EXAMPLE.parent / "evidence-qa.as"], ids=["prompt file", "program"])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["-o", "colour=red"], "format 'agentscript' takes no option 'colour' (it takes: strict)"),
+        (
+            ["-f", "messages", "-o", "colour=red", "-o", "size=2"],
+            "format 'messages' takes no options 'colour', 'size' (it takes: layout, strict)",
+        ),
+        (
+            ["-f", "agently", "-o", "colour=red"],
+            "format 'agently' takes no option 'colour' (it takes: rich_content, role_mapping, settings, strict, "
+            "strict_role_orders)",
+        ),
+    ],
+)
+def test_an_option_the_format_does_not_take_is_a_usage_error_naming_those_it_does(
+    file: Path, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["render", str(file), *argv])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr() == ("", f"asrender: error: {message}\n")
 
 
 def test_strict_refuses_unexpressible_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

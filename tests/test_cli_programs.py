@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from promptwire.frontend import check, parse
+from promptwire.frontend import CheckError, check, ensure_valid, parse
 from promptwire.frontend.cli import main
-from promptwire.frontend.syntax_json import to_json
+from promptwire.frontend.diagnostics import MAX_SHOWN_DIAGNOSTICS
+from promptwire.frontend.source import SHOWN_WIDTH, shown_line
+from promptwire.frontend.syntax_json import to_json, write_json
 
 DATA = Path(__file__).parent / "data" / "as"
 VALID = sorted((DATA / "valid").glob("*.as"))
@@ -189,3 +191,62 @@ def test_a_deep_returned_value_prints_or_says_why_not(
     else:
         assert (code, out) == (1, "")
         assert err == "asrender: the value or trace is nested deeper than 1000 levels; it cannot be printed\n"
+
+
+def _duplicate_parameters(count: int) -> str:
+    return "main agent A {\n    main func(" + " ".join(["a"] * count) + ") {\n    }\n}\n"
+
+
+def test_thousands_of_diagnostics_print_the_first_hundred_and_count_the_rest(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    program = tmp_path / "dup.as"
+    program.write_text(_duplicate_parameters(5000), encoding="utf-8")
+    code, out, err = _run(capsys, "check", str(program))
+    assert (code, out) == (1, "")
+    heads = [line for line in err.splitlines() if ": error[DUPLICATE_PARAM]: " in line]
+    assert len(heads) == MAX_SHOWN_DIAGNOSTICS
+    assert err.endswith(f"\n... {4999 - MAX_SHOWN_DIAGNOSTICS} more errors not shown (4999 in all)\n")
+    # Each block shows a window of the 10 kB line, not all of it: the output is the cap's size.
+    assert len(err) < MAX_SHOWN_DIAGNOSTICS * (3 * SHOWN_WIDTH)
+    # The library keeps every finding, in both forms.
+    diagnostics = check(program.read_text(encoding="utf-8"))
+    assert len(diagnostics) == 4999
+    with pytest.raises(CheckError) as caught:
+        ensure_valid(parse(program.read_text(encoding="utf-8"), str(program)))
+    assert len(caught.value.diagnostics) == 4999
+    assert len(caught.value.reference_message.splitlines()) == 4999
+    assert str(caught.value).endswith("(4999 in all)")
+
+
+def test_a_caret_on_a_long_line_points_into_a_window_of_it() -> None:
+    line = "x" * 1000 + "\U0001f600" + "y" * 500 + "\tHERE" + "z" * 1000
+    column = len(line[: line.index("HERE")].encode("utf-16-le")) // 2 + 1  # UTF-16 units, the emoji is two
+    shown, padding = shown_line(line, column)
+    assert shown.startswith("...") and shown.endswith("...")
+    assert len(shown) == SHOWN_WIDTH + 6
+    assert shown[len(padding) :].startswith("HERE")
+    assert padding.endswith("\t")  # the tab before HERE stays a tab, so the caret lands under H
+    short = "ab\U0001f600cd"
+    assert shown_line(short, 5) == (short, "   ")  # 'c' is at UTF-16 column 5: a, b, and the emoji's two units
+
+
+def test_parse_writes_a_number_json_cannot_hold_as_null(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    program = tmp_path / "inf.as"
+    program.write_text("main agent A {\n    main func(input) {\n        x = 1e999\n    }\n}\n", encoding="utf-8")
+    code, out, err = _run(capsys, "parse", str(program))
+    assert (code, err) == (0, "")
+    assert "Infinity" not in out
+    (statement,) = json.loads(out)["agents"][0]["functions"][0]["body"]
+    assert statement["value"]["kind"] == "Number"
+    assert statement["value"]["value"] is None
+    assert statement["value"]["raw"] == "1e999"
+
+
+def test_a_large_tree_is_written_in_pieces_of_bounded_size() -> None:
+    source = "main agent A {\n    main func(input) {\n        x = [" + "1 " * 50_000 + "]\n    }\n}\n"
+    pieces: list[str] = []
+    write_json(parse(source), pieces.append)
+    assert len(pieces) > 10
+    assert max(len(piece) for piece in pieces) < 2**17
+    assert json.loads("".join(pieces)) == to_json(parse(source))

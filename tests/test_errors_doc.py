@@ -43,3 +43,14 @@ def test_the_tree_is_the_hierarchy() -> None:
         cls for cls in vars(errors).values() if isinstance(cls, type) and issubclass(cls, errors.ProviderError)
     }
     assert provider_errors <= documented
+
+
+def test_every_agentscript_code_is_listed() -> None:
+    from promptwire.frontend.analyzer import CODES
+    from promptwire.frontend.diagnostics import PARSE_ERROR
+    from promptwire.frontend.interpreter import RUNTIME_ERROR
+    from promptwire.frontend.loader import IMPORT_ERROR
+
+    section = DOC.read_text(encoding="utf-8").split("## AgentScript programs", 1)[1]
+    for code in (*CODES, PARSE_ERROR, RUNTIME_ERROR, IMPORT_ERROR):
+        assert f"`{code}`" in section, code

@@ -337,3 +337,31 @@ def test_every_hook_spec_documents_its_arguments_and_what_the_host_does(hook_nam
     for argument in inspect.signature(spec).parameters:
         assert f":param {argument}:" in doc, argument
     assert "The host " in doc
+
+
+def test_renderer_options_are_read_from_the_render_signature() -> None:
+    class AnyOption:
+        name = "any-option"
+        description = "takes every keyword"
+        fields = frozenset({"instruction"})
+
+        def render(self, prompt: object, **options: object) -> object:
+            return options
+
+    class Keyed(AnyOption):
+        name = "keyed"
+
+        def render(self, prompt: object, width: int = 80, *, strict: bool = False) -> object:  # type: ignore[override]
+            return width
+
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def register_renderers(register: Any) -> None:
+            register(AnyOption())
+            register(Keyed())
+
+    host = PluginHost(entry_points=False, plugins=[Plugin])
+    assert host.renderer_options("any-option") is None  # takes any keyword: no guessing
+    assert host.renderer_options("keyed") == frozenset({"width", "strict"})
+    assert host.renderer_options("template") == frozenset({"template", "source", "strict"})  # a lazy built-in

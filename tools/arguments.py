@@ -7,11 +7,19 @@ program's error reads the same here as under the reference implementation.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Final
 
 from ..core.tools import ToolError
 
-__all__ = ["DEFAULT_MAX_RESULTS", "expect_object", "optional_string", "positive_integer", "required_string"]
+__all__ = [
+    "DEFAULT_MAX_RESULTS",
+    "expect_object",
+    "js_json",
+    "optional_string",
+    "positive_integer",
+    "required_string",
+]
 
 DEFAULT_MAX_RESULTS: Final = 100
 """How many files, matches or lines a find, grep or sed returns unless ``max`` says otherwise."""
@@ -43,10 +51,31 @@ def optional_string(value: Any) -> str | None:
 def positive_integer(value: Any, fallback: int) -> int:
     if value is None:
         return fallback
-    if isinstance(value, int | float) and not isinstance(value, bool) and value == int(value) and value > 0:
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())  # not inf, not NaN
+    if whole and not isinstance(value, bool) and value > 0:
         return int(value)
     raise ToolError(f"Expected a positive integer, got {_json(value)}")
 
 
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def js_json(value: Any, separators: tuple[str, str] = (",", ":")) -> str:
+    """JSON as JavaScript's ``JSON.stringify`` writes it: characters as they are, and a number JSON
+    cannot hold (a program's ``1e999`` is infinity) as ``null``, where Python would write the
+    ``Infinity`` no JSON reader takes. Compact unless ``separators`` say otherwise."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=separators, allow_nan=False)
+    except ValueError:  # only an infinity or a NaN: the values are plain JSON data otherwise
+        return json.dumps(_finite(value), ensure_ascii=False, separators=separators)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value

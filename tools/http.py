@@ -8,7 +8,8 @@ not a failure; no answer (refused, timed out, not HTTP) is a failure.
 ``url`` is resolved against the import URI and must keep its origin (scheme, host and port). A
 redirect is followed only while it stays on that origin: AgentScript lets ``fetch`` follow any
 redirect, so a same-origin URL could still carry a request, headers included, elsewhere.
-``timeout`` is in milliseconds as in AgentScript; without it the run's ``--timeout`` applies.
+``timeout`` is in milliseconds as in AgentScript, at most :data:`MAX_TIMEOUT_MS`; without it the
+run's ``--timeout`` applies. A ``body`` that is not text is sent as JSON, an infinity as ``null``.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
 
 from ..core.tools import ToolContext, ToolError, ToolOutcome, ToolRequest
-from .arguments import expect_object, positive_integer, required_string
+from .arguments import expect_object, js_json, positive_integer, required_string
 
 __all__ = ["METHODS", "http_tool"]
 
 METHODS: Final = ("get", "post", "put", "patch", "delete", "head", "options")
 MAX_BODY_BYTES: Final = 10 * 1024 * 1024
+MAX_TIMEOUT_MS: Final = 2**31 - 1
+"""The longest ``timeout`` (about 24.8 days): JavaScript's timers hold no more (a longer one fires at
+once), and a socket cannot wait for the 1e300 ms a program may write."""
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 
@@ -34,6 +38,8 @@ def http_tool(request: ToolRequest, context: ToolContext) -> ToolOutcome:
     args = expect_object(request.args, f"Http.{request.method}")
     url = _same_origin(request.uri, urljoin(request.uri, required_string(args.get("url"), "Http.url")))
     timeout_ms = positive_integer(args.get("timeout"), 0)
+    if timeout_ms > MAX_TIMEOUT_MS:
+        raise ToolError(f"Http.timeout must be at most {MAX_TIMEOUT_MS} ms, got {timeout_ms}")
     timeout = timeout_ms / 1000 if timeout_ms else context.timeout
     headers = args.get("headers")
     if headers is not None and not isinstance(headers, dict):
@@ -41,7 +47,7 @@ def http_tool(request: ToolRequest, context: ToolContext) -> ToolOutcome:
     body = args.get("body")
     data = None
     if "body" in args:
-        data = (body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)).encode()
+        data = (body if isinstance(body, str) else js_json(body, (", ", ": "))).encode()
     status, text = _send(
         request.uri, url, request.method.upper(), {str(k): str(v) for k, v in (headers or {}).items()}, data, timeout
     )

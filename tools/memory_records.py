@@ -9,7 +9,6 @@ field must be present and equal; ``limit`` defaults to 10.
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
 from ..core.tools import ToolContext, ToolError
+from .arguments import js_json
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -63,7 +63,8 @@ def query_of(args: list[Any]) -> tuple[dict[str, Any], int]:
     limit = query.get("limit")
     if limit is None:
         return query, DEFAULT_LIMIT
-    if isinstance(limit, bool) or not isinstance(limit, int | float) or limit != int(limit) or limit <= 0:
+    whole = isinstance(limit, int) or (isinstance(limit, float) and limit.is_integer())  # not inf, not NaN
+    if isinstance(limit, bool) or not whole or limit <= 0:
         raise ToolError("memory.query limit must be a positive integer")
     return query, int(limit)
 
@@ -82,8 +83,9 @@ def is_envelope(value: Any) -> bool:
 
 
 def compact_json(value: Any) -> str:
-    """JSON as JavaScript's ``JSON.stringify`` writes it: no spaces, characters as they are."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """JSON as JavaScript's ``JSON.stringify`` writes it: no spaces, characters as they are, an
+    infinity as ``null`` (a stored ``Infinity`` would make the memory file unreadable to others)."""
+    return js_json(value)
 
 
 def matches(record: dict[str, Any], query: dict[str, Any]) -> bool:
