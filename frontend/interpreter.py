@@ -691,7 +691,7 @@ class Interpreter:
                 "index": index,
                 "source": item.source,
                 "label": item.label,
-                "value": item.value,
+                "value": clip.value,
                 "text": clip.text,
                 "budget": _budget_json_core(item.budget),
                 "clipped": clip.clipped,
