@@ -31,6 +31,7 @@ from ..core.limits import recursion_room
 from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ..core.references import resolve, resolve_arguments
 from ..core.rendered import RenderedPrompt
+from ..core.text_files import read_file_text
 from ..core.tools import REDACTED, ToolContext, ToolRequest, ToolScheme
 from ..core.validation import validate_model
 from ..renderers.agentscript.jsjson import stringify
@@ -265,7 +266,7 @@ class Interpreter:
                 continue
             path = base / item.uri  # absolute already when the program was loaded from a file
             try:
-                text = path.read_text(encoding="utf-8")
+                text = read_file_text(path)
                 self._files[item.name] = json.loads(text) if path.suffix == ".json" else text
             except (OSError, ValueError) as exc:
                 raise self._error(f"Cannot read file '{item.uri}': {exc}", item.span) from None

@@ -135,3 +135,21 @@ def test_every_json_output_of_asrender_carries_half_a_character_as_its_escape(
     assert json.loads(outputs["dry-run"])[0]["body"]["messages"][1]["content"] == user
     # The text display, for a person, shows the half as a replacement character.
     assert user.replace("\ud83d", "\ufffd") in _asrender(capsys, program, *given)
+
+
+def test_the_inspector_and_the_snapshot_command_read_an_imported_file_as_a_run_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from promptwire.frontend.inspector.state import program_state
+
+    case = CASES["import_file_text"]["runs"][0]
+    _program("import_file_text", case, tmp_path)
+    expected = case["generate"][0]["context.context"]
+    (call,) = program_state(tmp_path, "import_file_text.as", HOST)["calls"]
+    assert [(item["shown"], item["original"]) for item in call["context"]] == [
+        (item["clippedSize"], item["originalSize"]) for item in expected
+    ]
+    assert main(["snapshot", str(tmp_path), "--update"]) == 0
+    stored = (tmp_path / "__prompts__" / "import_file_text.as.agentscript.txt").read_bytes()
+    (user,) = case["users"]
+    assert user.encode("utf-8") in stored  # \r\n, \r, the BOM and U+FFFD as a run shows them
