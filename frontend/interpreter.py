@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from ..core.budget import MAX_BUDGET
 from ..core.budget import Budget as CoreBudget
-from ..core.coercion import type_kind, value_matches
+from ..core.coercion import mismatch, type_kind
 from ..core.errors import FieldError, ModelOutputError, PromptwireError
 from ..core.generate import ModelAdapter, ModelCall, generate
 from ..core.limits import recursion_room
@@ -254,10 +254,9 @@ class Interpreter:
                     f"Missing input 'input.{shape_field.name}' and no interactive input provider is available",
                     shape_field.span,
                 )
-            kind = type_kind(_type_text(shape_field.type))
-            if not value_matches(value[shape_field.name], kind):
-                name = "list" if isinstance(kind, tuple) else kind
-                raise self._error(f"Input field must be a {name}", shape_field.span)
+            failed = mismatch(value[shape_field.name], type_kind(_type_text(shape_field.type)))
+            if failed is not None:
+                raise self._error(f"Input field must be a {failed}", shape_field.span)
 
     def _load_files(self) -> None:
         base = Path(self.program.path).parent if self.program.path else Path.cwd()
