@@ -464,12 +464,15 @@ class Interpreter:
         raise self._error(f"Cannot read property '{name}'", expr.span)
 
     def _index(self, owner: Any, index: Any, expr: Index) -> Any:
+        """``owner[index]`` as the reference reads it (both already evaluated): a value that is no
+        list is reported at the indexed expression, a bad or too large index at the index inside
+        the brackets, which it prints as a JS number."""
         if not isinstance(owner, list):
-            raise self._error("Index access requires a list value", expr.span)
-        if isinstance(index, bool) or not isinstance(index, int | float) or index < 0 or index != int(index):
-            raise self._error("List index must be a non-negative integer", expr.span)
-        if int(index) >= len(owner):
-            raise self._error(f"List index {int(index)} is out of range", expr.span)
+            raise self._error("Index access requires a list value", expr.object.span)
+        if not _is_index(index):
+            raise self._error("List index must be a non-negative integer", expr.index.span)
+        if index >= len(owner):
+            raise self._error(f"List index {stringify(index)} is out of range", expr.index.span)
         return owner[int(index)]
 
     def _binary(self, expr: Binary, scope: _Scope) -> Any:
@@ -776,6 +779,13 @@ def _instruction_shown(prompt: Prompt) -> Any:
     from ..renderers.agentscript import instruction_value
 
     return instruction_value(prompt)
+
+
+def _is_index(value: Any) -> bool:
+    """JavaScript's ``typeof value === "number" && Number.isInteger(value) && value >= 0``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return value >= 0 and (isinstance(value, int) or (math.isfinite(value) and value.is_integer()))
 
 
 def _truthy(value: Any) -> bool:

@@ -121,8 +121,9 @@ def test_a_value_that_contains_itself_is_shown_as_circular() -> None:
 @pytest.mark.parametrize(
     ("body", "message", "where"),
     [
-        ("xs = [1]\nxs[3]", "List index 3 is out of range", (10, 9)),
-        ('xs = [1]\nxs["a"]', "List index must be a non-negative integer", (10, 9)),
+        # The index's own errors point inside the brackets, a value that is no list at the value.
+        ("xs = [1]\nxs[3]", "List index 3 is out of range", (10, 12)),
+        ('xs = [1]\nxs["a"]', "List index must be a non-negative integer", (10, 12)),
         ("o = { a: 1 }\no[0]", "Index access requires a list value", (10, 9)),
         ("xs = []\nxs.foo", "Unknown list property 'foo'", (10, 9)),
         ("x = 1\nx.foo", "Cannot read property 'foo'", (10, 9)),
