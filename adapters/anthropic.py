@@ -5,7 +5,10 @@
 ``tool_use`` blocks, their results as ``tool_result`` blocks in the next user turn), ``thinking``,
 ``output_config`` (the schema as structured output, and the effort of a thinking level) and
 ``tools``. The current SDK and API refuse ``temperature``: it is dropped and the notes say so, as
-they say everything else changed on the way. The SDK is imported only in ``send``.
+they say everything else changed on the way. The SDK is imported only in ``send``; the body is
+written by :func:`promptwire.core.json_text.to_bytes` (half a character as its ``\\udXXX`` escape,
+which the SDK's own JSON encoder fails on) and posted through the SDK's client, which adds the
+headers, sends, maps the errors and reads the reply.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from typing import Any
 from ..core.contract import OutputContract
 from ..core.errors import AuthenticationError, ProviderTimeoutError
 from ..core.generate import ProviderRequest, Reply
+from ..core.json_text import to_bytes
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
 from ..core.timeout import DEFAULT_TIMEOUT
+from .clients import kept_clients
 from .model_uri import model_name
 from .status import connection_failed, malformed_json, missing_part, read_reply, refused, sdk_status_error
 
@@ -86,7 +91,7 @@ class AnthropicAdapter:
     def __init__(self, *, api_key: str | None = None, base_url: str | None = None) -> None:
         self.api_key = api_key
         self.base_url = base_url
-        self._clients: dict[tuple[str, str, float], Any] = {}  # one client (and connection pool) each
+        self._clients: dict[tuple[str, str, float], Any] = kept_clients(self)  # one client (and connection pool) each
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -143,7 +148,7 @@ class AnthropicAdapter:
                 api_key=api_key, base_url=base_url, max_retries=0, timeout=seconds
             )
         try:
-            return client.messages.create(**request.kwargs)
+            return client.post("/v1/messages", cast_to=anthropic.types.Message, content=to_bytes(request.kwargs))
         except anthropic.APITimeoutError:  # before APIConnectionError, its base class
             raise ProviderTimeoutError(
                 f"LLM provider request timed out after {seconds}s: {base_url}/v1/messages"

@@ -5,7 +5,10 @@
 ``temperature``, then ``tools``) and the host: the one the model URI names
 (``ollama://HOST:PORT/MODEL``), else the adapter's, else ``OLLAMA_BASE_URL``, then ``OLLAMA_HOST``.
 Ollama takes images as bare base64 on the message; what it cannot carry is in the notes. The SDK is
-imported only in ``send``, with an explicit timeout (its default waits forever).
+imported only in ``send``, with an explicit timeout (its default waits forever). The body is written
+by :func:`promptwire.core.json_text.to_bytes` (these keys in this order, half a character as its
+``\\udXXX`` escape, as the reference sends it; the SDK's HTTP client fails on half a character) and
+sent by the SDK's client, which also maps the errors and reads the reply.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from ..core.errors import (
     body_excerpt,
 )
 from ..core.generate import ProviderRequest, Reply
+from ..core.json_text import to_bytes
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
 from ..core.timeout import DEFAULT_TIMEOUT
+from .clients import kept_clients
 from .status import connection_failed, malformed_json, status_error
 
 __all__ = ["OllamaAdapter", "adapter", "model_and_host"]
@@ -61,7 +66,7 @@ class OllamaAdapter:
 
     def __init__(self, *, host: str | None = None) -> None:
         self.host = host
-        self._clients: dict[tuple[str, float], Any] = {}  # one client (and connection pool) each
+        self._clients: dict[tuple[str, float], Any] = kept_clients(self)  # one client (and connection pool) each
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -110,7 +115,8 @@ class OllamaAdapter:
         if client is None:  # building a client costs ~20 ms (TLS context, pool): once per setting
             client = self._clients[key] = ollama.Client(host=host, timeout=seconds)
         try:
-            return client.chat(**request.kwargs)
+            # Client.chat would encode the body itself; its request helper takes the bytes as they are.
+            return client._request(ollama.ChatResponse, "POST", "/api/chat", content=to_bytes(request.kwargs))
         except ollama.ResponseError as exc:  # the SDK sends OLLAMA_API_KEY (ollama.com) when it is set
             raise status_error(exc.status_code, str(exc.error), secret=os.environ.get("OLLAMA_API_KEY")) from None
         except httpx.TimeoutException:  # before TransportError, its base class

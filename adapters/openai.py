@@ -4,8 +4,10 @@
 AgentScript's reference sends its body (``model``, ``messages``, ``response_format``, ``temperature``,
 ``reasoning_effort``, ``max_completion_tokens``, then ``tools``), plus notes on everything changed on
 the way. The SDK is imported only in ``send``; its client is built with ``max_retries=0`` so that one
-attempt of ``generate`` is one request. (The SDK serialises the body itself, so the key order on the
-wire is the SDK's; keys and values are exactly these.)
+attempt of ``generate`` is one request. The body is written by :func:`promptwire.core.json_text.to_bytes`
+(compact, these keys in this order, half a character as its ``\\udXXX`` escape, as the reference
+sends it) and posted through the SDK's client, which adds the headers, sends, maps the errors and
+reads the reply: the SDK's own JSON encoder fails on half a character.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from typing import Any
 from ..core.contract import OutputContract
 from ..core.errors import AuthenticationError, ProviderTimeoutError
 from ..core.generate import ProviderRequest, Reply
+from ..core.json_text import to_bytes
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import Message, RenderedPrompt
 from ..core.timeout import DEFAULT_TIMEOUT
 from . import model_uri
+from .clients import kept_clients
 from .status import connection_failed, malformed_json, missing_part, read_reply, refused, sdk_status_error
 
 __all__ = ["OpenAIAdapter", "adapter", "model_name"]
@@ -43,7 +47,7 @@ class OpenAIAdapter:
     def __init__(self, *, api_key: str | None = None, base_url: str | None = None) -> None:
         self.api_key = api_key
         self.base_url = base_url
-        self._clients: dict[tuple[str, str, float], Any] = {}  # one client (and connection pool) each
+        self._clients: dict[tuple[str, str, float], Any] = kept_clients(self)  # one client (and connection pool) each
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -105,7 +109,9 @@ class OpenAIAdapter:
     path = "chat/completions"
 
     def _create(self, client: Any, kwargs: Mapping[str, Any]) -> Any:
-        return client.chat.completions.create(**kwargs)
+        from openai.types.chat import ChatCompletion
+
+        return client.post("/chat/completions", cast_to=ChatCompletion, content=to_bytes(kwargs))
 
     def parse_reply(self, raw: Any) -> Reply:
         return read_reply(self._reply, raw)

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.contract import OutputContract
 from ..core.generate import ProviderRequest, Reply
+from ..core.json_text import to_bytes
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
 from .openai import _EFFORTS, SCHEMA_NAME, OpenAIAdapter, _arguments, model_name
@@ -69,7 +70,9 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
         return ProviderRequest(kwargs, tuple(notes))
 
     def _create(self, client: Any, kwargs: Mapping[str, Any]) -> Any:
-        return client.responses.create(**kwargs)
+        from openai.types.responses import Response
+
+        return client.post("/responses", cast_to=Response, content=to_bytes(kwargs))
 
     def _reply(self, raw: Any) -> Reply:
         output = getattr(raw, "output", None)

@@ -3,7 +3,9 @@
 The contract is read from its JSON Schema (an object of ``string`` / ``number`` / ``boolean`` /
 ``array`` properties, or ``{}`` for any JSON), so contracts from any dialect are checked alike.
 Lenient mode first coerces what a model commonly gets almost right (a number or a boolean written as
-a string, element by element in lists); strict mode coerces nothing and refuses extra fields. Each
+a string, element by element in lists); strict mode coerces nothing and refuses extra fields. A list
+is checked item by item, and a wrong item is named by its own type, as AgentScript names it: a
+``list[number]`` holding ``"x"`` fails with ``must be a number``, not ``must be a list``. Each
 failure is a :class:`ResultError`, which the generate loop may retry with the repair text.
 """
 
@@ -16,7 +18,7 @@ from typing import Any
 
 from .errors import ModelOutputError
 
-__all__ = ["ResultError", "check_result", "field_types", "type_kind", "value_matches"]
+__all__ = ["ResultError", "check_result", "field_types", "mismatch", "type_kind"]
 
 _NUMBER_TEXT = re.compile(r"^-?(?:0|[1-9]\d*)(?:\.\d+)?$")
 _TYPE_NAMES = {"string": "string", "number": "number", "integer": "number", "boolean": "boolean", "array": "list"}
@@ -57,9 +59,21 @@ def type_kind(type_text: str) -> Any:
     return text if text in ("string", "number", "boolean", "json", "list") else "json"
 
 
-def value_matches(value: Any, kind: Any) -> bool:
-    """Whether ``value`` has the kind (lists checked item by item), without coercion."""
-    return _matches(value, kind)
+def mismatch(value: Any, kind: Any) -> str | None:
+    """The type name a value fails to have (``"number"``, ``"list"``...), or None when it has the
+    kind. Lists are checked item by item, so a wrong item gives its own type: ``["1", "x"]`` as a
+    ``list[number]`` gives ``"number"``, ``[[1], 2]`` as a ``list[list[number]]`` gives ``"list"``."""
+    if isinstance(kind, tuple) and kind[0] == "list":
+        if not isinstance(value, list):
+            return "list"
+        for item in value:
+            failed = mismatch(item, kind[1])
+            if failed is not None:
+                return failed
+        return None
+    if isinstance(kind, tuple):  # nullable
+        return None if value is None or mismatch(value, kind[1]) is None else _name(kind)
+    return None if _matches(value, kind) else str(kind)
 
 
 def check_result(
@@ -76,8 +90,9 @@ def check_result(
     if not _is_object_schema(schema):
         kind = _type_of(schema)
         value = value if strict else _coerce(value, kind)
-        if not _matches(value, kind):
-            raise _failure(f"LLM result must be a {_name(kind)}", "", where)
+        failed = mismatch(value, kind)
+        if failed is not None:
+            raise _failure(f"LLM result must be a {failed}", "", where)
         return value
     types = field_types(schema)
     required = schema.get("required") or ()
@@ -93,8 +108,10 @@ def check_result(
         if field not in value:
             if field in required:
                 raise _failure(f"LLM result is missing required field '{field}'", field, where)
-        elif not _matches(value[field], kind):
-            raise _failure(f"LLM result field must be a {_name(kind)}", field, where)
+            continue
+        failed = mismatch(value[field], kind)
+        if failed is not None:
+            raise _failure(f"LLM result field must be a {failed}", field, where)
     for field in required:
         if field not in value:  # required without a property schema
             raise _failure(f"LLM result is missing required field '{field}'", field, where)
@@ -143,7 +160,8 @@ def _number_of(text: str) -> Any:
     return number
 
 
-def _matches(value: Any, kind: Any) -> bool:
+def _matches(value: Any, kind: str) -> bool:
+    """Whether ``value`` has the plain kind (a name, not a list or nullable kind)."""
     if kind == "json":
         return True
     if kind == "string":
@@ -154,6 +172,4 @@ def _matches(value: Any, kind: Any) -> bool:
         return isinstance(value, bool)
     if kind == "list":
         return isinstance(value, list)
-    if kind[0] == "nullable":
-        return value is None or _matches(value, kind[1])
-    return isinstance(value, list) and all(_matches(item, kind[1]) for item in value)
+    return True  # a kind field_types never gives

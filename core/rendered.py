@@ -10,13 +10,13 @@ trips (``benchmarks/adapters.py``, issue 8). Adapters and tools read them and bu
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .contract import OutputContract
+from .json_text import dumps
 from .prompt import ToolCall, ToolDefinition
 
 __all__ = ["UNEXPRESSED", "Message", "RenderWarning", "RenderedPrompt", "RenderedSection", "warning_lines"]
@@ -34,6 +34,11 @@ class Message:
     result of the call ``tool_call_id`` names (``is_error`` when the tool failed). Adapters turn
     these into each provider's own form (OpenAI ``tool_calls`` / ``tool`` messages, Anthropic
     ``tool_use`` / ``tool_result`` blocks, Ollama ``tool_calls``).
+
+    Text is kept exactly, half a character included: a budget counted in UTF-16 units can cut a
+    surrogate pair, and AgentScript sends that half (as a ``\\udXXX`` escape in its JSON body), so
+    every JSON writer escapes it (:mod:`promptwire.core.json_text`); only :meth:`RenderedPrompt.display`
+    shows it as U+FFFD.
     """
 
     role: str
@@ -42,23 +47,6 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     is_error: bool = False
-
-    def __post_init__(self) -> None:
-        # A message is what a request carries, so it must be valid Unicode: a budget counted in
-        # UTF-16 units can cut a surrogate pair (the format's text keeps JavaScript's exact
-        # bytes), and no encoder or provider accepts half a character. It becomes U+FFFD here.
-        content = self.content
-        if isinstance(content, str):
-            if not content.isascii() and _LONE_SURROGATE.search(content):
-                self.content = _LONE_SURROGATE.sub("\ufffd", content)
-        elif any(isinstance(part.get("text"), str) and _LONE_SURROGATE.search(part["text"]) for part in content):
-            fixed = [
-                {**part, "text": _LONE_SURROGATE.sub("\ufffd", part["text"])}
-                if isinstance(part.get("text"), str)
-                else part
-                for part in content
-            ]
-            self.content = fixed
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"role": self.role, "content": self.content}
@@ -180,8 +168,10 @@ class RenderedPrompt:
     def display(self) -> str:
         """The render as a person reads it: each message under a ``--- role ---`` line, verbatim.
 
-        Text goes out byte for byte. A content-part list shows each part under a ``-- part: type --``
-        line: text parts verbatim, other parts as one line of JSON.
+        Text goes out byte for byte, except half a character (a surrogate pair cut by a budget),
+        which no encoding can write and shows as U+FFFD; the JSON forms keep it as its escape. A
+        content-part list shows each part under a ``-- part: type --`` line: text parts verbatim,
+        other parts as one line of JSON.
         Every message is followed by one newline, so a message ending in ``\\n`` shows a blank line.
         """
         chunks: list[str] = []
@@ -206,8 +196,9 @@ class RenderedPrompt:
         if self.tools:
             chunks.append("--- tools ---\n")
             chunks.extend(_json_line(tool.model_dump(exclude_none=True)) + "\n" for tool in self.tools)
-        return "".join(chunks)
+        shown = "".join(chunks)
+        return shown if shown.isascii() else _LONE_SURROGATE.sub("\ufffd", shown)
 
 
 def _json_line(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return dumps(value, sort_keys=True, default=str)

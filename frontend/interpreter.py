@@ -15,20 +15,23 @@ them. Not here: the interactive input prompt.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..core.budget import MAX_BUDGET
 from ..core.budget import Budget as CoreBudget
-from ..core.coercion import type_kind, value_matches
+from ..core.coercion import mismatch, type_kind
 from ..core.errors import FieldError, ModelOutputError, PromptwireError
 from ..core.generate import ModelAdapter, ModelCall, generate
 from ..core.limits import recursion_room
 from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ..core.references import resolve, resolve_arguments
 from ..core.rendered import RenderedPrompt
+from ..core.text_files import read_file_text
 from ..core.tools import REDACTED, ToolContext, ToolRequest, ToolScheme
 from ..core.validation import validate_model
 from ..renderers.agentscript.jsjson import stringify
@@ -48,6 +51,7 @@ from .syntax import (
     ForIn,
     Function,
     Generate,
+    GenerateOptions,
     Identifier,
     If,
     Index,
@@ -255,10 +259,9 @@ class Interpreter:
                     shape_field.span,
                     file,
                 )
-            kind = type_kind(_type_text(shape_field.type))
-            if not value_matches(value[shape_field.name], kind):
-                name = "list" if isinstance(kind, tuple) else kind
-                raise self._error(f"Input field must be a {name}", shape_field.span, file)
+            failed = mismatch(value[shape_field.name], type_kind(_type_text(shape_field.type)))
+            if failed is not None:
+                raise self._error(f"Input field must be a {failed}", shape_field.span, file)
 
     def _load_files(self) -> None:
         base = Path(self.program.path).parent if self.program.path else Path.cwd()
@@ -267,7 +270,7 @@ class Interpreter:
                 continue
             path = base / item.uri  # absolute already when the program was loaded from a file
             try:
-                text = path.read_text(encoding="utf-8")
+                text = read_file_text(path)
                 self._files[item.name] = json.loads(text) if path.suffix == ".json" else text
             except (OSError, ValueError) as exc:
                 raise self._error(
@@ -472,13 +475,15 @@ class Interpreter:
         raise self._error(f"Cannot read property '{name}'", expr.span)
 
     def _index(self, owner: Any, index: Any, expr: Index) -> Any:
+        """``owner[index]`` as the reference reads it (both already evaluated): a value that is no
+        list is reported at the indexed expression, a bad or too large index at the index inside
+        the brackets, which it prints as a JS number."""
         if not isinstance(owner, list):
-            raise self._error("Index access requires a list value", expr.span)
-        whole = isinstance(index, int) or (isinstance(index, float) and index.is_integer())  # not inf, not NaN
-        if isinstance(index, bool) or not whole or index < 0:
-            raise self._error("List index must be a non-negative integer", expr.span)
-        if int(index) >= len(owner):
-            raise self._error(f"List index {int(index)} is out of range", expr.span)
+            raise self._error("Index access requires a list value", expr.object.span)
+        if not _is_index(index):
+            raise self._error("List index must be a non-negative integer", expr.index.span)
+        if index >= len(owner):
+            raise self._error(f"List index {stringify(index)} is out of range", expr.index.span)
         return owner[int(index)]
 
     def _binary(self, expr: Binary, scope: _Scope) -> Any:
@@ -602,7 +607,7 @@ class Interpreter:
                     value=_json_value(value),
                     label=node.label,
                     source=expression_source(node.value),
-                    budget=_core_budget(node.budget),
+                    budget=_context_budget(node.budget),
                 )
             )
         model = scope.config_value("model")
@@ -612,7 +617,7 @@ class Interpreter:
             if value is None:
                 raise self._error(f"generate requires {key} in the current scope", expr.span)
         config = GenerateConfig(
-            max_output=_core_budget(options.max_output),
+            max_output=self._output_budget(options),
             attempts=int(self._option(options, "attempts", scope, 1)),
             temperature=self._option(options, "temperature", scope, None),
             think=self._option(options, "think", scope, False),
@@ -654,8 +659,24 @@ class Interpreter:
         except ModelOutputError as exc:
             start = expr.span.start
             raise self._error(f"{exc} at {start.line}:{start.column}", expr.span) from None
-        self.trace.append(self._generate_event(prompt, result.value, result.attempts, agent_name, model, result))
+        event = self._generate_event(prompt, result, agent_name, model, uses, options.max_output)
+        self.trace.append(event)
         return result.value
+
+    def _output_budget(self, options: GenerateOptions) -> CoreBudget | None:
+        """``max_output`` as the provider limit the reference sends: ``max(1, floor(...))`` (a unit
+        other than ``k`` counts plainly); a limit no provider could take is a located error."""
+        budget = options.max_output
+        if budget is None:
+            return None
+        count = _budget_count(budget)
+        if count > MAX_BUDGET:
+            prop = options.get("max_output")
+            raise self._error(
+                f"generate max_output {budget.raw} is more tokens than can be sent (at most {MAX_BUDGET})",
+                prop.value.span if prop is not None else options.span,
+            )
+        return _counted(budget) if count >= 1 else CoreBudget(amount=1)
 
     def _prompt(self, fields: dict[str, Any], uses: list[_UseRecord], span: Span) -> Prompt:
         """The core prompt of a generate; a value the prompt model refuses (nested deeper than
@@ -689,13 +710,21 @@ class Interpreter:
         return scope
 
     def _generate_event(
-        self, prompt: Prompt, value: Any, attempts: int, agent: str, model: Any, result: Any
+        self,
+        prompt: Prompt,
+        result: Any,
+        agent: str,
+        model: Any,
+        uses: list[_UseRecord],
+        max_output_budget: Budget | None,
     ) -> dict[str, Any]:
+        """The reference's ``generate`` trace event: budgets as the program wrote them, each context
+        value as it was shown (a clipped string's kept prefix, a list's or object's kept items)."""
         from ..renderers.agentscript import context_clips
 
         last = result.calls[-1]
         config = prompt.config
-        max_output = _budget_json_core(config.max_output)
+        max_output = _budget_json(max_output_budget)
         schema = prompt.output.json_schema if prompt.output is not None else None
         clips = context_clips(prompt)
         context = [
@@ -703,14 +732,14 @@ class Interpreter:
                 "index": index,
                 "source": item.source,
                 "label": item.label,
-                "value": item.value,
+                "value": clip.value,
                 "text": clip.text,
-                "budget": _budget_json_core(item.budget),
+                "budget": _budget_json(record.node.budget),
                 "clipped": clip.clipped,
                 "originalSize": clip.original_size,
                 "clippedSize": clip.clipped_size,
             }
-            for index, (item, clip) in enumerate(zip(prompt.context, clips, strict=True))
+            for index, (item, clip, record) in enumerate(zip(prompt.context, clips, uses, strict=True))
         ]
         identity = prompt.identity
         return {
@@ -725,7 +754,7 @@ class Interpreter:
                     "strict": config.strict,
                     "debug": config.debug,
                 },
-                "attempts": attempts,
+                "attempts": result.attempts,
                 "maxOutput": max_output,
                 "debug": config.debug,
                 "context": {
@@ -740,7 +769,7 @@ class Interpreter:
                     "finalUserMessage": last.rendered.user,
                 },
                 "validation": {"ok": True, "strict": config.strict} if schema is not None else None,
-                "result": value,
+                "result": result.value,
             },
         }
 
@@ -765,6 +794,13 @@ def _instruction_shown(prompt: Prompt) -> Any:
     from ..renderers.agentscript import instruction_value
 
     return instruction_value(prompt)
+
+
+def _is_index(value: Any) -> bool:
+    """JavaScript's ``typeof value === "number" && Number.isInteger(value) && value >= 0``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return value >= 0 and (isinstance(value, int) or (math.isfinite(value) and value.is_integer()))
 
 
 def _truthy(value: Any) -> bool:
@@ -839,24 +875,28 @@ def _type_text(shape_type: ShapeType) -> str:
     return shape_type.name
 
 
-def _core_budget(budget: Budget | None) -> CoreBudget | None:
-    """AgentScript's reading of a budget: one that comes to less than one unit means no limit."""
+def _budget_count(budget: Budget) -> int:
+    """What a budget counts in AgentScript: ``floor(amount * 1000)`` for the unit ``k`` exactly, else
+    ``floor(amount)``; any other unit (``K``, ``kb``, ``tokens``) is a plain count."""
+    return math.floor(budget.amount * (1000 if budget.unit == "k" else 1))
+
+
+def _context_budget(budget: Budget | None) -> CoreBudget | None:
+    """A ``use ... max B`` budget as the core's count of UTF-16 units. One that comes to 0
+    (``max 0.0004k``) means no clipping, as the reference tests ``!maxChars``; so does one larger
+    than any text can be."""
     if budget is None:
         return None
-    count = budget.amount * (1000 if budget.unit == "k" else 1)
-    if count < 1:
-        return None
-    return CoreBudget(amount=budget.amount, unit=budget.unit)
+    return _counted(budget) if 1 <= _budget_count(budget) <= MAX_BUDGET else None
+
+
+def _counted(budget: Budget) -> CoreBudget:
+    """``budget`` for the core, which knows only the unit ``k``: any other unit counts plainly."""
+    return CoreBudget(amount=budget.amount, unit="k" if budget.unit == "k" else None)
 
 
 def _budget_json(budget: Budget | None) -> dict[str, Any] | None:
-    if budget is None:
-        return None
-    amount = int(budget.amount) if budget.amount.is_integer() else budget.amount
-    return {"amount": amount, "unit": budget.unit}
-
-
-def _budget_json_core(budget: CoreBudget | None) -> dict[str, Any] | None:
+    """A budget as the reference's trace shows it: the amount and the unit as written."""
     if budget is None:
         return None
     amount = int(budget.amount) if budget.amount.is_integer() else budget.amount

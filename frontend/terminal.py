@@ -4,8 +4,10 @@ Messages on stderr quote user data (field names, values, file names): a key such
 ``"x\\nasrender: all good\\x1b[2J"`` must not forge a second line or clear the screen, so every
 message is one line with control characters, bidirectional overrides and lone surrogates shown as
 escapes. Output on stdout is the prompt itself: written byte for byte to a file or a pipe, with
-terminal controls escaped only when stdout is a terminal, and lone surrogates (which no encoding
-can carry) shown as U+FFFD. A write that fails (closed stdout, full disk) is reported as such.
+terminal controls escaped only when stdout is a terminal. Half a character (a surrogate pair cut
+by a budget) is written as its ``\\udXXX`` escape in every JSON output, as AgentScript sends it
+(:mod:`promptwire.core.json_text` writes all of them); in the text display, which no encoding can
+carry it in, it shows as U+FFFD. A write that fails (closed stdout, full disk) is reported as such.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u
 # On a terminal, the prompt's own newlines and tabs stay; everything else unsafe is escaped.
 _UNSAFE_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# json.dumps escapes C0 controls in strings itself; its own newlines are the layout.
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# JSON writers escape C0 controls (and half characters) in strings themselves; their own newlines
+# are the layout.
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 class OutputError(Exception):
@@ -58,17 +61,16 @@ def error_line(message: str) -> None:
 def json_text(value: object) -> str:
     """Indented JSON with every unsafe character escaped as JSON does (``\\u2028``, ``\\udc80``):
     the same data, and nothing in it that a terminal acts on or an encoder refuses."""
-    import json
-
+    from ..core.json_text import dumps
     from ..core.limits import nesting_room
 
     with nesting_room():  # json's indenting encoder recurses per level; a prompt may nest MAX_DEPTH
-        return safe_json(json.dumps(value, ensure_ascii=False, indent=2))
+        return safe_json(dumps(value, indent=2))
 
 
 def safe_json(text: str) -> str:
-    """JSON text with what a terminal acts on or an encoder refuses written as ``\\uXXXX`` escapes
-    (inside JSON strings, the only place such characters can be, that is the same data)."""
+    """JSON text with what a terminal acts on written as ``\\uXXXX`` escapes (inside JSON strings,
+    the only place such characters can be, that is the same data)."""
     return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -40,8 +39,10 @@ def prompt_text(value: Any) -> str:
         return text
     kwargs = getattr(value, "kwargs", None)
     if isinstance(kwargs, Mapping):
+        from ..core.json_text import dumps  # a test that asks no snapshot imports no more
+
         request = {"body": dict(kwargs), "notes": list(getattr(value, "notes", ()))}
-        return json.dumps(request, indent=2, ensure_ascii=False) + "\n"
+        return dumps(request, indent=2) + "\n"
     raise TypeError(
         f"prompt_snapshot stores text, a RenderedPrompt or a ProviderRequest, not {type(value).__name__}"
         " (render a Prompt first: promptwire.render(prompt, format))"

@@ -3,6 +3,7 @@ real SDK client over real HTTP against a local fake provider, errors included.""
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
@@ -141,6 +142,19 @@ def test_tool_calls_in_a_reply_come_back_as_core_tool_calls() -> None:
         parsed = adapter.parse_reply(adapter.send(request, 5))
     assert parsed.finish_reason == "tool_calls"
     assert [(c.id, c.name, c.arguments) for c in parsed.tool_calls] == [("call_9", "weather", {"city": "Oslo"})]
+
+
+def test_the_clients_an_adapter_keeps_are_closed_when_it_goes() -> None:
+    # Open SDK clients left for interpreter exit fail in their __del__ ("Exception ignored").
+    with fake_provider() as server:
+        adapter = OpenAIAdapter(api_key="sk-test", base_url=server.base_url)
+        prompt = Prompt(instruction="x")
+        adapter.send(adapter.build_request(renderer.render(prompt), prompt.config, None, "ok"), 5)
+        (client,) = adapter._clients.values()
+        assert not client.is_closed()
+        del adapter
+        gc.collect()
+        assert client.is_closed()
 
 
 def test_a_missing_key_is_the_references_error(monkeypatch: pytest.MonkeyPatch) -> None:

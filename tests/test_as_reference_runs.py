@@ -175,5 +175,8 @@ def test_a_shaped_input_is_checked_field_by_field(tmp_path: Path) -> None:
         run(program, {"n": 2}, host=HOST)
     with pytest.raises(RunError, match="Input field must be a number"):
         run(program, {"n": "2", "tags": []}, host=HOST)
-    with pytest.raises(RunError, match="Input field must be a list"):
+    # The reference checks a list item by item, with the item's type in the message.
+    with pytest.raises(RunError, match="Input field must be a string"):
         run(program, {"n": 2, "tags": [1]}, host=HOST)
+    with pytest.raises(RunError, match="Input field must be a list"):
+        run(program, {"n": 2, "tags": "a"}, host=HOST)

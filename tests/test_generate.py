@@ -177,7 +177,9 @@ def test_lenient_coercion(value: Any, strict: bool, result: Any) -> None:
         ({"name": 1, "n": 1, "ok": True, "tags": [], "any": 1}, False, "LLM result field must be a string at 1:1"),
         ({"name": "a", "n": "01", "ok": True, "tags": [], "any": 1}, False, "LLM result field must be a number at 2:2"),
         ({"name": "a", "n": 1, "ok": "yes", "tags": [], "any": 1}, False, "LLM result field must be a boolean at 3:3"),
-        ({"name": "a", "n": 1, "ok": True, "tags": ["x"], "any": 1}, False, "LLM result field must be a list at 4:4"),
+        # A list's wrong item is named by the item's type, as AgentScript checks lists item by item.
+        ({"name": "a", "n": 1, "ok": True, "tags": ["x"], "any": 1}, False, "LLM result field must be a number at 4:4"),
+        ({"name": "a", "n": 1, "ok": True, "tags": "x", "any": 1}, False, "LLM result field must be a list at 4:4"),
         ({"name": "a", "n": "2", "ok": True, "tags": [], "any": 1}, True, "LLM result field must be a number at 2:2"),
         (
             {"name": "a", "n": 2, "ok": True, "tags": [], "any": 1, "x": 0},

@@ -8,6 +8,7 @@ import pytest
 import promptwire
 from promptwire import PluginHost, Prompt
 from promptwire.core.errors import FieldError, UnsupportedFieldsWarning
+from promptwire.core.json_text import dumps
 from promptwire.renderers.agentscript import shape_contract
 from promptwire.renderers.parts import URL_FILE_REASON
 
@@ -86,14 +87,22 @@ def test_a_file_given_by_url_is_shown_as_text_and_reported() -> None:
     assert "file_url" not in json.dumps(rendered.to_dict())
 
 
-def test_message_content_never_holds_half_a_character() -> None:
+def test_half_a_character_stays_in_the_message_and_its_json_escapes_it() -> None:
+    # A budget of 3 UTF-16 units cuts the emoji in two; AgentScript sends that half as "\\ud83d".
     clipped = {"instruction": "x", "context": [{"value": "ab\U0001f600cd", "budget": 3}]}
     for fmt in layout_formats(HOST):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rendered = promptwire.render(clipped, fmt, host=HOST)
         for message in rendered.messages:
-            json.dumps(message.to_dict(), ensure_ascii=False).encode("utf-8")  # raises on a lone surrogate
+            text = dumps(message.to_dict())
+            text.encode("utf-8")  # raises on a half character left raw
+            assert "\ufffd" not in text
+        if fmt in ("agentscript", "messages"):
+            (user,) = rendered.messages
+            assert "ab\ud83d\n" in user.content
+            assert "ab\\ud83d\\n" in dumps(user.to_dict())
+            assert "ab\ufffd\n" in rendered.display()  # shown to a person as a replacement character
 
 
 def test_strict_must_be_a_bool_and_layout_a_known_format() -> None:

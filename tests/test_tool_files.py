@@ -40,6 +40,13 @@ def test_read_returns_the_text_and_list_the_sorted_names(workspace: Path) -> Non
     assert call(workspace, "list", {"path": "."}).result == ["Z", "b.txt", "docs"]
 
 
+def test_read_gives_the_text_as_stored(workspace: Path) -> None:
+    # As Node's readFile(path, "utf8"), and as `import file` reads: newlines as they are (a lone \r
+    # too), a byte-order mark kept as U+FEFF, a byte that is not UTF-8 as U+FFFD.
+    (workspace / "raw.txt").write_bytes(b"\xef\xbb\xbfone\r\ntwo\rthree\xff\n")
+    assert call(workspace, "read", {"path": "raw.txt"}).result == "\ufeffone\r\ntwo\rthree\ufffd\n"
+
+
 def test_write_then_undo_removes_a_new_file(workspace: Path) -> None:
     outcome = call(workspace, "write", {"path": "out/new.md", "content": "hello"})
     (effect,) = outcome.result["effects"]

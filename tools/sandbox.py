@@ -15,6 +15,7 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..core.text_files import read_file_text
 from ..core.tools import ToolError
 
 __all__ = ["glob_matcher", "inside", "lines_of", "read_text", "relative", "walk"]
@@ -75,9 +76,9 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
 
 
 def read_text(path: Path, shown: str) -> str:
-    """A file's text (UTF-8, as AgentScript reads it), or a ToolError that says why not."""
+    """A file's text (UTF-8, newlines as stored: as AgentScript reads it), or a ToolError that says why not."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_file_text(path)
     except FileNotFoundError:
         raise ToolError(f"No such file: {shown}") from None
     except IsADirectoryError:

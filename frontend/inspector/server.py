@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ...core.json_text import dumps
 from .page import PAGE
 from .state import fingerprint, program_list, program_state
 
@@ -135,7 +135,7 @@ class _Handler(BaseHTTPRequestHandler):
         except LookupError as exc:
             self._send(HTTPStatus.NOT_FOUND, f"{exc.args[0]}\n".encode(), "text/plain", send_body=send_body)
             return
-        body = json.dumps(data, ensure_ascii=False).encode()
+        body = dumps(data).encode()
         self._send(HTTPStatus.OK, body, "application/json", {"Cache-Control": "no-store"}, send_body=send_body)
 
     def _refusal(self, path: str) -> str | None:
@@ -208,7 +208,7 @@ def _side_text(call: dict[str, Any], side: str) -> str:
         request = call["requests"].get(name)
         if request is None:
             raise LookupError(f"no provider {name!r}")
-        return json.dumps(request, indent=2, ensure_ascii=False) + "\n"
+        return dumps(request, indent=2) + "\n"
     render = call["renders"].get(name)
     if render is None:
         raise LookupError(f"no format {name!r}")

@@ -35,10 +35,11 @@ import copy
 import functools
 import json
 import math
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring as _encode_basestring  # the C escaper when available
 from typing import Any
+
+from ...core.json_text import escape_surrogates
 
 __all__ = [
     "JsonEntries",
@@ -60,8 +61,6 @@ _INDENT = "  "
 _MAX_ARRAY_INDEX = 2**32 - 2  # 2**32 - 1 is not an array index in ECMAScript
 _EXACT_INT = 2**53  # every int with |i| <= 2**53 is a double, printed without rounding
 _DIGITS = frozenset("0123456789")
-# A valid pair (one JS character) or a lone half (escaped by well-formed JSON.stringify).
-_SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
 _UNBOUNDED = 1 << 62
 
 
@@ -168,18 +167,7 @@ def _int_json(number: int) -> str:
 
 def quote(text: str) -> str:
     """``text`` as a JSON string literal, escaped exactly like ``JSON.stringify``."""
-    quoted: str = _encode_basestring(text)
-    if quoted.isascii() or _SURROGATES.search(quoted) is None:
-        return quoted
-    return _SURROGATES.sub(_fix_surrogates, quoted)
-
-
-def _fix_surrogates(match: re.Match[str]) -> str:
-    found = match.group()
-    if len(found) == 2:
-        high, low = ord(found[0]), ord(found[1])
-        return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-    return f"\\u{ord(found):04x}"
+    return escape_surrogates(_encode_basestring(text))
 
 
 def _scalar_json(value: object) -> str | None:
