@@ -316,8 +316,10 @@ class _Analyzer:
                 )
         if statement.budget is not None and statement.budget.amount <= 0:
             self.error("INVALID_BUDGET", "Budget amount must be greater than 0", statement.span)
-        elif statement.budget is not None and _budget_count(statement.budget) > MAX_BUDGET:
-            self.error("INVALID_BUDGET", f"Budget must come to at most {MAX_BUDGET} (2^53)", statement.span)
+        elif statement.budget is not None and not math.isfinite(statement.budget.amount):
+            # A finite budget of any size is the reference's (one longer than any text clips nothing);
+            # hundreds of digits read as Infinity, which no count can be.
+            self.error("INVALID_BUDGET", "Budget must be a finite number", statement.span)
         if statement.label and statement.label in RESERVED_CONTEXT_LABELS:
             self.error("RESERVED_CONTEXT_LABEL", f"Context label '{statement.label}' is reserved", statement.span)
 

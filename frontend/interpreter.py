@@ -665,18 +665,11 @@ class Interpreter:
 
     def _output_budget(self, options: GenerateOptions) -> CoreBudget | None:
         """``max_output`` as the provider limit the reference sends: ``max(1, floor(...))`` (a unit
-        other than ``k`` counts plainly); a limit no provider could take is a located error."""
+        other than ``k`` counts plainly). The checks refused a limit past 2^53, which no provider takes."""
         budget = options.max_output
         if budget is None:
             return None
-        count = _budget_count(budget)
-        if count > MAX_BUDGET:
-            prop = options.get("max_output")
-            raise self._error(
-                f"generate max_output {budget.raw} is more tokens than can be sent (at most {MAX_BUDGET})",
-                prop.value.span if prop is not None else options.span,
-            )
-        return _counted(budget) if count >= 1 else CoreBudget(amount=1)
+        return _counted(budget) if _budget_count(budget) >= 1 else CoreBudget(amount=1)
 
     def _prompt(self, fields: dict[str, Any], uses: list[_UseRecord], span: Span) -> Prompt:
         """The core prompt of a generate; a value the prompt model refuses (nested deeper than

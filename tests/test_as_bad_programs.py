@@ -71,15 +71,8 @@ STATIC = [
         [f"use input max {HUGE}k", 'generate({ input: "x" })'],
         "7:9",
         "INVALID_BUDGET",
-        f"Budget must come to at most {MAX_BUDGET} (2^53)",
+        "Budget must be a finite number",
         id="use budget of 400 digits",
-    ),
-    pytest.param(
-        ["use input max 100000000000000000000", 'generate({ input: "x" })'],
-        "7:9",
-        "INVALID_BUDGET",
-        f"Budget must come to at most {MAX_BUDGET} (2^53)",
-        id="use budget past 2^53",
     ),
     pytest.param(
         ["repeat * 9223372036854775808 { y = 1 }"],
@@ -144,7 +137,7 @@ def test_a_count_of_thousands_of_digits_parses_and_prints_as_javascript_reads_it
 
 
 RUNTIME = [
-    pytest.param(["[1][1e999]"], "10:9", "List index must be a non-negative integer", id="list index 1e999"),
+    pytest.param(["[1][1e999]"], "10:13", "List index must be a non-negative integer", id="list index 1e999"),
     pytest.param(
         ['L.query({ text: "x", limit: 1e999 })'],
         "10:9",

@@ -142,18 +142,13 @@ def test_runtime_errors_have_the_references_text_and_place(body: str, message: s
     assert str(error).startswith(f"t.as:{where[0]}:{where[1]}: error[RUNTIME_ERROR]: {message}\n")
 
 
-def test_budgets_too_large_to_count_clip_nothing_and_cannot_be_sent_as_an_output_limit() -> None:
-    # The reference's context limit, 1e23 here, is longer than any text: nothing is clipped.
+def test_a_context_budget_too_large_to_count_clips_nothing() -> None:
+    # The reference's context limit, 1e23 here, is longer than any text: nothing is clipped. (As
+    # an output limit no provider takes it: the checks refuse it, tests/test_as_bad_programs.py.)
     result = run(_program('use "abc" max 99999999999999999999k as t\ngenerate({ input: "x" })'), {}, host=HOST)
     assert result.calls[0].rendered.user == 'Context:\n[t]\nsource: "abc"\nabc\nInstruction:\nx'
     (data,) = [event["data"] for event in result.trace if event["kind"] == "generate"]
     assert data["context"]["context"][0]["budget"] == {"amount": 10**20, "unit": "k"}
-    # As an output limit no provider takes it (the reference would send 1e+23): a located error.
-    error = _error('generate({ input: "x", max_output: 99999999999999999999k })')
-    assert error.message == (
-        "generate max_output 99999999999999999999k is more tokens than can be sent (at most 9007199254740992)"
-    )
-    assert (error.line, error.column) == (9, 44)
 
 
 RECURSE = "\n    func f(x) {\n        f(x)\n    }\n"
