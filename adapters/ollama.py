@@ -10,23 +10,18 @@ imported only in ``send``, with an explicit timeout (its default waits forever).
 
 from __future__ import annotations
 
-import json
 import os
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
 from ..core.contract import OutputContract
-from ..core.errors import (
-    BadRequestError,
-    MalformedResponseError,
-    ProviderTimeoutError,
-    body_excerpt,
-)
+from ..core.errors import BadRequestError, MalformedResponseError, ProviderError, body_excerpt
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from ..core.timeout import DEFAULT_TIMEOUT
-from .status import connection_failed, malformed_json, status_error
+from .base import Endpoint, ProviderAdapter, part_left_out, returns_left_out, split_data_url
+from .status import connection_failed, status_error
 
 __all__ = ["OllamaAdapter", "adapter", "model_and_host"]
 
@@ -55,18 +50,25 @@ def model_and_host(model: str | None, default_host: str | None = None) -> tuple[
     return unquote(parts.netloc), fallback
 
 
-class OllamaAdapter:
+class OllamaAdapter(ProviderAdapter):
     name = "ollama"
     description = "Ollama /api/chat through the official SDK (pip install 'promptwire[ollama]')"
+    protocol = "ollama"
+    path = "api/chat"
+    no_parameters: ClassVar[Mapping[str, Any]] = {}
+    """A tool that takes no parameters: Ollama accepts any object schema, or none."""
 
     def __init__(self, *, host: str | None = None) -> None:
-        self.host = host
-        self._clients: dict[tuple[str, float], Any] = {}  # one client (and connection pool) each
+        super().__init__(base_url=host)
+
+    def model_name(self, uri: str | None) -> str:
+        """``ollama://HOST:PORT/MODEL`` -> ``MODEL``: see :func:`model_and_host`."""
+        return model_and_host(uri, self.base_url)[0]
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
     ) -> ProviderRequest:
-        name, host = model_and_host(model, self.host)
+        name, host = model_and_host(model, self.base_url)
         notes: list[str] = []
         kwargs: dict[str, Any] = {
             "model": name,
@@ -87,45 +89,42 @@ class OllamaAdapter:
             kwargs["tools"] = [
                 {
                     "type": "function",
-                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                    "function": {"name": t.name, "description": t.description, "parameters": self.parameters(t)},
                 }
                 for t in rendered.tools
             ]
-            notes.extend(
-                f"tool {t.name!r}: Ollama tools have no place for what a tool returns; 'returns' left out"
-                for t in rendered.tools
-                if t.returns is not None
-            )
+            notes.extend(returns_left_out(rendered.tools, "Ollama"))
         return ProviderRequest(kwargs, tuple(notes), endpoint=host)
 
-    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
+    def endpoint(self, request: ProviderRequest) -> Endpoint:
+        """The host the request names; the key is the SDK's to send (``OLLAMA_API_KEY``, for
+        ollama.com), and masked in errors like any other."""
+        return Endpoint(request.endpoint or self.base_url or DEFAULT_HOST, os.environ.get("OLLAMA_API_KEY"))
+
+    def connect(self, endpoint: Endpoint, seconds: float) -> Callable[..., Any]:
+        import ollama
+
+        return ollama.Client(host=endpoint.url, timeout=seconds).chat
+
+    def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import httpx
         import ollama
         import pydantic
 
-        host = request.endpoint or self.host or DEFAULT_HOST
-        seconds = timeout or DEFAULT_TIMEOUT
-        key = (host, seconds)
-        client = self._clients.get(key)
-        if client is None:  # building a client costs ~20 ms (TLS context, pool): once per setting
-            client = self._clients[key] = ollama.Client(host=host, timeout=seconds)
-        try:
-            return client.chat(**request.kwargs)
-        except ollama.ResponseError as exc:  # the SDK sends OLLAMA_API_KEY (ollama.com) when it is set
-            raise status_error(exc.status_code, str(exc.error), secret=os.environ.get("OLLAMA_API_KEY")) from None
-        except httpx.TimeoutException:  # before TransportError, its base class
-            raise ProviderTimeoutError(f"LLM provider request timed out after {seconds}s: {host}/api/chat") from None
-        except (ConnectionError, httpx.TransportError) as exc:
-            raise connection_failed(exc) from None
-        except json.JSONDecodeError as exc:
-            raise malformed_json(exc) from None
-        except pydantic.ValidationError as exc:  # JSON, but not an Ollama chat reply
+        if isinstance(exc, ollama.ResponseError):
+            return status_error(exc.status_code, str(exc.error), secret=endpoint.key)
+        if isinstance(exc, httpx.TimeoutException):  # before TransportError, its base class
+            return self.timed_out(endpoint, seconds)
+        if isinstance(exc, ConnectionError | httpx.TransportError):
+            return connection_failed(exc)
+        if isinstance(exc, pydantic.ValidationError):  # JSON, but not an Ollama chat reply
             excerpt = body_excerpt(str(exc))
-            raise MalformedResponseError(
+            return MalformedResponseError(
                 f"LLM provider returned an unexpected response: {excerpt}", status=200, body=excerpt
-            ) from None
+            )
+        return super().failure(exc, endpoint, seconds)
 
-    def parse_reply(self, raw: Any) -> Reply:
+    def reply(self, raw: Any) -> Reply:
         message = raw.message
         calls = tuple(
             ToolCall(name=call.function.name, arguments=dict(call.function.arguments or {}))
@@ -150,13 +149,13 @@ def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
         texts, images = [], []
         for position, part in enumerate(message.content):
             kind = part.get("type")
-            url = (part.get("image_url") or {}).get("url", "") if kind == "image_url" else ""
+            inline = split_data_url((part.get("image_url") or {}).get("url", "")) if kind == "image_url" else None
             if kind == "text":
                 texts.append(part["text"])
-            elif kind == "image_url" and url.startswith("data:") and ";base64," in url:
-                images.append(url.split(";base64,", 1)[1])
+            elif inline is not None:
+                images.append(inline[1])
             else:
-                notes.append(f"messages[{index}].content[{position}]: Ollama cannot carry this {kind} part; left out")
+                notes.append(part_left_out(index, position, "Ollama", kind))
         data["content"] = "\n".join(texts)
         if images:
             data["images"] = images
