@@ -16,7 +16,7 @@ from ..core.contract import OutputContract
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from .base import Endpoint, part_left_out, tool_arguments, usage_of
+from .base import Endpoint, part_left_out, returns_left_out, tool_arguments, usage_of
 from .openai import SCHEMA_NAME, OpenAIAdapter
 from .status import missing_part, refused
 
@@ -67,6 +67,7 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
                 {"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters}
                 for t in rendered.tools
             ]
+            notes.extend(returns_left_out(rendered.tools, "Responses API"))
         return ProviderRequest(kwargs, tuple(notes))
 
     def connect(self, endpoint: Endpoint, seconds: float) -> Callable[..., Any]:
