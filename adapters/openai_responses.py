@@ -64,7 +64,7 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
             kwargs["max_output_tokens"] = config.max_output.output_tokens
         if rendered.tools:
             kwargs["tools"] = [
-                {"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters}
+                {"type": "function", "name": t.name, "description": t.description, "parameters": self.parameters(t)}
                 for t in rendered.tools
             ]
             notes.extend(returns_left_out(rendered.tools, "Responses API"))
