@@ -55,8 +55,9 @@ class OllamaAdapter(ProviderAdapter):
     description = "Ollama /api/chat through the official SDK (pip install 'promptwire[ollama]')"
     protocol = "ollama"
     path = "api/chat"
-    no_parameters: ClassVar[Mapping[str, Any]] = {}
-    """A tool that takes no parameters: Ollama accepts any object schema, or none."""
+    no_parameters: ClassVar[Mapping[str, Any]] = {"type": "object"}
+    """A tool that takes no parameters, as the SDK sends it: it reads each tool into its own model,
+    whose parameters default to ``{"type": "object"}``, so ``{}`` would show bytes never sent."""
 
     def __init__(self, *, host: str | None = None) -> None:
         super().__init__(base_url=host)
