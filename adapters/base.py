@@ -43,6 +43,7 @@ from .status import connection_failed, malformed_json, read_reply, sdk_status_er
 __all__ = [
     "Endpoint",
     "ProviderAdapter",
+    "model_name",
     "part_left_out",
     "returns_left_out",
     "split_data_url",
@@ -86,18 +87,8 @@ class ProviderAdapter(ABC):
         self._sends: dict[tuple[Endpoint, float], Callable[..., Any]] = {}
 
     def model_name(self, uri: str | None) -> str:
-        """``PROTOCOL://NAME`` -> ``NAME``, percent-decoded, its query and fragment ignored (as
-        AgentScript reads a model URI); a bare name is taken as it is. A URI of another protocol,
-        or without a name, is refused in the reference's words."""
-        if not uri:
-            raise BadRequestError(f"{self.protocol} URI must include a model name")
-        if "://" not in uri:
-            return uri
-        given, _, rest = uri.partition("://")
-        name = unquote(rest.split("?", 1)[0].split("#", 1)[0])
-        if given != self.protocol or not name:
-            raise BadRequestError(f"{given} URI must include a model name")
-        return name
+        """The model a URI of this adapter's protocol (or a bare name) names: see :func:`model_name`."""
+        return model_name(uri, self.protocol)
 
     @abstractmethod
     def build_request(
@@ -176,6 +167,21 @@ class ProviderAdapter(ABC):
     def parameters(self, tool: ToolDefinition) -> dict[str, Any]:
         """The tool's parameter schema, or :attr:`no_parameters` when it takes none."""
         return tool.parameters or copy.deepcopy(dict(self.no_parameters))
+
+
+def model_name(uri: str | None, protocol: str) -> str:
+    """``PROTOCOL://NAME`` -> ``NAME``, percent-decoded, its query and fragment ignored (as
+    AgentScript reads a model URI: ``decodeURIComponent(hostname + pathname)``); a bare name is taken
+    as it is. A URI of another protocol, or without a name, is refused in the reference's words."""
+    if not uri:
+        raise BadRequestError(f"{protocol} URI must include a model name")
+    if "://" not in uri:
+        return uri
+    given, _, rest = uri.partition("://")
+    name = unquote(rest.split("?", 1)[0].split("#", 1)[0])
+    if given != protocol or not name:
+        raise BadRequestError(f"{given} URI must include a model name")
+    return name
 
 
 def returns_left_out(tools: Iterable[ToolDefinition], provider: str) -> list[str]:

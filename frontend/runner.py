@@ -184,5 +184,5 @@ def _model_adapter(
         offline = offline.with_responses(responses)
     if adapter == "offline":
         return offline  # type: ignore[no-any-return]
-    target = Targeted(host.adapter(adapter), adapter, model)
+    target = Targeted(host.adapter(adapter), adapter, model, host.adapter)
     return DryRun(target, offline) if dry_run else target

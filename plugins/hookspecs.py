@@ -70,12 +70,15 @@ def register_adapters(register: RegisterCallback) -> None:
         ``kwargs`` and ``notes``); ``send(request, timeout)``, one HTTP request per call (no retries
         of its own), raising the ``promptwire.core.errors.ProviderError`` subclass that says what
         failed (``adapters.status.status_error`` reads an HTTP status); and
-        ``parse_reply(raw) -> Reply``.
+        ``parse_reply(raw) -> Reply``. Optionally ``model_name(uri) -> str``: the model a URI of
+        the adapter's own protocol (``NAME://...``) names, so that ``asrender --provider`` can send
+        a program's model of that protocol to another provider.
 
     The host serves it from ``PluginHost.adapter(name)`` under its name and aliases: to
     ``promptwire.generate(prompt, provider=name)``, ``promptwire.build_request`` and
-    ``asrender --provider NAME`` (which retargets a program's model to it). It lists the name under
-    this plugin in ``asrender plugins``.
+    ``asrender --provider NAME`` (which retargets a program's model to it: a URI of another
+    protocol becomes the name that protocol's adapter reads in it). It lists the name under this
+    plugin in ``asrender plugins``.
     """
 
 

@@ -81,6 +81,9 @@ class LazyAdapter(_Lazy):
     def parse_reply(self, raw: Any) -> Any:
         return self._real.parse_reply(raw)
 
+    def model_name(self, uri: str | None) -> Any:
+        return self._real.model_name(uri)
+
     def with_responses(self, responses: Any) -> Any:
         return self._real.with_responses(responses)
 
