@@ -29,10 +29,6 @@ class OfflineAdapter:
     def __init__(self, responses: Iterable[Any] = ()) -> None:
         self._responses = list(responses)
 
-    def with_responses(self, responses: Iterable[Any]) -> OfflineAdapter:
-        """A fresh adapter answering with ``responses`` first (each run gets its own queue)."""
-        return OfflineAdapter(responses)
-
     def model_name(self, uri: str | None) -> str:
         """``offline://NAME`` -> ``NAME`` (the adapter answers whatever model is asked)."""
         return model_name(uri, self.name)

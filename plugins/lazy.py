@@ -84,9 +84,6 @@ class LazyAdapter(_Lazy):
     def model_name(self, uri: str | None) -> Any:
         return self._real.model_name(uri)
 
-    def with_responses(self, responses: Any) -> Any:
-        return self._real.with_responses(responses)
-
 
 @dataclass(frozen=True)
 class LazyToolScheme(_Lazy):
