@@ -103,4 +103,4 @@ def generate(
 
 def renderers_available(host: PluginHost | None = None) -> tuple[str, ...]:
     """Names of every registered format, built-in and plugin, in registration order."""
-    return (host or default_host()).renderers.names()
+    return (host or default_host()).names("renderers")
