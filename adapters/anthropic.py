@@ -5,7 +5,7 @@
 ``tool_use`` blocks, their results as ``tool_result`` blocks in the next user turn), ``thinking``,
 ``output_config`` (the schema as structured output, and the effort of a thinking level) and
 ``tools``. The current SDK and API refuse ``temperature``: it is dropped and the notes say so, as
-they say everything else changed on the way. The SDK is imported only in ``send``.
+they say everything else changed on the way. The SDK is imported only to send (``connect``).
 """
 
 from __future__ import annotations

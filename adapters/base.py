@@ -77,9 +77,9 @@ class ProviderAdapter(ABC):
     """The environment variable that holds the API key when the adapter is given none; when set,
     the key is required."""
     no_parameters: ClassVar[Mapping[str, Any]] = {"type": "object", "properties": {}}
-    """The parameter schema of a tool that takes none, as the provider wants it spelt: JSON
-    Schema's empty object, as OpenAI documents it (it refuses ``{}``, "object schema missing
-    properties", and so do the servers that copy its API)."""
+    """The parameter schema of a tool that takes none, as the provider wants it spelt. This one is
+    JSON Schema's empty object as OpenAI documents it: OpenAI refuses ``{}`` and an object schema
+    without ``properties`` ("object schema missing properties")."""
 
     def __init__(self, *, api_key: str | None = None, base_url: str | None = None) -> None:
         self.api_key = api_key

@@ -5,7 +5,7 @@
 ``temperature``, then ``tools``) and the host: the one the model URI names
 (``ollama://HOST:PORT/MODEL``), else the adapter's, else ``OLLAMA_BASE_URL``, then ``OLLAMA_HOST``.
 Ollama takes images as bare base64 on the message; what it cannot carry is in the notes. The SDK is
-imported only in ``send``, with an explicit timeout (its default waits forever).
+imported only to send (``connect``), with an explicit timeout (its default waits forever).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 ``build_request`` is pure: the keyword arguments of ``client.chat.completions.create`` in the order
 AgentScript's reference sends its body (``model``, ``messages``, ``response_format``, ``temperature``,
 ``reasoning_effort``, ``max_completion_tokens``, then ``tools``), plus notes on everything changed on
-the way. The SDK is imported only in ``send``; its client is built with ``max_retries=0`` so that one
-attempt of ``generate`` is one request. (The SDK serialises the body itself, so the key order on the
+the way. The SDK is imported only to send (``connect``, ``failure``); its client is built with
+``max_retries=0`` so that one attempt of ``generate`` is one request. (The SDK serialises the body itself, so the key order on the
 wire is the SDK's; keys and values are exactly these.)
 """
 
