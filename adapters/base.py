@@ -28,8 +28,7 @@ import json
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 from urllib.parse import unquote
 
 from ..core.contract import OutputContract
@@ -52,10 +51,9 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Endpoint:
+class Endpoint(NamedTuple):
     """Where a request goes (a base URL, no trailing slash) and the key it is sent with, which
-    every error text masks."""
+    every error text masks. (A tuple: it is made and hashed on every call.)"""
 
     url: str
     key: str | None = None

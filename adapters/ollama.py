@@ -98,9 +98,9 @@ class OllamaAdapter(ProviderAdapter):
         return ProviderRequest(kwargs, tuple(notes), endpoint=host)
 
     def endpoint(self, request: ProviderRequest) -> Endpoint:
-        """The host the request names; the key is the SDK's to send (``OLLAMA_API_KEY``, for
-        ollama.com), and masked in errors like any other."""
-        return Endpoint(request.endpoint or self.base_url or DEFAULT_HOST, os.environ.get("OLLAMA_API_KEY"))
+        """The host the request names. No key: the SDK sends ``OLLAMA_API_KEY`` (for ollama.com)
+        itself, and :meth:`failure` masks it."""
+        return Endpoint(request.endpoint or self.base_url or DEFAULT_HOST)
 
     def connect(self, endpoint: Endpoint, seconds: float) -> Callable[..., Any]:
         import ollama
@@ -112,6 +112,7 @@ class OllamaAdapter(ProviderAdapter):
         import ollama
         import pydantic
 
+        endpoint = endpoint._replace(key=os.environ.get("OLLAMA_API_KEY"))
         if isinstance(exc, ollama.ResponseError):
             return status_error(exc.status_code, str(exc.error), secret=endpoint.key)
         if isinstance(exc, httpx.TimeoutException):  # before TransportError, its base class
@@ -140,6 +141,8 @@ class OllamaAdapter(ProviderAdapter):
             finish_reason=raw.done_reason,
             tool_calls=calls,
         )
+
+    parse_reply = reply  # the SDK checks the reply's shape itself (a ValidationError, read in failure)
 
 
 def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
