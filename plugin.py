@@ -16,8 +16,8 @@ complete plugin to copy. What a plugin finds here:
   failed and whether it is worth retrying; and the helpers that make them (:func:`status_error`
   reads an HTTP status and a provider's error code) and the request helpers of the skeleton;
 * for a reader: :class:`FieldError`, which names the bad field;
-* for a tool scheme: :class:`ToolScheme`, :class:`ToolContext`, :class:`ToolOutcome`,
-  :class:`MemoryOutcome`, :class:`ToolError`.
+* for a tool scheme: :class:`ToolScheme`, :class:`ToolRequest`, :class:`ToolContext`,
+  :class:`ToolOutcome`, :class:`MemoryOutcome`, :class:`ToolError`.
 
 Nothing here imports a provider's SDK or a format's module: a plugin that imports this module adds
 nothing to ``asrender``'s start-up that promptwire does not load anyway.
@@ -55,7 +55,7 @@ from .core.errors import (
 from .core.generate import ProviderRequest, Reply
 from .core.prompt import GenerateConfig, Prompt, ToolCall, ToolDefinition
 from .core.rendered import Message, RenderedPrompt, RenderWarning
-from .core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome, ToolScheme
+from .core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome, ToolRequest, ToolScheme
 from .plugins.builtins import builtin_renderer
 from .plugins.hookspecs import RegisterCallback, hookimpl
 from .renderers.base import Renderer, unexpressed_fields
@@ -93,6 +93,7 @@ __all__ = [
     "ToolDefinition",
     "ToolError",
     "ToolOutcome",
+    "ToolRequest",
     "ToolScheme",
     "builtin_renderer",
     "connection_failed",
