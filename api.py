@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from .adapters.offline import OfflineAdapter
 from .core import GenerateConfig, Prompt, RenderedPrompt
 from .core.errors import FieldError as _FieldError
 from .core.errors import UnsupportedFieldsWarning
@@ -90,15 +91,16 @@ def generate(
     if config:
         merged = {**model_prompt.config.model_dump(exclude_unset=True), **config}
         model_prompt = model_prompt.model_copy(update={"config": validate_model(GenerateConfig, merged, root="config")})
-    adapter = host.adapter(provider)
-    if responses is not None:
-        if provider != "offline":
-            raise _FieldError("responses", "canned replies are for the offline adapter")
-        adapter = adapter.with_responses(responses)
+    if responses is None:
+        adapter = host.adapter(provider)
+    elif provider == "offline":
+        adapter = OfflineAdapter(responses)
+    else:
+        raise _FieldError("responses", "canned replies are for the offline adapter")
     renderer = host.renderer(format)
     return _run_generate(model_prompt, render=renderer.render, adapter=adapter, model=model, timeout=timeout)
 
 
 def renderers_available(host: PluginHost | None = None) -> tuple[str, ...]:
     """Names of every registered format, built-in and plugin, in registration order."""
-    return (host or default_host()).renderers.names()
+    return (host or default_host()).names("renderers")

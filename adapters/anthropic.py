@@ -5,33 +5,25 @@
 ``tool_use`` blocks, their results as ``tool_result`` blocks in the next user turn), ``thinking``,
 ``output_config`` (the schema as structured output, and the effort of a thinking level) and
 ``tools``. The current SDK and API refuse ``temperature``: it is dropped and the notes say so, as
-they say everything else changed on the way. The SDK is imported only in ``send``; the body is
-written by :func:`promptwire.core.json_text.to_bytes` (half a character as its ``\\udXXX`` escape,
-which the SDK's own JSON encoder fails on) and posted through the SDK's client, which adds the
-headers, sends, maps the errors and reads the reply.
+they say everything else changed on the way. The SDK is imported only to send (``client``, ``post``).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from ..core.contract import OutputContract
-from ..core.errors import AuthenticationError, ProviderTimeoutError
+from ..core.errors import ProviderError
 from ..core.generate import ProviderRequest, Reply
-from ..core.json_text import to_bytes
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from ..core.timeout import DEFAULT_TIMEOUT
-from .clients import kept_clients
-from .model_uri import model_name
-from .status import connection_failed, malformed_json, missing_part, read_reply, refused, sdk_status_error
+from .base import Endpoint, ProviderAdapter, part_left_out, returns_left_out, split_data_url, usage_of
+from .status import missing_part, refused
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicAdapter", "adapter"]
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 1024
 _LEVELS = ("low", "medium", "high")
 
@@ -84,14 +76,17 @@ def _thinking_budget(kwargs: dict[str, Any], config: GenerateConfig, notes: list
     kwargs["thinking"] = {"type": "enabled", "budget_tokens": budget}
 
 
-class AnthropicAdapter:
+class AnthropicAdapter(ProviderAdapter):
     name = "anthropic"
     description = "Anthropic Messages API through the official SDK (pip install 'promptwire[anthropic]')"
-
-    def __init__(self, *, api_key: str | None = None, base_url: str | None = None) -> None:
-        self.api_key = api_key
-        self.base_url = base_url
-        self._clients: dict[tuple[str, str, float], Any] = kept_clients(self)  # one client (and connection pool) each
+    protocol = "anthropic"
+    path = "v1/messages"
+    default_url = "https://api.anthropic.com"
+    url_variable = "ANTHROPIC_BASE_URL"
+    key_variable = "ANTHROPIC_API_KEY"
+    no_parameters: ClassVar[Mapping[str, Any]] = {"type": "object"}
+    """A tool that takes no parameters: all the Messages API requires of ``input_schema`` is that
+    it is an object schema (the SDK's ``InputSchema`` type makes only ``type`` required)."""
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -100,7 +95,7 @@ class AnthropicAdapter:
         max_tokens = config.max_output.output_tokens if config.max_output is not None else DEFAULT_MAX_TOKENS
         if config.max_output is None:
             notes.append(f"max_tokens {DEFAULT_MAX_TOKENS}: Anthropic requires a limit and the generate set none")
-        kwargs: dict[str, Any] = {"model": model_name(model, "anthropic"), "max_tokens": max_tokens}
+        kwargs: dict[str, Any] = {"model": self.model_name(model), "max_tokens": max_tokens}
         system, turns = _split_system(rendered.messages, notes)
         if system:
             kwargs["system"] = system
@@ -123,47 +118,30 @@ class AnthropicAdapter:
             )
         if rendered.tools:
             kwargs["tools"] = [
-                {"name": t.name, "description": t.description, "input_schema": t.parameters or {"type": "object"}}
+                {"name": t.name, "description": t.description, "input_schema": self.parameters(t)}
                 for t in rendered.tools
             ]
-            notes.extend(
-                f"tool {t.name!r}: Anthropic tools have no place for what a tool returns; 'returns' left out"
-                for t in rendered.tools
-                if t.returns is not None
-            )
+            notes.extend(returns_left_out(rendered.tools, "Anthropic"))
         return ProviderRequest(kwargs, tuple(notes))
 
-    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
+    def client(self, endpoint: Endpoint, seconds: float) -> Any:
         import anthropic
 
-        api_key = self.api_key or os.environ.get("ANTHROPIC_API_KEY")
-        if not api_key:
-            raise AuthenticationError("ANTHROPIC_API_KEY is required for anthropic:// models")
-        base_url = (self.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        seconds = timeout or DEFAULT_TIMEOUT
-        key = (api_key, base_url, seconds)
-        client = self._clients.get(key)
-        if client is None:  # building a client costs ~20 ms (TLS context, pool): once per setting
-            client = self._clients[key] = anthropic.Anthropic(
-                api_key=api_key, base_url=base_url, max_retries=0, timeout=seconds
-            )
-        try:
-            return client.post("/v1/messages", cast_to=anthropic.types.Message, content=to_bytes(request.kwargs))
-        except anthropic.APITimeoutError:  # before APIConnectionError, its base class
-            raise ProviderTimeoutError(
-                f"LLM provider request timed out after {seconds}s: {base_url}/v1/messages"
-            ) from None
-        except anthropic.APIConnectionError as exc:
-            raise connection_failed(exc) from None
-        except anthropic.APIStatusError as exc:
-            raise sdk_status_error(exc, code=exc.error_code, secret=api_key) from None
-        except json.JSONDecodeError as exc:
-            raise malformed_json(exc, api_key) from None
+        return anthropic.Anthropic(api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds)
 
-    def parse_reply(self, raw: Any) -> Reply:
-        return read_reply(self._reply, raw)
+    def post(self, client: Any, body: bytes) -> Any:
+        import anthropic
 
-    def _reply(self, raw: Any) -> Reply:
+        return client.post("/v1/messages", cast_to=anthropic.types.Message, content=body)
+
+    def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
+        import anthropic
+
+        return self.api_failure(anthropic, exc, endpoint, seconds, "error_code") or super().failure(
+            exc, endpoint, seconds
+        )
+
+    def reply(self, raw: Any) -> Reply:
         blocks = getattr(raw, "content", None)
         if not isinstance(blocks, list):
             raise missing_part("Anthropic response is missing content", raw)
@@ -176,12 +154,11 @@ class AnthropicAdapter:
             for block in blocks
             if block.type == "tool_use"
         )
-        usage = raw.usage.model_dump(warnings=False) if getattr(raw, "usage", None) is not None else None
         return Reply(
             text="".join(texts),
             raw=raw,
             reasoning="".join(thinking) or None,
-            usage=usage,
+            usage=usage_of(raw),
             finish_reason=raw.stop_reason,
             tool_calls=calls,
         )
@@ -260,15 +237,15 @@ def _blocks(parts: list[dict[str, Any]], index: int, notes: list[str]) -> list[d
         elif kind == "file" and str(part["file"].get("file_data", "")).startswith("data:"):
             blocks.append({"type": "document", "source": _source(part["file"]["file_data"])})
         else:
-            notes.append(f"messages[{index}].content[{position}]: Anthropic cannot carry this {kind} part; left out")
+            notes.append(part_left_out(index, position, "Anthropic", kind))
     return blocks
 
 
 def _source(url: str) -> dict[str, Any]:
-    if url.startswith("data:") and ";base64," in url:
-        media_type, data = url[5:].split(";base64,", 1)
-        return {"type": "base64", "media_type": media_type, "data": data}
-    return {"type": "url", "url": url}
+    inline = split_data_url(url)
+    if inline is None:
+        return {"type": "url", "url": url}
+    return {"type": "base64", "media_type": inline[0], "data": inline[1]}
 
 
 adapter = AnthropicAdapter()

@@ -17,6 +17,7 @@ from ..core.generate import ProviderRequest, Reply
 from ..core.limits import with_nesting_room
 from ..core.prompt import GenerateConfig
 from ..core.rendered import RenderedPrompt
+from .base import model_name
 
 __all__ = ["OfflineAdapter", "adapter", "mock_value"]
 
@@ -28,9 +29,9 @@ class OfflineAdapter:
     def __init__(self, responses: Iterable[Any] = ()) -> None:
         self._responses = list(responses)
 
-    def with_responses(self, responses: Iterable[Any]) -> OfflineAdapter:
-        """A fresh adapter answering with ``responses`` first (each run gets its own queue)."""
-        return OfflineAdapter(responses)
+    def model_name(self, uri: str | None) -> str:
+        """``offline://NAME`` -> ``NAME`` (the adapter answers whatever model is asked)."""
+        return model_name(uri, self.name)
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None

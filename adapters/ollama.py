@@ -5,33 +5,23 @@
 ``temperature``, then ``tools``) and the host: the one the model URI names
 (``ollama://HOST:PORT/MODEL``), else the adapter's, else ``OLLAMA_BASE_URL``, then ``OLLAMA_HOST``.
 Ollama takes images as bare base64 on the message; what it cannot carry is in the notes. The SDK is
-imported only in ``send``, with an explicit timeout (its default waits forever). The body is written
-by :func:`promptwire.core.json_text.to_bytes` (these keys in this order, half a character as its
-``\\udXXX`` escape, as the reference sends it; the SDK's HTTP client fails on half a character) and
-sent by the SDK's client, which also maps the errors and reads the reply.
+imported only to send (``client``, ``post``), with an explicit timeout (its default waits forever).
 """
 
 from __future__ import annotations
 
-import json
 import os
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
 from ..core.contract import OutputContract
-from ..core.errors import (
-    BadRequestError,
-    MalformedResponseError,
-    ProviderTimeoutError,
-    body_excerpt,
-)
+from ..core.errors import BadRequestError, MalformedResponseError, ProviderError, body_excerpt
 from ..core.generate import ProviderRequest, Reply
-from ..core.json_text import to_bytes
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from ..core.timeout import DEFAULT_TIMEOUT
-from .clients import kept_clients
-from .status import connection_failed, malformed_json, status_error
+from .base import Endpoint, ProviderAdapter, part_left_out, returns_left_out, split_data_url
+from .status import connection_failed, status_error
 
 __all__ = ["OllamaAdapter", "adapter", "model_and_host"]
 
@@ -60,18 +50,26 @@ def model_and_host(model: str | None, default_host: str | None = None) -> tuple[
     return unquote(parts.netloc), fallback
 
 
-class OllamaAdapter:
+class OllamaAdapter(ProviderAdapter):
     name = "ollama"
     description = "Ollama /api/chat through the official SDK (pip install 'promptwire[ollama]')"
+    protocol = "ollama"
+    path = "api/chat"
+    no_parameters: ClassVar[Mapping[str, Any]] = {"type": "object"}
+    """A tool that takes no parameters, as the SDK sends it: it reads each tool into its own model,
+    whose parameters default to ``{"type": "object"}``, so ``{}`` would show bytes never sent."""
 
     def __init__(self, *, host: str | None = None) -> None:
-        self.host = host
-        self._clients: dict[tuple[str, float], Any] = kept_clients(self)  # one client (and connection pool) each
+        super().__init__(base_url=host)
+
+    def model_name(self, uri: str | None) -> str:
+        """``ollama://HOST:PORT/MODEL`` -> ``MODEL``: see :func:`model_and_host`."""
+        return model_and_host(uri, self.base_url)[0]
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
     ) -> ProviderRequest:
-        name, host = model_and_host(model, self.host)
+        name, host = model_and_host(model, self.base_url)
         notes: list[str] = []
         kwargs: dict[str, Any] = {
             "model": name,
@@ -92,46 +90,50 @@ class OllamaAdapter:
             kwargs["tools"] = [
                 {
                     "type": "function",
-                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                    "function": {"name": t.name, "description": t.description, "parameters": self.parameters(t)},
                 }
                 for t in rendered.tools
             ]
-            notes.extend(
-                f"tool {t.name!r}: Ollama tools have no place for what a tool returns; 'returns' left out"
-                for t in rendered.tools
-                if t.returns is not None
-            )
+            notes.extend(returns_left_out(rendered.tools, "Ollama"))
         return ProviderRequest(kwargs, tuple(notes), endpoint=host)
 
-    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
+    def endpoint(self, request: ProviderRequest) -> Endpoint:
+        """The host the request names. No key: the SDK sends ``OLLAMA_API_KEY`` (for ollama.com)
+        itself, and :meth:`failure` masks it."""
+        return Endpoint(request.endpoint or self.base_url or DEFAULT_HOST)
+
+    def client(self, endpoint: Endpoint, seconds: float) -> Any:
+        import ollama
+
+        return ollama.Client(host=endpoint.url, timeout=seconds)
+
+    def post(self, client: Any, body: bytes) -> Any:
+        import ollama
+
+        # Client.chat would encode the body itself (its HTTP client fails on half a character);
+        # its request helper takes the bytes as they are and reads the reply as chat() does.
+        return client._request(ollama.ChatResponse, "POST", "/api/chat", content=body)
+
+    def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import httpx
         import ollama
         import pydantic
 
-        host = request.endpoint or self.host or DEFAULT_HOST
-        seconds = timeout or DEFAULT_TIMEOUT
-        key = (host, seconds)
-        client = self._clients.get(key)
-        if client is None:  # building a client costs ~20 ms (TLS context, pool): once per setting
-            client = self._clients[key] = ollama.Client(host=host, timeout=seconds)
-        try:
-            # Client.chat would encode the body itself; its request helper takes the bytes as they are.
-            return client._request(ollama.ChatResponse, "POST", "/api/chat", content=to_bytes(request.kwargs))
-        except ollama.ResponseError as exc:  # the SDK sends OLLAMA_API_KEY (ollama.com) when it is set
-            raise status_error(exc.status_code, str(exc.error), secret=os.environ.get("OLLAMA_API_KEY")) from None
-        except httpx.TimeoutException:  # before TransportError, its base class
-            raise ProviderTimeoutError(f"LLM provider request timed out after {seconds}s: {host}/api/chat") from None
-        except (ConnectionError, httpx.TransportError) as exc:
-            raise connection_failed(exc) from None
-        except json.JSONDecodeError as exc:
-            raise malformed_json(exc) from None
-        except pydantic.ValidationError as exc:  # JSON, but not an Ollama chat reply
+        endpoint = endpoint._replace(key=os.environ.get("OLLAMA_API_KEY"))
+        if isinstance(exc, ollama.ResponseError):
+            return status_error(exc.status_code, str(exc.error), secret=endpoint.key)
+        if isinstance(exc, httpx.TimeoutException):  # before TransportError, its base class
+            return self.timed_out(endpoint, seconds)
+        if isinstance(exc, ConnectionError | httpx.TransportError):
+            return connection_failed(exc)
+        if isinstance(exc, pydantic.ValidationError):  # JSON, but not an Ollama chat reply
             excerpt = body_excerpt(str(exc))
-            raise MalformedResponseError(
+            return MalformedResponseError(
                 f"LLM provider returned an unexpected response: {excerpt}", status=200, body=excerpt
-            ) from None
+            )
+        return super().failure(exc, endpoint, seconds)
 
-    def parse_reply(self, raw: Any) -> Reply:
+    def reply(self, raw: Any) -> Reply:
         message = raw.message
         calls = tuple(
             ToolCall(name=call.function.name, arguments=dict(call.function.arguments or {}))
@@ -147,6 +149,8 @@ class OllamaAdapter:
             tool_calls=calls,
         )
 
+    parse_reply = reply  # the SDK checks the reply's shape itself (a ValidationError, read in failure)
+
 
 def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
     data: dict[str, Any] = {"role": message.role}
@@ -156,13 +160,13 @@ def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
         texts, images = [], []
         for position, part in enumerate(message.content):
             kind = part.get("type")
-            url = (part.get("image_url") or {}).get("url", "") if kind == "image_url" else ""
+            inline = split_data_url((part.get("image_url") or {}).get("url", "")) if kind == "image_url" else None
             if kind == "text":
                 texts.append(part["text"])
-            elif kind == "image_url" and url.startswith("data:") and ";base64," in url:
-                images.append(url.split(";base64,", 1)[1])
+            elif inline is not None:
+                images.append(inline[1])
             else:
-                notes.append(f"messages[{index}].content[{position}]: Ollama cannot carry this {kind} part; left out")
+                notes.append(part_left_out(index, position, "Ollama", kind))
         data["content"] = "\n".join(texts)
         if images:
             data["images"] = images

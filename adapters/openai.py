@@ -3,58 +3,47 @@
 ``build_request`` is pure: the keyword arguments of ``client.chat.completions.create`` in the order
 AgentScript's reference sends its body (``model``, ``messages``, ``response_format``, ``temperature``,
 ``reasoning_effort``, ``max_completion_tokens``, then ``tools``), plus notes on everything changed on
-the way. The SDK is imported only in ``send``; its client is built with ``max_retries=0`` so that one
-attempt of ``generate`` is one request. The body is written by :func:`promptwire.core.json_text.to_bytes`
-(compact, these keys in this order, half a character as its ``\\udXXX`` escape, as the reference
-sends it) and posted through the SDK's client, which adds the headers, sends, maps the errors and
-reads the reply: the SDK's own JSON encoder fails on half a character.
+the way. The SDK is imported only to send (``client``, ``post``, ``failure``); its client is built
+with ``max_retries=0`` so that one attempt of ``generate`` is one request. The body goes out as the
+skeleton writes it (compact, these keys in this order) and is posted through the SDK's client, which
+adds the headers, sends, maps the errors and reads the reply.
 """
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Mapping
 from typing import Any
 
 from ..core.contract import OutputContract
-from ..core.errors import AuthenticationError, ProviderTimeoutError
+from ..core.errors import ProviderError
 from ..core.generate import ProviderRequest, Reply
-from ..core.json_text import to_bytes
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import Message, RenderedPrompt
-from ..core.timeout import DEFAULT_TIMEOUT
-from . import model_uri
-from .clients import kept_clients
-from .status import connection_failed, malformed_json, missing_part, read_reply, refused, sdk_status_error
+from .base import Endpoint, ProviderAdapter, returns_left_out, tool_arguments, usage_of
+from .status import missing_part, refused
 
-__all__ = ["OpenAIAdapter", "adapter", "model_name"]
+__all__ = ["OpenAIAdapter", "adapter"]
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 SCHEMA_NAME = "agentscript_generate"
-_EFFORTS = {True: "medium", "low": "low", "medium": "medium", "high": "high"}
+EFFORTS = {True: "medium", "low": "low", "medium": "medium", "high": "high"}
+"""The OpenAI reasoning effort of each ``think`` value that has one."""
 
 
-def model_name(model: str | None) -> str:
-    """``openai://gpt-4.1-mini`` -> ``gpt-4.1-mini`` (a bare name is taken as it is)."""
-    return model_uri.model_name(model, "openai")
-
-
-class OpenAIAdapter:
+class OpenAIAdapter(ProviderAdapter):
     name = "openai"
     description = "OpenAI Chat Completions through the official SDK (pip install 'promptwire[openai]')"
-
-    def __init__(self, *, api_key: str | None = None, base_url: str | None = None) -> None:
-        self.api_key = api_key
-        self.base_url = base_url
-        self._clients: dict[tuple[str, str, float], Any] = kept_clients(self)  # one client (and connection pool) each
+    protocol = "openai"
+    path = "chat/completions"
+    default_url = "https://api.openai.com/v1"
+    url_variable = "OPENAI_BASE_URL"
+    key_variable = "OPENAI_API_KEY"
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
     ) -> ProviderRequest:
         notes: list[str] = []
         kwargs: dict[str, Any] = {
-            "model": model_name(model),
+            "model": self.model_name(model),
             "messages": [_message(message, index, notes) for index, message in enumerate(rendered.messages)],
         }
         if contract is not None:
@@ -68,7 +57,7 @@ class OpenAIAdapter:
             }
         if config.temperature is not None:
             kwargs["temperature"] = config.temperature
-        effort = _EFFORTS.get(config.think) if config.think is not False else None
+        effort = self.effort(config)
         if effort is not None:
             kwargs["reasoning_effort"] = effort
         elif config.think == "auto":
@@ -76,47 +65,31 @@ class OpenAIAdapter:
         if config.max_output is not None:
             kwargs["max_completion_tokens"] = config.max_output.output_tokens
         if rendered.tools:
-            kwargs["tools"] = [_tool(tool, notes) for tool in rendered.tools]
+            kwargs["tools"] = [self._tool(tool) for tool in rendered.tools]
+            notes.extend(returns_left_out(rendered.tools, "OpenAI"))
         return ProviderRequest(kwargs, tuple(notes))
 
-    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
+    @staticmethod
+    def effort(config: GenerateConfig) -> str | None:
+        """The reasoning effort ``think`` asks for; none for ``false`` and ``"auto"``."""
+        return EFFORTS.get(config.think) if config.think is not False else None
+
+    def client(self, endpoint: Endpoint, seconds: float) -> Any:
         import openai
 
-        api_key = self.api_key or os.environ.get("OPENAI_API_KEY")
-        if not api_key:
-            raise AuthenticationError("OPENAI_API_KEY is required for openai:// models")
-        base_url = (self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        seconds = timeout or DEFAULT_TIMEOUT
-        key = (api_key, base_url, seconds)
-        client = self._clients.get(key)
-        if client is None:  # building a client costs ~20 ms (TLS context, pool): once per setting
-            client = self._clients[key] = openai.OpenAI(
-                api_key=api_key, base_url=base_url, max_retries=0, timeout=seconds
-            )
-        try:
-            return self._create(client, request.kwargs)
-        except openai.APITimeoutError:  # before APIConnectionError, its base class
-            raise ProviderTimeoutError(
-                f"LLM provider request timed out after {seconds}s: {base_url}/{self.path}"
-            ) from None
-        except openai.APIConnectionError as exc:
-            raise connection_failed(exc) from None
-        except openai.APIStatusError as exc:
-            raise sdk_status_error(exc, code=exc.code, secret=api_key) from None
-        except json.JSONDecodeError as exc:
-            raise malformed_json(exc, api_key) from None
+        return openai.OpenAI(api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds)
 
-    path = "chat/completions"
-
-    def _create(self, client: Any, kwargs: Mapping[str, Any]) -> Any:
+    def post(self, client: Any, body: bytes) -> Any:
         from openai.types.chat import ChatCompletion
 
-        return client.post("/chat/completions", cast_to=ChatCompletion, content=to_bytes(kwargs))
+        return client.post("/chat/completions", cast_to=ChatCompletion, content=body)
 
-    def parse_reply(self, raw: Any) -> Reply:
-        return read_reply(self._reply, raw)
+    def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
+        import openai
 
-    def _reply(self, raw: Any) -> Reply:
+        return self.api_failure(openai, exc, endpoint, seconds, "code") or super().failure(exc, endpoint, seconds)
+
+    def reply(self, raw: Any) -> Reply:
         choices = getattr(raw, "choices", None)
         choice: Any = choices[0] if choices else None
         message = getattr(choice, "message", None)
@@ -125,19 +98,25 @@ class OpenAIAdapter:
         if message.refusal:
             raise refused(message.refusal)
         calls = tuple(
-            ToolCall(name=call.function.name, id=call.id, arguments=_arguments(call.function.arguments))
+            ToolCall(name=call.function.name, id=call.id, arguments=tool_arguments(call.function.arguments))
             for call in (message.tool_calls or ())
         )
-        usage = raw.usage.model_dump(warnings=False) if getattr(raw, "usage", None) is not None else None
         reasoning = (message.model_extra or {}).get("reasoning_content")
         return Reply(
             text=_text(message.content),
             raw=raw,
             reasoning=reasoning if isinstance(reasoning, str) else None,
-            usage=usage,
+            usage=usage_of(raw),
             finish_reason=choice.finish_reason,
             tool_calls=calls,
         )
+
+    def _tool(self, tool: ToolDefinition) -> dict[str, Any]:
+        function: dict[str, Any] = {"name": tool.name}
+        if tool.description:
+            function["description"] = tool.description
+        function["parameters"] = self.parameters(tool)
+        return {"type": "function", "function": function}
 
 
 def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
@@ -166,28 +145,10 @@ def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
     return data
 
 
-def _tool(tool: ToolDefinition, notes: list[str]) -> dict[str, Any]:
-    function: dict[str, Any] = {"name": tool.name}
-    if tool.description:
-        function["description"] = tool.description
-    function["parameters"] = tool.parameters or {"type": "object", "properties": {}}
-    if tool.returns is not None:
-        notes.append(f"tool {tool.name!r}: OpenAI tools have no place for what a tool returns; 'returns' left out")
-    return {"type": "function", "function": function}
-
-
 def _text(content: object) -> str | None:
     if content is None or isinstance(content, str):
         return content
     raise TypeError(f"the message content is {type(content).__name__}, not text")
-
-
-def _arguments(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text or "{}")
-    except json.JSONDecodeError:
-        return {"_raw": text}
-    return value if isinstance(value, dict) else {"_value": value}
 
 
 adapter = OpenAIAdapter()

@@ -9,15 +9,14 @@ and the reply gives ``output_text``, the reasoning summary, usage and tool calls
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from ..core.contract import OutputContract
 from ..core.generate import ProviderRequest, Reply
-from ..core.json_text import to_bytes
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from .openai import _EFFORTS, SCHEMA_NAME, OpenAIAdapter, _arguments, model_name
+from .base import part_left_out, returns_left_out, tool_arguments, usage_of
+from .openai import SCHEMA_NAME, OpenAIAdapter
 from .status import missing_part, refused
 
 __all__ = ["OpenAIResponsesAdapter", "adapter"]
@@ -35,7 +34,7 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
         instructions = [
             m.content for m in rendered.messages if m.role in ("system", "developer") and isinstance(m.content, str)
         ]
-        kwargs: dict[str, Any] = {"model": model_name(model)}
+        kwargs: dict[str, Any] = {"model": self.model_name(model)}
         if instructions:
             kwargs["instructions"] = "\n\n".join(instructions)
         items: list[dict[str, Any]] = []
@@ -55,7 +54,7 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
             }
         if config.temperature is not None:
             kwargs["temperature"] = config.temperature
-        effort = _EFFORTS.get(config.think) if config.think is not False else None
+        effort = self.effort(config)
         if effort is not None:
             kwargs["reasoning"] = {"effort": effort, "summary": "auto"}
         elif config.think == "auto":
@@ -64,17 +63,18 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
             kwargs["max_output_tokens"] = config.max_output.output_tokens
         if rendered.tools:
             kwargs["tools"] = [
-                {"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters}
+                {"type": "function", "name": t.name, "description": t.description, "parameters": self.parameters(t)}
                 for t in rendered.tools
             ]
+            notes.extend(returns_left_out(rendered.tools, "Responses API"))
         return ProviderRequest(kwargs, tuple(notes))
 
-    def _create(self, client: Any, kwargs: Mapping[str, Any]) -> Any:
+    def post(self, client: Any, body: bytes) -> Any:
         from openai.types.responses import Response
 
-        return client.post("/responses", cast_to=Response, content=to_bytes(kwargs))
+        return client.post("/responses", cast_to=Response, content=body)
 
-    def _reply(self, raw: Any) -> Reply:
+    def reply(self, raw: Any) -> Reply:
         output = getattr(raw, "output", None)
         if not isinstance(output, list):
             raise missing_part("LLM provider response is missing 'output'", raw)
@@ -91,17 +91,16 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
             part.text for item in output if getattr(item, "type", None) == "reasoning" for part in (item.summary or [])
         ]
         calls = tuple(
-            ToolCall(name=item.name, id=item.call_id, arguments=_arguments(item.arguments))
+            ToolCall(name=item.name, id=item.call_id, arguments=tool_arguments(item.arguments))
             for item in output
             if getattr(item, "type", None) == "function_call"
         )
-        usage = raw.usage.model_dump(warnings=False) if getattr(raw, "usage", None) is not None else None
         incomplete = getattr(raw, "incomplete_details", None)
         return Reply(
             text=raw.output_text,
             raw=raw,
             reasoning="\n".join(summaries) or None,
-            usage=usage,
+            usage=usage_of(raw),
             finish_reason=incomplete.reason if incomplete is not None else raw.status,
             tool_calls=calls,
         )
@@ -131,9 +130,7 @@ def _items(message: Message, index: int, notes: list[str]) -> list[dict[str, Any
         elif kind == "file":
             parts.append({"type": "input_file", **part["file"]})
         else:
-            notes.append(
-                f"messages[{index}].content[{position}]: the Responses API cannot carry this {kind} part; left out"
-            )
+            notes.append(part_left_out(index, position, "the Responses API", kind))
     return [{"role": role, "content": parts}]
 
 

@@ -46,7 +46,7 @@ def main() -> None:
         prompt = Prompt(instruction="Summarise.", context=[{"value": value, "label": "data"}])
         with nesting_room():
             yardstick = _best(lambda value=value: json.dumps(value, indent=2))
-        for name in host.renderers.names():
+        for name in host.names("renderers"):
             renderer = host.renderer(name)
             seconds = _best(lambda renderer=renderer, prompt=prompt: renderer.render(prompt))
             print(f"{case:<22} {name:<12} {seconds:9.3f} {yardstick:13.3f} {seconds / yardstick:6.2f}")

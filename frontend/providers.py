@@ -2,13 +2,16 @@
 
 A program names its model in ``import llm M from "openai://gpt-4o"``. ``--provider`` sends the
 calls to another provider as the reference does (the model name travels, the protocol changes) and
-``--model`` replaces the name. A dry run builds every request exactly as it would be sent (the
-adapters' ``build_request`` is pure: no SDK is imported) and answers each call offline, so the
-program runs on and every request of every attempt can be shown.
+``--model`` replaces the name. Which part of a URI is the model's name is for the adapter of the
+URI's protocol to say (``ollama://HOST:PORT/MODEL`` names a host too), so it is asked. A dry run
+builds every request exactly as it would be sent (the adapters' ``build_request`` is pure: no SDK
+is imported) and answers each call offline, so the program runs on and every request of every
+attempt can be shown.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..core.contract import OutputContract
@@ -20,22 +23,28 @@ __all__ = ["DryRun", "Targeted"]
 
 
 class Targeted:
-    """``adapter`` asked for the program's model, retargeted to ``provider`` or replaced by ``model``."""
+    """``adapter`` asked for the program's model, retargeted to ``provider`` or replaced by ``model``;
+    ``adapters`` finds the adapter registered under a name (``PluginHost.adapter``)."""
 
-    def __init__(self, adapter: ModelAdapter, provider: str, model: str | None = None) -> None:
+    def __init__(self, adapter: ModelAdapter, provider: str, model: str | None, adapters: Callable[[str], Any]) -> None:
         self.adapter = adapter
         self.name = provider
         self.model = model
+        self.adapters = adapters
 
     def model_for(self, uri: str | None) -> str | None:
+        """``--model``, else the program's model: a URI of the provider's own as it is, one of another
+        protocol as that protocol's adapter reads its model name (``model_name(uri)``)."""
         if self.model is not None:
             return self.model
-        if uri and "://" in uri:
-            protocol, _, rest = uri.partition("://")
-            if protocol != self.name:
-                # ollama://HOST:PORT/MODEL keeps its model; openai://NAME and anthropic://NAME their name.
-                return rest.split("/", 1)[1] if protocol == "ollama" and "/" in rest else rest
-        return uri
+        if not uri or "://" not in uri:
+            return uri
+        source = self.adapters(uri.partition("://")[0])  # no adapter reads it: an unknown adapter
+        read = getattr(source, "model_name", None)
+        if source is self.adapter or read is None:
+            return uri
+        name: str = read(uri)
+        return name
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..adapters.offline import OfflineAdapter
 from ..core.generate import ModelAdapter, ModelCall, ProviderRequest, generate
 from ..core.prompt import Prompt
 from ..core.rendered import RenderedPrompt
@@ -180,10 +181,8 @@ def _model_adapter(
     host: PluginHost, adapter: str, model: str | None, dry_run: bool, responses: Iterable[Any] | None
 ) -> ModelAdapter:
     """The adapter a run asks: offline (with canned replies), a provider's, or a dry run of one."""
-    offline = host.adapter("offline")
-    if responses is not None:
-        offline = offline.with_responses(responses)
+    offline = OfflineAdapter(responses or ())  # each run answers from a queue of its own
     if adapter == "offline":
-        return offline  # type: ignore[no-any-return]
-    target = Targeted(host.adapter(adapter), adapter, model)
+        return offline
+    target = Targeted(host.adapter(adapter), adapter, model, host.adapter)
     return DryRun(target, offline) if dry_run else target

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from ..core.errors import UnknownNameError
 from .hookspecs import RegisterCallback, hookimpl
 from .lazy import LazyAdapter, LazyReader, LazyRenderer, LazyToolScheme
 
@@ -18,6 +19,7 @@ __all__ = [
     "READERS",
     "RENDERERS",
     "TOOL_SCHEMES",
+    "builtin_renderer",
     "register_adapters",
     "register_readers",
     "register_renderers",
@@ -54,6 +56,14 @@ TOOL_SCHEMES: Final[dict[str, str]] = {
     "https": ".tools.schemes:https_scheme",
     "sqlite": ".tools.schemes:sqlite_scheme",
 }
+
+
+def builtin_renderer(name: str) -> LazyRenderer:
+    """The built-in format ``name``, to build a format on: its module is imported when it first
+    renders, so a plugin that imports it costs nothing at start-up."""
+    if name not in RENDERERS:
+        raise UnknownNameError("built-in renderer", name, tuple(RENDERERS))
+    return LazyRenderer(name, RENDERERS[name])
 
 
 @hookimpl

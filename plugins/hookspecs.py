@@ -1,26 +1,30 @@
 """The hooks a promptwire plugin implements, and the marker it implements them with.
 
 The contract *is* this documentation. A plugin is any module, class or instance with functions
-marked ``@hookimpl`` (also importable as ``promptwire.hookimpl``) and named like the specs below.
-Installed distributions announce plugins under the entry-point group ``promptwire``; the built-in
-formats register through these very hooks.
+marked ``@hookimpl`` and named like the specs below; everything a plugin needs, ``hookimpl``
+included, is importable from ``promptwire.plugin``. Installed distributions announce plugins under
+the entry-point group ``promptwire``; the built-in formats register through these very hooks.
 
 Every hook receives one argument, a ``register`` callback, so one plugin can register several things
 (the style of ``llm``'s ``register_models``). The rules common to all of them:
 
-* Call ``register(obj, aliases=())`` from the hook function itself, or from a helper it calls: the
-  host tells plugins apart by which hook function is running when ``register`` is called, so a call
-  made after the hook returned (a ``register`` kept for later, another thread) is refused.
+* Call ``register(obj, aliases=())`` while the hook runs: from the hook function, a helper it calls
+  or a thread it waits for. Each plugin's hook is given a ``register`` of its own, so whatever it
+  registers is that plugin's; a ``register`` kept and called after the hook returned is refused.
 * ``obj`` must have a non-empty string ``name``; ``aliases`` is a tuple or list of further names.
   A plain string is refused (``aliases="shout"`` would otherwise mean five one-letter names).
 * The host stores ``obj`` under its name and aliases. A name another plugin, or the same one, already
-  took raises :class:`promptwire.core.errors.RegistrationError` naming both plugins. Names are listed
+  took raises :class:`promptwire.plugin.RegistrationError` naming both plugins. Names are listed
   in plugin load order (built-ins, then installed plugins, then plugins passed to ``PluginHost``),
   aliases resolve but are not listed.
-* The return value is ignored. The host calls each hook once, after every plugin is loaded.
-* An implementation may be a wrapper (``@hookimpl(wrapper=True)`` or ``hookwrapper=True``): it runs
-  around every other plugin's implementation of that hook, as pluggy defines. What it registers
-  before or after its ``yield`` is its own plugin's.
+* The return value is ignored. After every plugin is loaded, the host calls each hook on each plugin
+  in turn, in plugin load order (pluggy's ``subset_hook_caller``).
+* An implementation may be a wrapper (``@hookimpl(wrapper=True)`` or ``hookwrapper=True``). pluggy
+  runs it as it runs wrappers, but around its own plugin's turn only: it wraps no other plugin's
+  implementation and sees none of their errors. What it registers before or after its ``yield`` is
+  its own plugin's.
+* A plugin must be hashable (pluggy leaves the other plugins out of a call by hashing them): an
+  instance of a ``@dataclass`` needs ``eq=False`` or ``frozen=True``.
 """
 
 from __future__ import annotations
@@ -51,7 +55,8 @@ def register_renderers(register: RegisterCallback) -> None:
         ``name`` (what users pass as ``format=`` and ``asrender render --format``), a one-line
         ``description``, the frozenset ``fields`` of prompt fields it expresses, and
         ``render(prompt, *, strict=False, **options) -> RenderedPrompt``
-        (see ``promptwire.renderers.base.Renderer``).
+        (see ``promptwire.plugin.Renderer``; ``unexpressed_fields`` makes the warnings for the
+        fields it cannot express, ``builtin_renderer(name)`` is a built-in format to build on).
 
     The host refuses a renderer without a callable ``render``, then serves it to
     ``promptwire.render(prompt, format=name)`` and ``PluginHost.renderer(name)`` under its name and
@@ -68,14 +73,18 @@ def register_adapters(register: RegisterCallback) -> None:
         of ``promptwire.core.generate.ModelAdapter``: ``build_request(rendered, config, contract,
         model) -> ProviderRequest``, pure (no network, no SDK import: a dry run prints its
         ``kwargs`` and ``notes``); ``send(request, timeout)``, one HTTP request per call (no retries
-        of its own), raising the ``promptwire.core.errors.ProviderError`` subclass that says what
-        failed (``adapters.status.status_error`` reads an HTTP status); and
-        ``parse_reply(raw) -> Reply``.
+        of its own), raising the ``promptwire.plugin.ProviderError`` subclass that says what failed
+        (``status_error`` reads an HTTP status); and ``parse_reply(raw) -> Reply``. Optionally
+        ``model_name(uri) -> str``: the model a URI of the adapter's own protocol (``NAME://...``)
+        names, so that ``asrender --provider`` can send a program's model of that protocol to
+        another provider. ``promptwire.plugin.ProviderAdapter`` is a skeleton that does all but the
+        provider's own part (the request, the call, its errors, the reply).
 
     The host serves it from ``PluginHost.adapter(name)`` under its name and aliases: to
     ``promptwire.generate(prompt, provider=name)``, ``promptwire.build_request`` and
-    ``asrender --provider NAME`` (which retargets a program's model to it). It lists the name under
-    this plugin in ``asrender plugins``.
+    ``asrender --provider NAME`` (which retargets a program's model to it: a URI of another
+    protocol becomes the name that protocol's adapter reads in it). It lists the name under this
+    plugin in ``asrender plugins``.
     """
 
 
@@ -86,7 +95,7 @@ def register_readers(register: RegisterCallback) -> None:
     :param register: call ``register(reader, aliases=())`` once per input dialect. ``reader`` has a
         ``name`` (what ``asrender render --from NAME`` takes), a one-line ``description`` and
         ``read(data) -> Prompt``, where ``data`` is the already-parsed JSON/YAML value; bad data
-        must raise ``promptwire.core.errors.FieldError`` naming the field.
+        must raise ``promptwire.plugin.FieldError`` naming the field.
 
     The host refuses a reader without a callable ``read``, then serves it from
     ``PluginHost.reader(name)`` under its name and aliases, and lists its name under this plugin in
@@ -102,7 +111,7 @@ def register_tool_schemes(register: RegisterCallback) -> None:
         ``name`` (the URI scheme, e.g. ``"file"``, ``"s3"``, as in
         ``import tool X from "s3://..."``), a one-line ``description``, the ``kinds`` it serves
         (``{"tool"}``, ``{"memory"}`` or both) and the methods of
-        ``promptwire.core.tools.ToolScheme``: ``call_tool(request, context) -> ToolOutcome`` and
+        ``promptwire.plugin.ToolScheme``: ``call_tool(request, context) -> ToolOutcome`` and
         ``call_memory(request, context) -> MemoryOutcome``, raising ``ToolError`` with the message
         a program sees.
 

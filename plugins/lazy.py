@@ -81,8 +81,8 @@ class LazyAdapter(_Lazy):
     def parse_reply(self, raw: Any) -> Any:
         return self._real.parse_reply(raw)
 
-    def with_responses(self, responses: Any) -> Any:
-        return self._real.with_responses(responses)
+    def model_name(self, uri: str | None) -> Any:
+        return self._real.model_name(uri)
 
 
 @dataclass(frozen=True)

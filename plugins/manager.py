@@ -1,9 +1,12 @@
-"""The plugin host: one pluggy manager, the plugins it loaded, and the registries their hooks filled.
+"""The plugin host: one pluggy manager, the plugins it loaded, and one registry of each kind their hooks filled.
 
-It loads the built-ins, then installed entry points, then plugins passed in (tests, embedders), then
-calls each ``register_*`` hook once through pluggy, so wrappers and call order behave as pluggy
-documents. Every registration is tied to the plugin that made it (see :mod:`.attribution`): a clash
-names both plugins, and ``asrender plugins`` says who provides what, with which version.
+It loads the built-ins, then installed entry points, then plugins passed in (tests, embedders). Then
+it calls each ``register_*`` hook on each plugin in turn, in that load order, with a ``register``
+callback of the plugin's own (pluggy's ``subset_hook_caller``: the hook with every other plugin left
+out), so every registration is known to be that plugin's: a clash names both plugins, and ``asrender
+plugins`` says who provides what, with which version. A plugin's wrapper implementation
+(``wrapper=True``, ``hookwrapper=True``) runs as pluggy runs wrappers, around nothing but its own
+turn: what it registers before and after its ``yield`` is its plugin's.
 """
 
 from __future__ import annotations
@@ -21,23 +24,23 @@ import pluggy
 from ..core.errors import RegistrationError
 from . import builtins as builtin_plugin
 from . import hookspecs
-from .attribution import call_register_hook
 from .entry_points import allow_list_from_env, load_entry_points
 from .lazy import LazyRenderer
-from .registry import Registration, Registry
+from .registry import Registry
 
-__all__ = ["BUILTIN_PLUGIN", "REGISTERS", "PluginHost", "PluginInfo", "default_host"]
+__all__ = ["BUILTIN_PLUGIN", "KINDS", "PluginHost", "PluginInfo", "default_host"]
 
 BUILTIN_PLUGIN = "promptwire"
 
-REGISTERS: dict[str, str] = {
-    "register_renderers": "renderers",
-    "register_adapters": "adapters",
-    "register_readers": "readers",
-    "register_tool_schemes": "tool_schemes",
+KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "renderers": ("renderer", ("render",)),
+    "adapters": ("adapter", ()),
+    "readers": ("reader", ("read",)),
+    "tool_schemes": ("tool scheme", ()),
 }
-"""Each hook and the registry it fills: an attribute of :class:`PluginHost` and a key of
-:attr:`PluginInfo.registers` (so of ``asrender plugins --json``)."""
+"""Each kind of registered thing, filled by the hook ``register_<kind>``: what one is called in
+messages and the methods the host refuses one without. The kinds are the keys of
+:attr:`PluginHost.registries` and of :attr:`PluginInfo.registers` (so of ``asrender plugins --json``)."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ class PluginInfo:
     version: str | None
     hooks: tuple[str, ...]
     registers: dict[str, list[str]]
-    """Registry key (``"renderers"``...) to the names this plugin registered there, in order."""
+    """Kind (``"renderers"``...) to the names this plugin registered there, in order."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.version, "hooks": list(self.hooks), **self.registers}
@@ -71,15 +74,8 @@ class PluginHost:
     ) -> None:
         self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
-        self.renderers: Registry[Any] = Registry("renderer", ("render",))
-        self.adapters: Registry[Any] = Registry("adapter")
-        self.readers: Registry[Any] = Registry("reader", ("read",))
-        self.tool_schemes: Registry[Any] = Registry("tool scheme")
-        self._registries: dict[str, Registry[Any]] = {
-            "renderers": self.renderers,
-            "adapters": self.adapters,
-            "readers": self.readers,
-            "tool_schemes": self.tool_schemes,
+        self.registries: dict[str, Registry[Any]] = {
+            kind: Registry(label, methods) for kind, (label, methods) in KINDS.items()
         }
         if builtins:
             self._register(builtin_plugin, BUILTIN_PLUGIN)
@@ -87,9 +83,10 @@ class PluginHost:
             load_entry_points(self.pm, allow_list_from_env() if allow is None else allow)
         for plugin in plugins:
             self._register(plugin, _plugin_name(plugin))
-        self._check_hook_names()
-        for hook_name, key in REGISTERS.items():
-            self._collect(hook_name, self._registries[key])
+        self._check_plugins()
+        for kind, registry in self.registries.items():
+            for name in self._plugin_names():
+                self._call_hook(f"register_{kind}", name, registry)
 
     def _register(self, plugin: object, name: str) -> None:
         if self.pm.has_plugin(name):
@@ -101,8 +98,9 @@ class PluginHost:
         except pluggy.PluginValidationError as exc:
             raise RegistrationError(f"plugin {name!r} is not a valid promptwire plugin: {exc}") from None
 
-    def _check_hook_names(self) -> None:
-        """A misspelt hook (``register_renderer``) would otherwise register nothing, silently."""
+    def _check_plugins(self) -> None:
+        """A misspelt hook (``register_renderer``) would otherwise register nothing, silently; and
+        pluggy can leave plugins out of a hook call only if it can hash them."""
         try:
             self.pm.check_pending()
         except pluggy.PluginValidationError as exc:
@@ -110,23 +108,50 @@ class PluginHost:
             raise RegistrationError(
                 f"plugin {name!r}: {exc} (the promptwire hooks are: {', '.join(hookspecs.HOOK_NAMES)})"
             ) from None
+        for name, plugin in self.pm.list_name_plugin():
+            try:
+                hash(plugin)
+            except TypeError:
+                raise RegistrationError(
+                    f"plugin {name!r} cannot be hashed, which pluggy needs of a plugin (an instance of a "
+                    "@dataclass is hashed with eq=False or frozen=True)"
+                ) from None
 
-    def _collect(self, hook_name: str, registry: Registry[Any]) -> None:
-        checked: list[Registration[Any]] = []
+    def _call_hook(self, hook_name: str, plugin_name: str, registry: Registry[Any]) -> None:
+        """Call ``plugin_name``'s implementation of ``hook_name`` alone, with a ``register`` that
+        files what it is given under that plugin, and refuses to once the hook has returned."""
+        plugin = self.pm.get_plugin(plugin_name)
+        impls = getattr(self.pm.hook, hook_name).get_hookimpls()
+        if not any(impl.plugin is plugin for impl in impls):
+            return
+        others = [impl.plugin for impl in impls if impl.plugin is not plugin]
+        returned = False
 
-        def on_register(obj: Any, plugin: str, aliases: object) -> None:
-            checked.append(registry.check(obj, plugin, aliases))
+        def register(obj: Any, aliases: object = ()) -> None:
+            if returned:
+                raise RegistrationError(
+                    f"{hook_name}: register() was called after the hook returned; call it from the hook function"
+                )
+            registry.add(obj, plugin_name, aliases)
 
-        call_register_hook(self.pm, hook_name, on_register)
-        load_order = {name: rank for rank, name in enumerate(self._plugin_names())}
-        for registration in sorted(checked, key=lambda each: load_order[each.plugin]):
-            registry.add(registration)
+        try:
+            self.pm.subset_hook_caller(hook_name, remove_plugins=others)(register=register)
+        finally:
+            returned = True
 
     def _plugin_names(self) -> list[str]:
         return [name for name, plugin in self.pm.list_name_plugin() if plugin is not None]
 
+    def get(self, kind: str, name: str) -> Any:
+        """The thing registered as ``name`` (or an alias of it) of ``kind`` (a key of :data:`KINDS`)."""
+        return self.registries[kind].get(name)
+
+    def names(self, kind: str) -> tuple[str, ...]:
+        """The names of ``kind`` in plugin load order (aliases resolve but are not listed)."""
+        return self.registries[kind].names()
+
     def renderer(self, name: str) -> Any:
-        return self.renderers.get(name)
+        return self.get("renderers", name)
 
     def renderer_options(self, name: str) -> frozenset[str] | None:
         """The keyword options format ``name`` takes (``strict`` and its own), read from its
@@ -141,13 +166,13 @@ class PluginHost:
         return frozenset(parameter.name for parameter in parameters if parameter.kind in keyword)
 
     def reader(self, name: str) -> Any:
-        return self.readers.get(name)
+        return self.get("readers", name)
 
     def adapter(self, name: str) -> Any:
-        return self.adapters.get(name)
+        return self.get("adapters", name)
 
     def tool_scheme(self, name: str) -> Any:
-        return self.tool_schemes.get(name)
+        return self.get("tool_schemes", name)
 
     def plugins(self) -> list[PluginInfo]:
         """Every loaded plugin in load order, with its version and what it registered."""
@@ -159,7 +184,7 @@ class PluginHost:
         for name in self._plugin_names():
             plugin = self.pm.get_plugin(name)
             hooks = tuple(sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or ()))
-            registers = {key: registry.owned_by(name) for key, registry in self._registries.items()}
+            registers = {kind: registry.owned_by(name) for kind, registry in self.registries.items()}
             infos.append(PluginInfo(name, versions.get(name), hooks, registers))
         return infos
 

@@ -1,30 +1,19 @@
 """Named things of one kind (renderers, readers, adapters, tool schemes), each remembered with its plugin.
 
-Checking a registration and adding it are two steps: the shape is checked while the plugin's hook
-runs, so an error points at the plugin's line; names are added once the hook returned, in plugin load
-order, so listings and clash messages do not depend on the order pluggy happened to call plugins in.
+The host calls each plugin's hook in plugin load order and adds what it registers at once, so an
+error points at the plugin's ``register`` line, and listings and clash messages follow load order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from ..core.errors import RegistrationError, UnknownNameError
 
-__all__ = ["Registration", "Registry"]
+__all__ = ["Registry"]
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Registration(Generic[T]):
-    """One checked ``register`` call: the object, the plugin that made it, its name then aliases."""
-
-    obj: T
-    plugin: str
-    names: tuple[str, ...]
 
 
 class Registry(Generic[T]):
@@ -37,15 +26,26 @@ class Registry(Generic[T]):
         self._owners: dict[str, str] = {}
         self._primary: list[str] = []
 
-    def check(self, obj: T, plugin: str, aliases: object) -> Registration[T]:
-        """Refuse what cannot be served: a missing name, a missing method, aliases that are not names."""
+    def add(self, obj: T, plugin: str, aliases: object = ()) -> None:
+        """Store ``obj`` under its name and ``aliases`` as ``plugin``'s. Refused: a missing name, a
+        missing method, aliases that are not names, and a name already taken (naming both plugins)."""
         name = getattr(obj, "name", None)
         if not isinstance(name, str) or not name:
             raise RegistrationError(f"plugin {plugin!r} registered a {self.kind} without a string 'name'")
         for method in self.required_methods:
             if not callable(getattr(obj, method, None)):
                 raise RegistrationError(f"plugin {plugin!r}: {self.kind} {name!r} has no callable {method!r}")
-        return Registration(obj, plugin, (name, *self._alias_names(aliases, name, plugin)))
+        names = (name, *self._alias_names(aliases, name, plugin))
+        for each in names:
+            if each in self._owners or names.count(each) > 1:
+                first = self._owners.get(each, plugin)
+                raise RegistrationError(
+                    f"{self.kind} name {each!r} is registered twice: by plugin {first!r} and by plugin {plugin!r}"
+                )
+        for each in names:
+            self._items[each] = obj
+            self._owners[each] = plugin
+        self._primary.append(name)
 
     def _alias_names(self, aliases: object, name: str, plugin: str) -> tuple[str, ...]:
         where = f"plugin {plugin!r}: {self.kind} {name!r}"
@@ -56,20 +56,6 @@ class Registry(Generic[T]):
             if not isinstance(alias, str) or not alias:
                 raise RegistrationError(f"{where}: every alias must be a non-empty string, not {alias!r}")
         return names
-
-    def add(self, registration: Registration[T]) -> None:
-        """Store a checked registration; a name already taken is an error naming both plugins."""
-        for each in registration.names:
-            if each in self._owners or registration.names.count(each) > 1:
-                first = self._owners.get(each, registration.plugin)
-                raise RegistrationError(
-                    f"{self.kind} name {each!r} is registered twice: by plugin {first!r} "
-                    f"and by plugin {registration.plugin!r}"
-                )
-        for each in registration.names:
-            self._items[each] = registration.obj
-            self._owners[each] = registration.plugin
-        self._primary.append(registration.names[0])
 
     def get(self, name: str) -> T:
         try:

@@ -20,7 +20,7 @@ NEEDS_A_TEMPLATE = frozenset({"template"})
 
 def layout_formats(host: Any) -> tuple[str, ...]:
     """The registered formats that render any prompt with no options of their own."""
-    return tuple(name for name in host.renderers.names() if name not in NEEDS_A_TEMPLATE)
+    return tuple(name for name in host.names("renderers") if name not in NEEDS_A_TEMPLATE)
 
 
 _IDENTITY = {"role": "Corpus Agent", "description": "Render every field faithfully."}

@@ -109,3 +109,16 @@ def test_the_ollama_api_key_the_sdk_sends_is_masked_in_errors(monkeypatch: pytes
             generate(_shaped(), render=renderer.render, adapter=OllamaAdapter(host=server.root), model="e401echo")
         assert server.headers[0]["authorization"] == "Bearer ollama-secret-key"
     assert str(caught.value) == "LLM provider request failed (401): failure e401echo: incorrect API key provided: ***"
+
+
+def test_a_tool_without_parameters_is_shown_as_the_sdk_sends_it() -> None:
+    # The SDK reads each tool into its own model, whose parameters default to {"type": "object"}:
+    # a request showing {} would not be the bytes on the wire.
+    prompt = Prompt(instruction="Check.", tools=[{"name": "ping"}])
+    rendered = HOST.renderer("messages").render(prompt)
+    with fake_provider() as server:
+        adapter = OllamaAdapter(host=server.root)
+        request = adapter.build_request(rendered, prompt.config, None, "ok")
+        adapter.send(request, 5)
+    assert server.requests[0]["tools"] == request.kwargs["tools"]
+    assert request.kwargs["tools"][0]["function"]["parameters"] == {"type": "object"}

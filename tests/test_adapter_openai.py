@@ -12,7 +12,7 @@ from test_generate import TC09_REPLIES, _tc09
 
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.offline import OfflineAdapter
-from promptwire.adapters.openai import OpenAIAdapter, model_name
+from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.core.errors import AuthenticationError, BadRequestError
 from promptwire.core.generate import ModelCall, generate
 from promptwire.renderers.agentscript import renderer, shape_contract
@@ -100,8 +100,8 @@ def test_what_openai_cannot_carry_is_in_the_notes() -> None:
 @pytest.mark.parametrize("uri", ["", "anthropic://claude", "openai://"])
 def test_a_model_uri_without_an_openai_model_is_refused(uri: str) -> None:
     with pytest.raises(BadRequestError, match="must include a model name"):
-        model_name(uri)
-    assert model_name("openai://org/Model%20X?x=1") == "org/Model X"
+        OpenAIAdapter().model_name(uri)
+    assert OpenAIAdapter().model_name("openai://org/Model%20X?x=1") == "org/Model X"
 
 
 def _shaped(model_attempts: int = 1) -> Prompt:

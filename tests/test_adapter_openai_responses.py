@@ -74,3 +74,21 @@ def test_a_generate_over_real_http_reads_output_text_and_the_reasoning_summary()
     reply = calls[0].reply
     assert reply is not None
     assert (reply.reasoning, reply.finish_reason, reply.usage["output_tokens"]) == ("Easy.", "completed", 3)
+
+
+def test_what_a_tool_returns_is_noted_as_left_out() -> None:
+    prompt = Prompt(instruction="x", tools=[{"name": "t", "returns": {"type": "string"}}, {"name": "u"}])
+    request = OpenAIResponsesAdapter().build_request(HOST.renderer("messages").render(prompt), prompt.config, None, "m")
+    assert [tool["name"] for tool in request.kwargs["tools"]] == ["t", "u"]
+    assert request.notes == ("tool 't': Responses API tools have no place for what a tool returns; 'returns' left out",)
+
+
+def test_a_tool_without_parameters_sends_the_empty_object_schema_openai_accepts() -> None:
+    # OpenAI refuses `{}` ("object schema missing properties"); chat completions already sent this.
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    prompt = Prompt(instruction="x", tools=[{"name": "bare"}, {"name": "typed", "parameters": schema}])
+    rendered = HOST.renderer("messages").render(prompt)
+    request = OpenAIResponsesAdapter().build_request(rendered, prompt.config, None, "m")
+    assert [tool["parameters"] for tool in request.kwargs["tools"]] == [{"type": "object", "properties": {}}, schema]
+    chat = HOST.adapter("openai").build_request(rendered, prompt.config, None, "m")
+    assert chat.kwargs["tools"][0]["function"]["parameters"] == request.kwargs["tools"][0]["parameters"]

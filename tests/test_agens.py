@@ -584,7 +584,7 @@ def test_tool_names_of_opaque_definitions() -> None:
 
 def test_registered_through_the_plugin_host() -> None:
     host = PluginHost(entry_points=False)
-    assert "agens" in host.renderers.names()
+    assert "agens" in host.names("renderers")
     rendered = host.renderer("agens").render(to_prompt(EX5))
     assert (rendered.system, rendered.user) == (EX5_SYSTEM, EX5_USER)
     prompt = host.reader("agens").read({**EX2, "context": EX2_CONTEXT})

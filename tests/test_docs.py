@@ -27,7 +27,7 @@ def _table() -> dict[str, set[str]]:
 
 def test_every_builtin_format_has_a_column_matching_its_fields() -> None:
     table = _table()
-    assert set(table) == set(HOST.renderers.names())
+    assert set(table) == set(HOST.names("renderers"))
     for fmt, fields in table.items():
         assert fields == set(HOST.renderer(fmt).fields), fmt
 

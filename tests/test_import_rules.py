@@ -20,7 +20,9 @@ ALLOWED = {
 # AgentScript's value rules (JavaScript's JSON printing, UTF-16 budgets, shapes) belong to the
 # language, which has two halves: the renderer that prints its prompts and the `.as` front end.
 # They live with the renderer; the front end reads them there and nothing else of renderers/.
-ALLOWED_PACKAGES = {"frontend": {"renderers.agentscript"}}
+# A run's canned replies are its own data: the front end builds the offline adapter that answers
+# them itself, rather than asking the generic plugin proxy for an offline-only method.
+ALLOWED_PACKAGES = {"frontend": {"renderers.agentscript", "adapters.offline"}}
 HEAVY = {"openai", "anthropic", "ollama", "jsonschema", "jinja2", "httpx"}
 
 

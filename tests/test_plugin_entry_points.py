@@ -107,14 +107,14 @@ def test_entry_points_load_after_builtins_and_before_plugins_passed_in(whisper: 
 
 
 def test_allow_list_unset_loads_all(whisper: Path) -> None:
-    assert "whisper" in PluginHost().renderers.names()
+    assert "whisper" in PluginHost().names("renderers")
 
 
 def test_allow_list_empty_loads_none_but_the_builtins(whisper: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROMPTWIRE_PLUGINS", "")
     host = PluginHost()
     assert [info.name for info in host.plugins()] == ["promptwire"]
-    assert host.renderers.names() == ("agentscript", "agens", "agently", "messages", "template")
+    assert host.names("renderers") == ("agentscript", "agens", "agently", "messages", "template")
 
 
 def test_allow_list_loads_only_the_named_entry_points(
@@ -125,15 +125,15 @@ def test_allow_list_loads_only_the_named_entry_points(
     host = PluginHost()
     assert [info.name for info in host.plugins()] == ["promptwire", "schemes"]
     assert host.tool_scheme("s3").description == "objects in S3"
-    assert "whisper" not in host.renderers.names()
+    assert "whisper" not in host.names("renderers")
     assert "pw_shout" not in sys.modules  # left out means not even imported
 
 
 def test_allow_argument_overrides_the_environment(whisper: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROMPTWIRE_PLUGINS", "")
-    assert "whisper" in PluginHost(allow=["whisper"]).renderers.names()
+    assert "whisper" in PluginHost(allow=["whisper"]).names("renderers")
     monkeypatch.setenv("PROMPTWIRE_PLUGINS", "whisper")
-    assert "whisper" not in PluginHost(allow=[]).renderers.names()
+    assert "whisper" not in PluginHost(allow=[]).names("renderers")
 
 
 def test_a_name_left_out_does_not_block_a_plugin_passed_in(whisper: Path) -> None:
@@ -175,7 +175,7 @@ def test_broken_entry_point_left_out_of_the_allow_list_is_never_imported(
 ) -> None:
     install("pw-broken", "0.1", "pw_broken", "raise RuntimeError('boom')\n", "broken")
     monkeypatch.setenv("PROMPTWIRE_PLUGINS", "whisper")
-    assert "whisper" in PluginHost().renderers.names()
+    assert "whisper" in PluginHost().names("renderers")
 
 
 BUCKETS = """

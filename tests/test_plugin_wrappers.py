@@ -1,8 +1,10 @@
-"""Wrapper hook implementations: pluggy runs them around every other plugin's implementation.
+"""Wrapper hook implementations: the host calls each plugin's hook on its own, in load order, and
+pluggy runs a wrapper there as it runs wrappers, around that plugin's turn and nothing else.
 
-The host used to call implementations one by one, so a wrapper's generator was created and never
-run: it registered nothing, silently. These tests pin the pluggy semantics and that each
-registration is still credited to the plugin whose code made it.
+A wrapper must still run (a host that called implementation functions one by one once created a
+wrapper's generator and never ran it: it registered nothing, silently); what it registers before
+and after its ``yield`` is its own plugin's; and since a ``register_*`` hook returns nothing and
+registering is per plugin, there is nothing of another plugin's for it to wrap.
 """
 
 from __future__ import annotations
@@ -93,7 +95,17 @@ def test_wrapper_as_an_instance_method(make_host: MakeHost) -> None:
     assert registrations(make_host(Configured(["p", "q"])))["Configured"] == ["p", "q"]
 
 
-def test_wrapper_wraps_another_plugins_implementation(make_host: MakeHost, events: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("order", "expected"),
+    [
+        (("Inner", "Outer"), ["inner runs", "outer before", "outer after"]),
+        (("Outer", "Inner"), ["outer before", "outer after", "inner runs"]),
+    ],
+    ids=["wrapper loaded last", "wrapper loaded first"],
+)
+def test_a_wrapper_runs_in_its_plugins_turn_and_wraps_no_other_plugin(
+    make_host: MakeHost, events: list[str], order: tuple[str, str], expected: list[str]
+) -> None:
     class Inner:
         @staticmethod
         @hookimpl
@@ -111,15 +123,16 @@ def test_wrapper_wraps_another_plugins_implementation(make_host: MakeHost, event
             register(Fmt("outer"))
             return result
 
-    host = make_host(Inner, Outer)
-    assert events == ["outer before", "inner runs", "outer after"]
+    plugins = {"Inner": Inner, "Outer": Outer}
+    host = make_host(*(plugins[name] for name in order))
+    assert events == expected
     owners = registrations(host)
-    # What the wrapped plugin registers is its own, what the wrapper registers is the wrapper's.
     assert (owners["Inner"], owners["Outer"]) == (["inner"], ["outer"])
     assert owners["promptwire"] == ["agentscript", "agens", "agently", "messages", "template"]
+    assert host.names("renderers")[-2:] == tuple(name.lower() for name in order)  # load order
 
 
-def test_wrapper_sees_the_error_of_the_implementation_it_wraps(make_host: MakeHost, events: list[str]) -> None:
+def test_a_wrapper_never_sees_another_plugins_error(make_host: MakeHost, events: list[str]) -> None:
     class Faulty:
         @staticmethod
         @hookimpl
@@ -137,8 +150,25 @@ def test_wrapper_sees_the_error_of_the_implementation_it_wraps(make_host: MakeHo
                 raise
 
     with pytest.raises(RegistrationError, match="plugin 'Faulty'"):
-        make_host(Faulty, Watching)
-    assert events == ["plugin 'Faulty': renderer 'faulty': aliases must be a tuple or list of names, not 'f'"]
+        make_host(Watching, Faulty)
+    assert events == []
+
+
+def test_a_clash_fails_at_the_register_call_that_made_it(make_host: MakeHost, events: list[str]) -> None:
+    class Both:
+        @staticmethod
+        @hookimpl(wrapper=True)
+        def register_renderers(register: Any) -> Generator[None, object, object]:
+            result = yield
+            try:
+                register(Fmt("messages"))
+            except RegistrationError as exc:
+                events.append(str(exc))
+            register(Fmt("both"))
+            return result
+
+    assert registrations(make_host(Both))["Both"] == ["both"]
+    assert events == ["renderer name 'messages' is registered twice: by plugin 'promptwire' and by plugin 'Both'"]
 
 
 def test_wrapper_registrations_clash_like_any_other(make_host: MakeHost) -> None:

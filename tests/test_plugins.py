@@ -6,7 +6,9 @@ the lazy built-ins in ``test_plugin_builtins.py``.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +22,7 @@ from promptwire.core import Message
 from promptwire.core.errors import RegistrationError, UnknownNameError
 from promptwire.plugins import hookspecs
 from promptwire.plugins.builtins import ADAPTERS, TOOL_SCHEMES
-from promptwire.plugins.manager import REGISTERS
+from promptwire.plugins.manager import KINDS
 
 BUILTIN_RENDERERS = ["agentscript", "agens", "agently", "messages", "template"]
 BUILTIN_READERS = ["prompt", "agens", "agently"]
@@ -155,7 +157,7 @@ def test_two_plugins_with_one_name_are_refused(make_host: MakeHost) -> None:
 def test_alias_resolves_but_is_not_listed(make_host: MakeHost) -> None:
     host = make_host(ShoutPlugin)
     assert host.renderer("loud") is host.renderer("shout")
-    assert "loud" not in host.renderers.names()
+    assert "loud" not in host.names("renderers")
 
 
 @pytest.mark.parametrize(
@@ -214,7 +216,7 @@ def test_name_clash_within_one_plugin(make_host: MakeHost) -> None:
 def test_names_are_listed_in_plugin_load_order(make_host: MakeHost) -> None:
     first = plugin_registering("First", "register_renderers", renderer_named("b"), renderer_named("a"))
     second = plugin_registering("Second", "register_renderers", renderer_named("c"))
-    assert make_host(first, second).renderers.names() == (*BUILTIN_RENDERERS, "b", "a", "c")
+    assert make_host(first, second).names("renderers") == (*BUILTIN_RENDERERS, "b", "a", "c")
 
 
 def test_renderer_without_render_method_is_refused(make_host: MakeHost) -> None:
@@ -249,7 +251,7 @@ def test_tool_schemes_register_resolve_and_are_listed(make_host: MakeHost) -> No
     gcs = types.SimpleNamespace(name="gs", description="objects in Google Cloud Storage")
     host = make_host(plugin_registering("Storage", "register_tool_schemes", s3, gcs))
     assert host.tool_scheme("s3") is s3
-    assert host.tool_schemes.names() == (*TOOL_SCHEMES, "s3", "gs")
+    assert host.names("tool_schemes") == (*TOOL_SCHEMES, "s3", "gs")
     info = host.plugins()[-1].to_dict()
     assert (info["hooks"], info["tool_schemes"]) == (["register_tool_schemes"], ["s3", "gs"])
     available = ", ".join((*TOOL_SCHEMES, "s3", "gs"))
@@ -300,7 +302,7 @@ def test_register_kept_for_later_is_refused(make_host: MakeHost) -> None:
         kept.append(register)
 
     host = make_host(module_plugin("keeper", register_renderers=keep))
-    assert "shout" not in host.renderers.names()
+    assert "shout" not in host.names("renderers")
     with pytest.raises(
         RegistrationError, match="register_renderers: register\\(\\) was called after the hook returned"
     ):
@@ -318,7 +320,7 @@ def test_register_called_from_a_helper_counts_for_the_plugin(make_host: MakeHost
 def test_a_host_without_builtins_has_only_the_given_plugins(make_host: MakeHost) -> None:
     host = make_host(ShoutPlugin, builtins=False)
     assert [info.name for info in host.plugins()] == ["ShoutPlugin"]
-    assert host.renderers.names() == ("shout",)
+    assert host.names("renderers") == ("shout",)
 
 
 def test_hookimpl_is_one_marker_everywhere() -> None:
@@ -326,8 +328,8 @@ def test_hookimpl_is_one_marker_everywhere() -> None:
 
 
 def test_every_hook_fills_a_registry_listed_by_plugins(host: PluginHost) -> None:
-    assert tuple(REGISTERS) == hookspecs.HOOK_NAMES
-    assert list(host.plugins()[0].registers) == list(REGISTERS.values())
+    assert tuple(f"register_{kind}" for kind in KINDS) == hookspecs.HOOK_NAMES
+    assert list(host.plugins()[0].registers) == list(host.registries) == list(KINDS)
 
 
 @pytest.mark.parametrize("hook_name", hookspecs.HOOK_NAMES)
@@ -365,3 +367,35 @@ def test_renderer_options_are_read_from_the_render_signature() -> None:
     assert host.renderer_options("any-option") is None  # takes any keyword: no guessing
     assert host.renderer_options("keyed") == frozenset({"width", "strict"})
     assert host.renderer_options("template") == frozenset({"template", "source", "strict"})  # a lazy built-in
+
+
+def test_register_called_from_another_thread_while_the_hook_runs_counts_for_the_plugin(make_host: MakeHost) -> None:
+    def in_a_thread(register: Any) -> None:
+        worker = threading.Thread(target=register, args=(ShoutRenderer(),))
+        worker.start()
+        worker.join()
+
+    host = make_host(module_plugin("threaded", register_renderers=in_a_thread))
+    assert host.plugins()[-1].registers["renderers"] == ["shout"]
+
+
+@hookimpl
+def _register_own_names(self: Any, register: Any) -> None:
+    for name in self.names:
+        register(renderer_named(name))
+
+
+def test_an_unhashable_plugin_is_refused_by_name(make_host: MakeHost) -> None:
+    @dataclasses.dataclass
+    class Configured:  # eq=True without frozen=True: __hash__ is None
+        names: tuple[str, ...]
+        register_renderers = _register_own_names
+
+    @dataclasses.dataclass(eq=False)
+    class ByIdentity:
+        names: tuple[str, ...]
+        register_renderers = _register_own_names
+
+    with pytest.raises(RegistrationError, match=r"plugin 'Configured' cannot be hashed.*eq=False or frozen=True"):
+        make_host(Configured(("a",)))
+    assert make_host(ByIdentity(("a", "b"))).names("renderers")[-2:] == ("a", "b")

@@ -66,7 +66,7 @@ def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict
     host = host or default_host()
     program = _program_path(root, name)
     state: dict[str, Any] = {"file": name, "version": fingerprint(root, name), "error": None, "calls": []}
-    state["formats"] = list(host.renderers.names())
+    state["formats"] = list(host.names("renderers"))
     state["providers"] = list(PROVIDERS)
     folder: Path | None = None  # the scratch copy, once made
     try:

@@ -11,7 +11,7 @@ from echo_server import echo_server
 from promptwire_echo.adapter import EchoAdapter
 
 import promptwire
-from promptwire.core.errors import (
+from promptwire.plugin import (
     AuthenticationError,
     MalformedResponseError,
     ProviderConnectionError,
@@ -91,7 +91,6 @@ def test_a_refused_connection() -> None:
     with echo_server() as running:
         url = running.url
     with pytest.raises(ProviderError) as caught:
-        EchoAdapter(url).send(
-            EchoAdapter(url).build_request(promptwire.render(PROMPT), promptwire.GenerateConfig(), None, None), 5
-        )
+        adapter = EchoAdapter(base_url=url)
+        adapter.send(adapter.build_request(promptwire.render(PROMPT), promptwire.GenerateConfig(), None, None), 5)
     assert type(caught.value) is ProviderConnectionError

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from promptwire import hookimpl
-from promptwire.plugins.hookspecs import RegisterCallback
+from promptwire.plugin import RegisterCallback, hookimpl
 
 from .adapter import EchoAdapter
 from .renderer import FlatRenderer

@@ -6,16 +6,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from promptwire import Message, Prompt, RenderedPrompt
-from promptwire.renderers.agentscript import renderer as agentscript
+from promptwire.plugin import Message, Prompt, RenderedPrompt, builtin_renderer
+
+AGENTSCRIPT = builtin_renderer("agentscript")  # loaded when it first renders
 
 
 class FlatRenderer:
     name = "echo-flat"
     description = "AgentScript layout in one user message: the system text, a blank line, the user text"
-    fields = agentscript.fields
+
+    @property
+    def fields(self) -> frozenset[str]:
+        return AGENTSCRIPT.fields
 
     def render(self, prompt: Prompt, *, strict: bool = False) -> RenderedPrompt:
-        layered = agentscript.render(prompt, strict=strict)
+        layered = AGENTSCRIPT.render(prompt, strict=strict)
         texts = [str(message.content) for message in layered.messages]
         return replace(layered, format=self.name, messages=(Message("user", "\n\n".join(texts)),))
