@@ -97,7 +97,7 @@ def run(
     model name); with ``dry_run`` every request is built but answered offline. ``responses`` are
     canned model replies used in order (offline and dry runs);
     ``options`` go to the chosen format's renderer for each call; ``tools`` says what tool and memory
-    schemes may touch (by default: the current directory, any environment variable).
+    schemes may touch (by default: reading the current directory, nothing else).
     """
     if isinstance(source_or_path, Path):
         path = str(source_or_path)

@@ -42,6 +42,8 @@ def pinned_memory_ids(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 PROGRAMS = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.as"))
+PERMISSIONS = {"lessons": ["--allow-write", "lessons.jsonl"]}
+"""What an example needs beyond reading its folder, as README shows it (lessons.as keeps a memory)."""
 RUNS = {
     "agentscript": ["--format", "agentscript"],
     "messages-json": ["--format", "messages", "--output", "json"],
@@ -64,7 +66,7 @@ def test_asrender_program(
     examples = tmp_path / "examples"
     shutil.copytree(program.parent, examples, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.chdir(examples)
-    argv = [program.name, *RUNS[run]]
+    argv = [program.name, *RUNS[run], *PERMISSIONS.get(program.stem, [])]
     for flag, suffix in (("--input-file", ".input.json"), ("--responses", ".responses.json")):
         sibling = program.with_suffix(suffix)
         if sibling.exists():
@@ -84,6 +86,13 @@ def test_lessons_are_kept_across_runs(
         shutil.copy(examples / name, tmp_path / name)
     monkeypatch.chdir(tmp_path)
     argv = ["lessons.as", "--input-file", "lessons.input.json", "--responses", "lessons.responses.json"]
+    assert main(argv) == 1  # the memory is read, but adding to it needs --allow-write
+    assert (
+        "Writing lessons.jsonl needs --allow-write (asrender ... --allow-write lessons.jsonl)"
+        in capsys.readouterr().err
+    )
+    assert not (tmp_path / "lessons.jsonl").exists()
+    argv += PERMISSIONS["lessons"]
     assert main(argv) == 0
     capsys.readouterr()
     assert main(argv) == 0

@@ -50,8 +50,9 @@ def test_update_stores_what_asrender_prints_for_each_program(programs: Path) -> 
     elsewhere = shutil.copytree(programs, programs.parent / "elsewhere")  # lessons.as writes its memory
     for name in PROGRAMS:
         stem = name[: -len(".as")]
+        allowed = ["--allow-write", f"{stem}.jsonl"] if stem == "lessons" else []
         shown = asrender(
-            name, "--input-file", f"{stem}.input.json", "--responses", f"{stem}.responses.json", cwd=elsewhere
+            name, "--input-file", f"{stem}.input.json", "--responses", f"{stem}.responses.json", *allowed, cwd=elsewhere
         )
         assert shown.returncode == 0, shown.stderr
         stored = (programs / "__prompts__" / f"{name}.agentscript.txt").read_text(encoding="utf-8")

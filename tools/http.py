@@ -5,9 +5,10 @@
 2xx status, ``body`` the text, ``json`` the body parsed or null. An HTTP error status is a result,
 not a failure; no answer (refused, timed out, not HTTP) is a failure.
 
-``url`` is resolved against the import URI and must keep its origin (scheme, host and port). A
-redirect is followed only while it stays on that origin: AgentScript lets ``fetch`` follow any
-redirect, so a same-origin URL could still carry a request, headers included, elsewhere.
+The import's origin must be one the run allows (``asrender --allow-net ORIGIN``; nothing by
+default). ``url`` is resolved against the import URI and must keep its origin (scheme, host and
+port). A redirect is followed only while it stays on that origin: AgentScript lets ``fetch`` follow
+any redirect, so a same-origin URL could still carry a request, headers included, elsewhere.
 ``timeout`` is in milliseconds as in AgentScript; without it the run's ``--timeout`` applies.
 """
 
@@ -32,6 +33,7 @@ def http_tool(request: ToolRequest, context: ToolContext) -> ToolOutcome:
     if request.method not in METHODS:
         raise ToolError(f"Unsupported HTTP method '{request.method}'. Supported: {', '.join(METHODS)}")
     args = expect_object(request.args, f"Http.{request.method}")
+    context.check_origin(request.uri)
     url = _same_origin(request.uri, urljoin(request.uri, required_string(args.get("url"), "Http.url")))
     timeout_ms = positive_integer(args.get("timeout"), 0)
     timeout = timeout_ms / 1000 if timeout_ms else context.timeout
