@@ -9,13 +9,21 @@ The import's origin must be one the run allows (``asrender --allow-net ORIGIN``;
 default). ``url`` is resolved against the import URI and must keep its origin (scheme, host and
 port). A redirect is followed only while it stays on that origin: AgentScript lets ``fetch`` follow
 any redirect, so a same-origin URL could still carry a request, headers included, elsewhere.
-``timeout`` is in milliseconds as in AgentScript; without it the run's ``--timeout`` applies.
+
+``timeout`` is in milliseconds as in AgentScript; without it the run's ``--timeout`` applies. It
+bounds the whole call (connection, redirects, headers and body), not each read: a server that
+trickles its answer a byte at a time is cut off at the deadline (a watchdog shuts the connection
+down), where a per-read timeout would wait for ever. A body nested too deeply to parse gives
+``json: null``, as any other body that is not JSON.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import threading
+import time
 from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
 
@@ -73,6 +81,54 @@ def _shown_origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+class _Deadline:
+    """One call's time limit in all: each connection is watched, and shut down when time is up, so
+    a read blocked on a trickling server ends at the deadline."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._end = time.monotonic() + seconds
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._timer.cancel()
+        with self._lock:
+            self._sockets.clear()
+
+    def remaining(self) -> float:
+        left = self._end - time.monotonic()
+        if left <= 0 or self.expired:
+            raise TimeoutError
+        return left
+
+    def watch(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(connection)
+            if self.expired:
+                _shut(connection)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for connection in self._sockets:
+                _shut(connection)
+
+
+def _shut(connection: socket.socket) -> None:
+    # The plain socket's shutdown, even for TLS: SSLSocket.shutdown would also drop its TLS state
+    # under the thread that is reading.
+    with contextlib.suppress(OSError):  # already closed
+        socket.socket.shutdown(connection, socket.SHUT_RDWR)
+
+
 def _send(
     import_uri: str, url: str, method: str, headers: dict[str, str], data: bytes | None, timeout: float
 ) -> tuple[int, str]:
@@ -80,28 +136,60 @@ def _send(
     import urllib.error
     import urllib.request
 
+    deadline = _Deadline(timeout)
+
+    def watched(base: type[http.client.HTTPConnection]) -> type[http.client.HTTPConnection]:
+        class Watched(base):  # type: ignore[valid-type,misc]
+            def connect(self) -> None:
+                self.timeout = deadline.remaining()
+                self._create_connection = self._watched_connection
+                super().connect()
+                deadline.watch(self.sock)  # the TLS socket, once wrapped
+
+            def _watched_connection(self, *args: Any, **kwargs: Any) -> socket.socket:
+                connection = socket.create_connection(*args, **kwargs)
+                deadline.watch(connection)  # the plain socket, for the TLS handshake
+                return connection
+
+        return Watched
+
+    class Plain(urllib.request.HTTPHandler):
+        def http_open(self, req: Any) -> Any:
+            return self.do_open(watched(http.client.HTTPConnection), req)
+
+    class Secure(urllib.request.HTTPSHandler):
+        def https_open(self, req: Any) -> Any:
+            return self.do_open(watched(http.client.HTTPSConnection), req)  # the default TLS context
+
     class SameOriginRedirects(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, req: Any, fp: Any, code: int, msg: str, hdrs: Any, newurl: str) -> Any:
             _same_origin(import_uri, newurl)
             return super().redirect_request(req, fp, code, msg, hdrs, newurl)
 
-    opener = urllib.request.build_opener(SameOriginRedirects())
+    opener = urllib.request.build_opener(SameOriginRedirects(), Plain(), Secure())
     outgoing = urllib.request.Request(url, data=data, headers=headers, method=method)
-    try:
-        with opener.open(outgoing, timeout=timeout) as response:
-            return response.status, _read(response)
-    except urllib.error.HTTPError as error:
-        with error:
-            return error.code, _read(error)
-    except TimeoutError:
-        raise ToolError(f"HTTP {method} {url} timed out after {timeout:g} s") from None
-    except urllib.error.URLError as error:
-        reason = error.reason
-        if isinstance(reason, TimeoutError | socket.timeout):
-            raise ToolError(f"HTTP {method} {url} timed out after {timeout:g} s") from None
-        raise ToolError(f"HTTP {method} {url} failed: {getattr(reason, 'strerror', None) or reason}") from None
-    except (OSError, ValueError, http.client.HTTPException) as error:  # a reset connection, a reply not HTTP
-        raise ToolError(f"HTTP {method} {url} failed: {error}") from None
+    timed_out = ToolError(f"HTTP {method} {url} timed out after {timeout:g} s")
+    with deadline:
+        try:
+            with opener.open(outgoing, timeout=timeout) as response:
+                answer = response.status, _read(response)
+        except urllib.error.HTTPError as error:
+            with error:
+                answer = error.code, _read(error)
+        except TimeoutError:
+            raise timed_out from None
+        except urllib.error.URLError as error:
+            reason = error.reason
+            if deadline.expired or isinstance(reason, TimeoutError | socket.timeout):
+                raise timed_out from None
+            raise ToolError(f"HTTP {method} {url} failed: {getattr(reason, 'strerror', None) or reason}") from None
+        except (OSError, ValueError, http.client.HTTPException) as error:  # a reset connection, a reply not HTTP
+            if deadline.expired:
+                raise timed_out from None
+            raise ToolError(f"HTTP {method} {url} failed: {error}") from None
+        if deadline.expired:  # the body was cut short by the deadline
+            raise timed_out
+    return answer
 
 
 def _read(response: Any) -> str:
@@ -114,5 +202,5 @@ def _read(response: Any) -> str:
 def _json_or_none(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
