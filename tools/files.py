@@ -17,7 +17,6 @@ that adds code containing ``$`` changes what it adds.
 
 from __future__ import annotations
 
-import errno
 import os
 from collections.abc import Callable
 from typing import Any
@@ -160,10 +159,7 @@ def _replace(root: Root, path: str, text: str, context: ToolContext) -> str:
     """Write ``text`` as the file ``path`` (see :func:`promptwire.core.confined.replace_file`: a
     temporary file created exclusively, then renamed over it); its workspace-relative path."""
     with tool_errors(path, "write"):
-        try:
-            written = replace_confined(root, names(root, path), text.encode("utf-8"), _may_write(context))
-        except IsADirectoryError as exc:
-            raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), exc.filename) from None
+        written = replace_confined(root, names(root, path), text.encode("utf-8"), _may_write(context))
     return written.shown
 
 

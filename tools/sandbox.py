@@ -49,15 +49,19 @@ def tool_errors(path: str, doing: str = "read") -> Iterator[None]:
     """File-system failures as the tools word them; ``path`` is the argument the program gave."""
     try:
         yield
+    except NotAllowed:
+        raise  # the permission's own words
     except PathEscapes:
         raise ToolError(
             f"Path escapes workspace: {path!r}" if "\x00" in path else f"Path escapes workspace: {path}"
         ) from None
-    except (NotAllowed, NotRegularFile) as exc:
+    except NotRegularFile as exc:
         raise ToolError(str(exc)) from None
     except FileNotFoundError as exc:
         raise ToolError(f"No such file: {exc.filename or path}") from None
     except IsADirectoryError as exc:
+        if doing != "read":
+            raise ToolError(f"Cannot {doing} {exc.filename or path}: Is a directory") from None
         raise ToolError(f"Is a directory: {exc.filename or path}") from None
     except OSError as exc:
         raise ToolError(f"Cannot {doing} {exc.filename or path}: {exc.strerror or exc}") from None
