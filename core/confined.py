@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
@@ -380,7 +379,7 @@ def replace_file(root: Root, names: list[str], data: bytes, check: Callable[[Loc
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), found.shown)
             folder = found.parent
             assert folder is not None
-            temporary = f".{found.name[:64]}.{secrets.token_hex(8)}.tmp"
+            temporary = f".{found.name[:64]}.{os.urandom(8).hex()}.tmp"
             fd = os.open(
                 temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=folder
             )

@@ -83,7 +83,10 @@ def is_envelope(value: Any) -> bool:
 
 def compact_json(value: Any) -> str:
     """JSON as JavaScript's ``JSON.stringify`` writes it: no spaces, characters as they are."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except RecursionError:
+        raise ToolError("the memory record is nested too deeply to store") from None
 
 
 def matches(record: dict[str, Any], query: dict[str, Any]) -> bool:

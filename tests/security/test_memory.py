@@ -250,3 +250,14 @@ def test_a_record_nested_too_deeply_for_sqlite_is_refused(work: Path) -> None:
         )
     with pytest.raises(ToolError, match=r"^Invalid sqlite memory record 'deep': nested too deeply$"):
         memory(work, "sqlite://mem/deep.db", "query", {})
+
+
+@pytest.mark.parametrize("uri", ["file://mem/m.jsonl", "sqlite://mem/m.db"])
+def test_a_record_nested_too_deeply_to_store_is_refused(work: Path, uri: str) -> None:
+    record: dict[str, Any] = {}
+    inner = record
+    for _ in range(5000):
+        inner["a"] = {}
+        inner = inner["a"]
+    with pytest.raises(ToolError, match=r"^the memory record is nested too deeply to store$"):
+        memory(work, uri, "add", record)

@@ -41,7 +41,7 @@ def test_the_default_reads_the_workspace_and_the_program_folder_only(folders: tu
     default = Permissions(work, program_folder=program)
     assert default.read_text("data.txt") == "work data"  # relative: from the workspace
     assert default.read_text(program / "data.txt") == "program data"
-    with pytest.raises(NotAllowed, match="^Path escapes the files this run may read: "):
+    with pytest.raises(NotAllowed, match=r"^Path escapes the files this run may read: "):
         default.read_text(f"{program}/../program/data.txt")  # no '..' above the folder walked, even to come back
     with pytest.raises(NotAllowed) as refused:
         default.read_text(elsewhere / "data.txt")
