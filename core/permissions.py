@@ -34,6 +34,7 @@ __all__ = [
     "NotAllowed",
     "Permissions",
     "parse_origin",
+    "url_origin",
 ]
 
 DEFAULT_TOOL_TIMEOUT: Final = 30.0
@@ -75,6 +76,14 @@ def parse_origin(text: str) -> tuple[str | None, str, int | None]:
     return scheme, parts.hostname.lower(), port
 
 
+def url_origin(url: str) -> tuple[str, str, int | None]:
+    """A URL's origin: scheme and host in lower case, and the port (the scheme's usual one when
+    none is written). Raises ``ValueError`` for a port that is not one."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme)
+
+
 @dataclass(frozen=True)
 class Permissions:
     """What one run may touch. The default is what ``asrender serve`` and ``asrender snapshot``
@@ -109,16 +118,13 @@ class Permissions:
 
     def check_origin(self, url: str) -> None:
         """Refuse connecting to ``url``'s origin unless it was allowed."""
-        parts = urlsplit(url)
-        scheme = parts.scheme.lower()
         try:
-            port = parts.port or _DEFAULT_PORTS.get(scheme)
+            scheme, host, port = url_origin(url)
         except ValueError:
             raise NotAllowed(f"Invalid URL: {url}") from None
-        host = (parts.hostname or "").lower()
         if ANY_ORIGIN in self.net or any(_grants_origin(grant, scheme, host, port) for grant in self.net):
             return
-        origin = f"{scheme}://{parts.netloc.rpartition('@')[2].lower()}"
+        origin = f"{scheme}://{urlsplit(url).netloc.rpartition('@')[2].lower()}"
         raise NotAllowed(f"Connecting to {origin} needs --allow-net (asrender ... --allow-net {origin})")
 
     # --- files -------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ import time
 from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
 
+from ..core.permissions import url_origin
 from ..core.tools import ToolContext, ToolError, ToolOutcome, ToolRequest
 from .arguments import expect_object, positive_integer, required_string
 
@@ -34,7 +35,6 @@ __all__ = ["METHODS", "http_tool"]
 
 METHODS: Final = ("get", "post", "put", "patch", "delete", "head", "options")
 MAX_BODY_BYTES: Final = 10 * 1024 * 1024
-_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 
 def http_tool(request: ToolRequest, context: ToolContext) -> ToolOutcome:
@@ -58,14 +58,11 @@ def http_tool(request: ToolRequest, context: ToolContext) -> ToolOutcome:
     return ToolOutcome({"ok": 200 <= status < 300, "status": status, "body": text, "json": _json_or_none(text)})
 
 
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
+def _origin(url: str) -> tuple[str, str, int | None]:
     try:
-        port = parts.port or _DEFAULT_PORTS.get(scheme)
+        return url_origin(url)
     except ValueError:
         raise ToolError(f"Invalid URL: {url}") from None
-    return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
 
 
 def _same_origin(import_uri: str, url: str) -> str:
