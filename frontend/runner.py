@@ -97,7 +97,7 @@ def run(
     model name); with ``dry_run`` every request is built but answered offline. ``responses`` are
     canned model replies used in order (offline and dry runs);
     ``options`` go to the chosen format's renderer for each call; ``tools`` says what tool and memory
-    schemes may touch (by default: reading the current directory, nothing else).
+    schemes may touch (by default: reading the current directory and the program's, nothing else).
     """
     if isinstance(source_or_path, Path):
         path = str(source_or_path)
@@ -124,7 +124,7 @@ def run(
         on_call=record,
         debug=debug,
         tool_scheme=host.tool_scheme,
-        tool_context=tools or ToolContext(Path.cwd()),
+        tool_context=tools or ToolContext(Path.cwd(), program_folder=Path(path).resolve().parent if path else None),
         timeout=timeout,
     )
     value = interpreter.run(input, agent=agent, function=function)

@@ -15,6 +15,7 @@ The front end's ``import file`` and ``import agent`` will read through
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -187,3 +188,24 @@ def test_snapshot_and_serve_run_programs_with_nothing_beyond_their_folder(
     error = program_state(folder, "env.as")["error"]
     assert error is not None and "needs --allow-env" in error["message"]
     assert "sk-secret" not in out + err + repr(error)
+
+
+def test_a_python_run_reads_the_memory_beside_its_program_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptwire.frontend import run
+
+    program = tmp_path / "agents" / "recall.as"
+    program.parent.mkdir()
+    program.write_text(
+        PROGRAM.replace('import tool File from "file://."', 'import memory Notes from "file://notes.jsonl"').replace(
+            'File.write({ path: input.path, content: "written" })', "Notes.query({})"
+        ),
+        encoding="utf-8",
+    )
+    envelope = {"id": "1", "created_at": "t", "updated_at": "t", "record": {"text": "kept"}}
+    (program.parent / "notes.jsonl").write_text(json.dumps(envelope) + "\n", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert run(program, {}).value == [envelope]
