@@ -1,5 +1,5 @@
 """The renderer-neutral core: the prompt model, output contracts, budgets, ``†`` references, the
-tool-scheme interface and errors.
+tool-scheme interface, what a run may touch (permissions) and errors.
 
 Imports nothing else of the package: the model knows no format, no provider and no syntax.
 """
@@ -18,6 +18,7 @@ from .errors import (
     UnsupportedFieldsError,
     UnsupportedFieldsWarning,
 )
+from .permissions import NotAllowed, Permissions
 from .prompt import (
     AudioPart,
     ChatTurn,
@@ -55,8 +56,10 @@ __all__ = [
     "MemoryOutcome",
     "Message",
     "ModelOutputError",
+    "NotAllowed",
     "OutputContract",
     "OutputPathError",
+    "Permissions",
     "Prompt",
     "PromptwireError",
     "PromptwireWarning",

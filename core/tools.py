@@ -7,15 +7,19 @@ A scheme (``file``, ``sh``, ``sqlite``, a third party's ``s3``...) is registered
 says which of the two it serves in ``kinds``; the interpreter refuses the other kind before calling
 (``Unsupported memory URI scheme 'sh'``), so a scheme never has to. A scheme signals a failure with
 :class:`ToolError`; the interpreter reports it as AgentScript does (``Tool T.m (uri) failed: message``).
+
+Each call gets the run's :class:`~promptwire.core.permissions.Permissions` (as ``ToolContext``): a
+scheme that touches files, the environment or the network asks it first, and opens files through
+it or through :mod:`promptwire.core.confined`, never by a path string.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final, Protocol
 
 from .errors import PromptwireError
+from .permissions import DEFAULT_TOOL_TIMEOUT, Permissions
 
 __all__ = [
     "DEFAULT_TOOL_TIMEOUT",
@@ -28,9 +32,6 @@ __all__ = [
     "ToolScheme",
 ]
 
-DEFAULT_TOOL_TIMEOUT: Final = 30.0
-"""Seconds a network tool waits for an answer unless the run says otherwise."""
-
 REDACTED: Final = "[redacted]"
 """What the trace shows instead of a result a scheme marked ``secret``."""
 
@@ -39,18 +40,9 @@ class ToolError(PromptwireError):
     """A tool or memory operation failed (the message says why, without the tool's name)."""
 
 
-@dataclass(frozen=True)
-class ToolContext:
-    """What a run lets its tools touch, given to every call (schemes are shared, runs are not).
-
-    ``workspace`` is the root file tools are confined to (the current directory, as AgentScript
-    does). ``allowed_env`` limits ``env://`` to those names (``None``: any name). ``timeout`` bounds
-    each network request, in seconds.
-    """
-
-    workspace: Path
-    allowed_env: frozenset[str] | None = None
-    timeout: float = DEFAULT_TOOL_TIMEOUT
+ToolContext = Permissions
+"""What a run lets its tools touch, given to every call (schemes are shared, runs are not): the
+run's :class:`~promptwire.core.permissions.Permissions`, under the name schemes have always used."""
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ from typing import Any, NoReturn
 
 from ..core.errors import FieldError, PromptwireError, ProviderError, SourceError
 from ..core.limits import MAX_DEPTH, nesting_room
+from ..core.permissions import ANY_ORIGIN, DEFAULT_TOOL_TIMEOUT, Permissions, parse_origin
 from ..core.rendered import warning_lines
 from ..core.timeout import DEFAULT_TIMEOUT, check_timeout
-from ..core.tools import DEFAULT_TOOL_TIMEOUT, ToolContext
 from ..plugins.manager import default_host
 from .diagnostics import CheckError
 from .prompt_files import DEFAULT_MAX_BYTES, parse_data, read_text
@@ -113,11 +113,33 @@ def _parser() -> argparse.ArgumentParser:
     given = render.add_mutually_exclusive_group()
     given.add_argument("--input", metavar="JSON", help="a program's input, a JSON object")
     given.add_argument("--input-file", metavar="FILE", help="a program's input, from a JSON file")
+    # What a program may touch beyond reading this folder and its own (docs/security.md): nothing by default.
+    render.add_argument(
+        "--allow-read", action="append", metavar="PATH", help="a program may also read this (repeatable)"
+    )
+    render.add_argument(
+        "--allow-write",
+        action="append",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="a program's tools and memory may write this file or folder (no PATH: the program's folder; repeatable)",
+    )
     render.add_argument(
         "--allow-env",
+        action="append",
+        type=_comma_list,
         metavar="NAME,...",
-        help="a program's env:// tools may read only these variables (default: any; secret-looking values "
-        "are never traced)",
+        help="a program may read these environment variables (none by default; secret-looking values are never traced)",
+    )
+    render.add_argument(
+        "--allow-net",
+        action="append",
+        nargs="?",
+        type=_origins,
+        const=[ANY_ORIGIN],
+        metavar="ORIGIN,...",
+        help="a program's HTTP tools may reach these origins, scheme://host[:port] or host[:port] (no ORIGIN: any)",
     )
     render.add_argument("--agent", help="the program's entry agent (default: its main agent)")
     render.add_argument("--function", help="the entry agent's function (default: its main func)")
@@ -151,7 +173,8 @@ def _parser() -> argparse.ArgumentParser:
         type=_byte_size,
         default=DEFAULT_MAX_BYTES,
         metavar="BYTES",
-        help=f"refuse prompt files larger than this (default {DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
+        help=f"refuse prompt files, and files a program reads whole, larger than this (default "
+        f"{DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
     )
     render.set_defaults(run=_cmd_render)
 
@@ -296,7 +319,10 @@ def _program_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
         ("--input-file", args.input_file),
         ("--agent", args.agent),
         ("--function", args.function),
+        ("--allow-read", args.allow_read),
+        ("--allow-write", args.allow_write),
         ("--allow-env", args.allow_env),
+        ("--allow-net", args.allow_net),
     ]
 
 
@@ -335,7 +361,10 @@ def _program_result(args: argparse.Namespace) -> Any:
 
 _PROGRAM_DEFAULTS: dict[str, Any] = {
     "input": None,
+    "allow_read": None,
+    "allow_write": None,
     "allow_env": None,
+    "allow_net": None,
     "agent": None,
     "function": None,
     "provider": None,
@@ -371,6 +400,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
                 "file": program.name,
                 "input_file": siblings["input"].name if siblings["input"].is_file() else None,
                 "responses": siblings["responses"].name if siblings["responses"].is_file() else None,
+                "allow_write": [""],  # the scratch copy: a program's memory and files land there, then vanish
             }
         )
         try:
@@ -443,17 +473,42 @@ def _working_directory(path: Path) -> Iterator[None]:
         os.chdir(before)
 
 
-def _tool_context(args: argparse.Namespace, program: str) -> ToolContext:
-    """What a program's tools may touch: the program's folder (where its tool paths start, from
-    whatever folder ``asrender`` is run), the ``--allow-env`` names, and ``--timeout`` for each
-    network request."""
+def _tool_context(args: argparse.Namespace, program: str) -> Permissions:
+    """What a program may touch: reading its own folder (its workspace, where its tool paths start,
+    from whatever folder ``asrender`` is run), and what the ``--allow-*`` flags add (their paths are
+    the user's, from where ``asrender`` is run; a bare ``--allow-write`` is the workspace);
+    ``--timeout`` bounds each network tool call."""
     from .loader import program_folder
 
-    allowed = None
-    if args.allow_env is not None:
-        allowed = frozenset(name.strip() for name in args.allow_env.split(",") if name.strip())
-    timeout = DEFAULT_TOOL_TIMEOUT if args.timeout is None else args.timeout
-    return ToolContext(program_folder(program), allowed_env=allowed, timeout=timeout)
+    folder = program_folder(program)
+    return Permissions(
+        folder,
+        program_folder=folder,
+        read=tuple(Path(os.path.abspath(path)) for path in args.allow_read or ()),
+        write=tuple(folder if path == _WORKSPACE else Path(os.path.abspath(path)) for path in args.allow_write or ()),
+        env=frozenset(name for names in args.allow_env or () for name in names),
+        net=frozenset(origin for origins in args.allow_net or () for origin in origins),
+        timeout=DEFAULT_TOOL_TIMEOUT if args.timeout is None else args.timeout,
+        max_read_bytes=args.max_input_size,
+    )
+
+
+_WORKSPACE = ""
+"""What a bare ``--allow-write`` stands for: the program's folder."""
+
+
+def _comma_list(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _origins(value: str) -> list[str]:
+    origins = _comma_list(value)
+    for origin in origins:
+        try:
+            parse_origin(origin)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return origins
 
 
 def _provider(args: argparse.Namespace, host: Any) -> str:

@@ -28,10 +28,11 @@ from ..core.coercion import mismatch, type_kind
 from ..core.errors import FieldError, ModelOutputError, PromptwireError
 from ..core.generate import ModelAdapter, ModelCall, generate
 from ..core.limits import recursion_room
+from ..core.permissions import NotAllowed
 from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ..core.references import resolve, resolve_arguments
 from ..core.rendered import RenderedPrompt
-from ..core.text_files import read_file_text
+from ..core.text_files import decode_text
 from ..core.tools import REDACTED, ToolContext, ToolRequest, ToolScheme
 from ..core.validation import validate_model
 from ..renderers.agentscript.jsjson import stringify
@@ -270,11 +271,18 @@ class Interpreter:
                 continue
             path = base / item.uri  # absolute already when the program was loaded from a file
             try:
-                text = read_file_text(path)
+                # Through the run's permissions: nothing outside the program's folder (and the
+                # workspace) unless allowed, no /proc, FIFO or device, no symlink out.
+                text = decode_text(self.tool_context.read_bytes(path))
                 self._files[item.name] = json.loads(text) if path.suffix == ".json" else text
-            except (OSError, ValueError) as exc:
+            except NotAllowed as exc:
                 raise self._error(
                     f"Cannot read file '{item.uri}': {exc}", item.span, self.program.file_of(item)
+                ) from None
+            except (OSError, ValueError, PromptwireError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                raise self._error(
+                    f"Cannot read file '{item.uri}': {reason}", item.span, self.program.file_of(item)
                 ) from None
 
     # --- calls ----------------------------------------------------------------------------------

@@ -98,8 +98,8 @@ def run(
     model name); with ``dry_run`` every request is built but answered offline. ``responses`` are
     canned model replies used in order (offline and dry runs);
     ``options`` go to the chosen format's renderer for each call; ``tools`` says what tool and memory
-    schemes may touch (by default: the folder of the program, which is where tool paths start, and
-    any environment variable).
+    schemes may touch (by default: reading the folder of the program, which is where tool paths
+    start, and nothing else).
     """
     if isinstance(source_or_path, Path):
         path = str(source_or_path)
@@ -126,7 +126,7 @@ def run(
         on_call=record,
         debug=debug,
         tool_scheme=host.tool_scheme,
-        tool_context=tools or ToolContext(program_folder(path)),
+        tool_context=tools or ToolContext(program_folder(path), program_folder=program_folder(path)),
         timeout=timeout,
     )
     value = interpreter.run(input, agent=agent, function=function)

@@ -171,7 +171,7 @@ def test_a_number_only_the_run_knows_is_a_located_runtime_error(
 
 def test_a_memory_stores_infinity_as_json_does_null(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     body = ['L.add({ text: "x", n: 1e999 })', 'S.add({ text: "x", n: 1e999 })']
-    status, _, err = _run(capsys, tmp_path, _program(*body, imports=RESOURCES))
+    status, _, err = _run(capsys, tmp_path, _program(*body, imports=RESOURCES), "--allow-write")
     assert (status, err) == (0, "")
     (line,) = (tmp_path / "m.jsonl").read_text(encoding="utf-8").splitlines()
     assert json.loads(line)["record"] == {"text": "x", "n": None}  # strict JSON: no Infinity
@@ -186,7 +186,7 @@ def test_an_http_timeout_past_what_a_timer_holds_is_refused_before_any_request()
 
     request = ToolRequest("Api", "http://127.0.0.1:9", "get", [{"url": "/", "timeout": 1e300}])
     with pytest.raises(ToolError, match=rf"^Http.timeout must be at most {MAX_TIMEOUT_MS} ms, got "):
-        http_tool(request, ToolContext(Path.cwd()))
+        http_tool(request, ToolContext(Path.cwd(), net=frozenset({"http://127.0.0.1:9"})))
 
 
 def test_json_sent_or_stored_by_a_tool_writes_infinity_as_null() -> None:

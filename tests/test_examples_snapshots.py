@@ -46,6 +46,8 @@ EXAMPLE_FOLDER = Path(__file__).resolve().parent.parent / "examples"
 PROGRAMS = sorted(
     path for path in EXAMPLE_FOLDER.rglob("*.as") if "plugins" not in path.relative_to(EXAMPLE_FOLDER).parts
 )
+PERMISSIONS = {"lessons": ["--allow-write", "lessons.jsonl"]}
+"""What an example needs beyond reading its folder, as README shows it (lessons.as keeps a memory)."""
 RUNS = {
     "agentscript": ["--format", "agentscript"],
     "messages-json": ["--format", "messages", "--output", "json"],
@@ -68,7 +70,7 @@ def test_asrender_program(
     examples = tmp_path / "examples"
     shutil.copytree(program.parent, examples, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.chdir(examples)
-    argv = [program.name, *RUNS[run]]
+    argv = [program.name, *RUNS[run], *PERMISSIONS.get(program.stem, [])]
     for flag, suffix in (("--input-file", ".input.json"), ("--responses", ".responses.json")):
         sibling = program.with_suffix(suffix)
         if sibling.exists():
@@ -88,6 +90,13 @@ def test_lessons_are_kept_across_runs(
         shutil.copy(examples / name, tmp_path / name)
     monkeypatch.chdir(tmp_path)
     argv = ["lessons.as", "--input-file", "lessons.input.json", "--responses", "lessons.responses.json"]
+    assert main(argv) == 1  # the memory is read, but adding to it needs --allow-write
+    assert (
+        "Writing lessons.jsonl needs --allow-write (asrender ... --allow-write lessons.jsonl)"
+        in capsys.readouterr().err
+    )
+    assert not (tmp_path / "lessons.jsonl").exists()
+    argv += PERMISSIONS["lessons"]
     assert main(argv) == 0
     capsys.readouterr()
     assert main(argv) == 0

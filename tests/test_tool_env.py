@@ -1,4 +1,5 @@
-"""``env://``: values or null, an allow-list from ``--allow-env``, secrets kept out of traces."""
+"""``env://``: values or null, only the names ``--allow-env`` allows (none by default), secrets kept
+out of traces."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from promptwire.core.permissions import NotAllowed
 from promptwire.core.tools import REDACTED, ToolContext, ToolError, ToolRequest
 from promptwire.frontend import run
 from promptwire.frontend.cli import main
@@ -13,7 +15,9 @@ from promptwire.tools.env import env_tool, looks_secret
 
 
 def get(name: str, allowed: frozenset[str] | None = None) -> object:
-    return env_tool(ToolRequest("Env", "env://", "get", [{"name": name}]), ToolContext(Path.cwd(), allowed_env=allowed))
+    """``Env.get`` by a run that allows ``allowed`` (by default, the name asked for)."""
+    context = ToolContext(Path.cwd(), env=frozenset({name}) if allowed is None else allowed)
+    return env_tool(ToolRequest("Env", "env://", "get", [{"name": name}]), context)
 
 
 def test_get_returns_the_value_or_null(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -26,12 +30,18 @@ def test_get_returns_the_value_or_null(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_allow_list_refuses_other_names(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME_REGION", "eu")
     assert get("HOME_REGION", frozenset({"HOME_REGION"})).result == "eu"
-    with pytest.raises(
-        ToolError, match=r"^Environment variable 'PATH' is not allowed \(--allow-env allows: HOME_REGION\)$"
-    ):
+    refusal = r"^Reading the environment variable PATH needs --allow-env \(asrender \.\.\. --allow-env PATH\)$"
+    with pytest.raises(NotAllowed, match=refusal):
         get("PATH", frozenset({"HOME_REGION"}))
-    with pytest.raises(ToolError, match=r"allows: none\)$"):
+    with pytest.raises(NotAllowed, match=refusal):
         get("PATH", frozenset())
+
+
+def test_nothing_is_readable_by_default_not_even_whether_a_name_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PW_UNSET", raising=False)
+    for name in ("HOME", "PW_UNSET", "OPENAI_API_KEY"):
+        with pytest.raises(NotAllowed, match=f"needs --allow-env \\(asrender \\.\\.\\. --allow-env {name}\\)$"):
+            env_tool(ToolRequest("Env", "env://", "get", [{"name": name}]), ToolContext(Path.cwd()))
 
 
 @pytest.mark.parametrize(
@@ -81,7 +91,8 @@ main agent A {
 def test_a_secret_reaches_the_program_but_never_the_trace(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PW_TEST_API_KEY", "sk-very-secret")
     monkeypatch.setenv("PW_TEST_REGION", "eu")
-    result = run(PROGRAM, {}, path="env.as")
+    allowed = ToolContext(Path.cwd(), env=frozenset({"PW_TEST_API_KEY", "PW_TEST_REGION"}))
+    result = run(PROGRAM, {}, path="env.as", tools=allowed)
     assert result.value == {"length": "sk-very-secret", "region": "eu"}
     traced = [event["data"]["result"] for event in result.trace if event["kind"] == "tool"]
     assert traced == [REDACTED, "eu"]
@@ -100,5 +111,8 @@ def test_asrender_allow_env(
     assert '"region": "eu"' in out and REDACTED in out
     assert main([str(program), "--allow-env", "PW_TEST_REGION", "-O", "trace"]) == 1
     out, err = capsys.readouterr()
-    assert "Tool Env.get (env://) failed: Environment variable 'PW_TEST_API_KEY' is not allowed" in err
+    assert "Tool Env.get (env://) failed: Reading the environment variable PW_TEST_API_KEY needs --allow-env" in err
     assert "Traceback" not in err and "sk-very-secret" not in out + err
+    assert main([str(program), "-O", "trace"]) == 1  # nothing is readable without --allow-env
+    out, err = capsys.readouterr()
+    assert "needs --allow-env (asrender ... --allow-env PW_TEST_API_KEY)" in err and "sk-very-secret" not in out + err

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from promptwire.core.permissions import ANY_ORIGIN
 from promptwire.core.tools import ToolContext, ToolError, ToolRequest
 from promptwire.tools.http import http_tool
 
@@ -83,7 +84,9 @@ def servers() -> Iterator[tuple[str, list[str], list[str]]]:
 
 
 def call(base: str, method: str, args: Any, timeout: float = 5.0) -> Any:
-    return http_tool(ToolRequest("Api", f"{base}/v1", method, [args]), ToolContext(Path.cwd(), timeout=timeout)).result
+    """A call by a run that may reach any origin (``asrender --allow-net``)."""
+    context = ToolContext(Path.cwd(), net=frozenset({ANY_ORIGIN}), timeout=timeout)
+    return http_tool(ToolRequest("Api", f"{base}/v1", method, [args]), context).result
 
 
 def test_get_returns_status_body_and_parsed_json(servers: tuple[str, list[str], list[str]]) -> None:

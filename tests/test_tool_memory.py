@@ -36,7 +36,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
     backend = jsonl_memory if request.param == "jsonl" else sqlite_memory
 
     def call(operation: str, args: list[Any]) -> MemoryOutcome:
-        return backend(ToolRequest("M", uri, operation, args), ToolContext(tmp_path))
+        return backend(ToolRequest("M", uri, operation, args), ToolContext(tmp_path, write=(tmp_path,)))
 
     return call
 
@@ -116,7 +116,7 @@ def test_any_json_record_comes_back_as_it_went_in(store: Store, record: dict[str
 def test_sqlite_namespaces_share_a_file_but_not_records(tmp_path: Path) -> None:
     def call(namespace: str, operation: str, args: list[Any]) -> Any:
         uri = f"sqlite://{tmp_path}/shared.db{namespace}"
-        return sqlite_memory(ToolRequest("M", uri, operation, args), ToolContext(tmp_path)).result
+        return sqlite_memory(ToolRequest("M", uri, operation, args), ToolContext(tmp_path, write=(tmp_path,))).result
 
     call("#a", "add", [{"text": "in a"}])
     call("", "add", [{"text": "in the default namespace"}])
@@ -128,7 +128,9 @@ def test_sqlite_namespaces_share_a_file_but_not_records(tmp_path: Path) -> None:
 
 
 def jsonl(tmp_path: Path, operation: str, args: list[Any]) -> Any:
-    return jsonl_memory(ToolRequest("M", f"file://{tmp_path}/m.jsonl", operation, args), ToolContext(tmp_path)).result
+    return jsonl_memory(
+        ToolRequest("M", f"file://{tmp_path}/m.jsonl", operation, args), ToolContext(tmp_path, write=(tmp_path,))
+    ).result
 
 
 def test_a_torn_last_line_is_ignored_and_cut_by_the_next_add(tmp_path: Path) -> None:
@@ -193,7 +195,8 @@ def test_memory_paths_are_relative_to_the_program_not_the_working_folder(
     elsewhere = tmp_path / "cwd"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    result = run(program_dir / "notes.as", {"text": "Keep it short"})
+    allowed = ToolContext(elsewhere, program_folder=program_dir, write=(program_dir,))
+    result = run(program_dir / "notes.as", {"text": "Keep it short"}, tools=allowed)
     assert (program_dir / "notes" / "lessons.jsonl").is_file() and (program_dir / "facts.db").is_file()
     assert list(elsewhere.iterdir()) == []
     assert [item["record"]["text"] for item in result.value["notes"]] == ["Keep it short"]
@@ -212,4 +215,4 @@ def test_memory_paths_are_relative_to_the_program_not_the_working_folder(
 def test_a_tool_only_scheme_is_no_memory(tmp_path: Path) -> None:
     source = PROGRAM.replace('"sqlite://facts.db#team"', '"sh://grep"')
     with pytest.raises(Exception, match="Unsupported memory URI scheme 'sh'"):
-        run(source, {"text": "x"}, path=str(tmp_path / "p.as"))
+        run(source, {"text": "x"}, path=str(tmp_path / "p.as"), tools=ToolContext(tmp_path, write=(tmp_path,)))

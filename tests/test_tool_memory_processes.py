@@ -22,9 +22,9 @@ from promptwire.tools.sqlite_store import sqlite_memory
 
 uri, who, count, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 store = sqlite_memory if uri.startswith("sqlite:") else jsonl_memory
-context = ToolContext(Path.cwd())
-print("ready", flush=True)
 go = Path(sys.argv[5])
+context = ToolContext(Path.cwd(), write=(go.parent,))
+print("ready", flush=True)
 while not go.exists():  # start together, so the writes really overlap
     pass
 n = 0
@@ -79,7 +79,7 @@ def test_a_writer_killed_mid_loop_leaves_a_readable_memory(tmp_path: Path, kind:
     time.sleep(0.4)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=10)
-    context = ToolContext(tmp_path)
+    context = ToolContext(tmp_path, write=(tmp_path,))
     before = store(ToolRequest("M", uri, "query", [{"limit": 100000}]), context).result
     assert before and [item["record"]["n"] for item in reversed(before)] == list(range(len(before)))
     store(ToolRequest("M", uri, "add", [{"who": "next", "n": -1}]), context)

@@ -2,5 +2,6 @@
 
 Like ``renderers/``, this package imports only ``core/``: a scheme is a plugin, and a third party's
 ``s3://`` is registered exactly as ``file://`` is. :mod:`.schemes` says which module serves which
-URI scheme; :mod:`.workspace` is the one place that keeps file access inside the workspace.
+URI scheme; :mod:`.sandbox` keeps file tools inside the workspace, and every scheme asks the run's
+:class:`~promptwire.core.permissions.Permissions` before it touches a file, a variable or the network.
 """

@@ -19,6 +19,7 @@ __all__ = [
     "optional_string",
     "positive_integer",
     "required_string",
+    "whole_number",
 ]
 
 DEFAULT_MAX_RESULTS: Final = 100
@@ -51,10 +52,20 @@ def optional_string(value: Any) -> str | None:
 def positive_integer(value: Any, fallback: int) -> int:
     if value is None:
         return fallback
-    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())  # not inf, not NaN
-    if whole and not isinstance(value, bool) and value > 0:
-        return int(value)
+    whole = whole_number(value)
+    if whole is not None and whole > 0:
+        return whole
     raise ToolError(f"Expected a positive integer, got {_json(value)}")
+
+
+def whole_number(value: Any) -> int | None:
+    """A JSON number with no fraction as an int (``3.0`` is 3); ``None`` for anything else, infinities
+    and NaN included (``int()`` of those raises)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        return None
+    return int(value)
 
 
 def _json(value: Any) -> str:

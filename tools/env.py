@@ -1,8 +1,9 @@
 """``env://``: ``Env.get({name})`` returns a variable's value, or null when it is not set.
 
-A run may limit which names a program reads (``asrender --allow-env NAME,...``). A value whose name
-looks secret (it contains KEY, TOKEN, SECRET or PASSWORD, in any case) still reaches the program,
-which may need it, but never the trace, which people paste into issues.
+A program reads only the variables the run names (``asrender --allow-env NAME,...``); any other name
+is refused, whether it is set or not, so a program cannot even learn which variables exist. A value
+whose name looks secret (it contains KEY, TOKEN, SECRET or PASSWORD, in any case) still reaches the
+program, which may need it, but never the trace, which people paste into issues.
 """
 
 from __future__ import annotations
@@ -27,8 +28,5 @@ def env_tool(request: ToolRequest, context: ToolContext) -> ToolOutcome:
     if request.method != "get":
         raise ToolError(f"Unsupported env method '{request.method}'. Supported: get")
     name = required_string(expect_object(request.args, "Env.get").get("name"), "Env.get.name")
-    allowed = context.allowed_env
-    if allowed is not None and name not in allowed:
-        shown = ", ".join(sorted(allowed)) or "none"
-        raise ToolError(f"Environment variable '{name}' is not allowed (--allow-env allows: {shown})")
+    context.check_env(name)
     return ToolOutcome(os.environ.get(name), secret=looks_secret(name))

@@ -6,6 +6,10 @@ what ``undo`` needs to put the file back (``previous`` text, or ``existed: false
 patch whose search text is absent is a result, not an error: ``{"ok": false, "error": "patch
 search text not found", "effects": []}``, so a program can try another patch.
 
+Reading the workspace is allowed; ``write``, ``patch`` and ``undo`` need the run's permission to
+write the file (``asrender --allow-write``). ``read`` takes a file whole, up to the run's read limit
+(``--max-input-size``, 64 MiB by default); ``sh://sed`` reads a range of lines of any size.
+
 One deliberate difference: the replacement text is inserted as written. AgentScript passes it to
 JavaScript's ``String.replace``, which expands ``$&``, ``$1``, ``$$``... inside it, so a patch
 that adds code containing ``$`` changes what it adds.
@@ -14,12 +18,15 @@ that adds code containing ``$`` changes what it adds.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
+from ..core.confined import Location, Root, TooLarge, list_folder, locate, open_regular, read_limited, remove_file
+from ..core.confined import replace_file as replace_confined
+from ..core.text_files import decode_text
 from ..core.tools import ToolContext, ToolError, ToolOutcome, ToolRequest
 from .arguments import expect_object, required_string
-from .sandbox import inside, read_text, relative
+from .sandbox import names, too_large, tool_errors, workspace
 
 __all__ = ["file_tool"]
 
@@ -29,68 +36,81 @@ _METHODS = "read, list, write, patch, undo"
 def file_tool(request: ToolRequest, context: ToolContext) -> ToolOutcome:
     method = request.method
     if method == "undo":
-        return _undo(request.args[0] if request.args else None, context.workspace)
+        return _undo(request.args[0] if request.args else None, context)
     args = expect_object(request.args, f"File.{method}")
     if method == "read":
-        path = inside(context.workspace, required_string(args.get("path"), "File.read.path"))
-        return ToolOutcome(read_text(path, relative(context.workspace, path)))
+        path = required_string(args.get("path"), "File.read.path")
+        with workspace(context) as root:
+            return ToolOutcome(_read(root, path, context.max_read_bytes)[0])
     if method == "list":
-        return ToolOutcome(
-            _list(inside(context.workspace, required_string(args.get("path"), "File.list.path")), context)
-        )
+        return ToolOutcome(_list(required_string(args.get("path"), "File.list.path"), context))
     if method == "write":
-        return _write(request.binding, args, context.workspace)
+        return _write(request.binding, args, context)
     if method == "patch":
-        return _patch(request.binding, args, context.workspace)
+        return _patch(request.binding, args, context)
     raise ToolError(f"Unsupported file method '{method}'. Supported: {_METHODS}")
 
 
-def _list(path: Path, context: ToolContext) -> list[str]:
-    try:
-        return sorted(os.listdir(path), key=os.fsencode)
-    except FileNotFoundError:
-        raise ToolError(f"No such folder: {relative(context.workspace, path)}") from None
-    except NotADirectoryError:
-        raise ToolError(f"Not a folder: {relative(context.workspace, path)}") from None
+def _read(root: Root, path: str, limit: int) -> tuple[str, str]:
+    """A file's text and its workspace-relative path."""
+    with tool_errors(path):
+        fd, found = open_regular(root, names(root, path))
+        try:
+            return decode_text(read_limited(fd, limit, found.shown)), found.shown
+        except TooLarge:
+            raise too_large(found.shown, limit) from None
+        finally:
+            os.close(fd)
+            found.close()
 
 
-def _write(tool: str, args: dict[str, Any], workspace: Path) -> ToolOutcome:
-    path = inside(workspace, required_string(args.get("path"), "File.write.path"))
+def _list(path: str, context: ToolContext) -> list[str]:
+    with workspace(context) as root, tool_errors(path):
+        try:
+            return list_folder(root, names(root, path))
+        except FileNotFoundError as exc:
+            raise ToolError(f"No such folder: {exc.filename}") from None
+        except NotADirectoryError as exc:
+            raise ToolError(f"Not a folder: {exc.filename}") from None
+
+
+def _existing(root: Root, path: str, limit: int) -> str | None:
+    """A file's text before a write, ``None`` when there is none."""
+    with tool_errors(path), locate(root, names(root, path)) as found:
+        if found.kind == "missing":
+            return None
+    return _read(root, path, limit)[0]
+
+
+def _write(tool: str, args: dict[str, Any], context: ToolContext) -> ToolOutcome:
+    path = required_string(args.get("path"), "File.write.path")
     content = required_string(args.get("content"), "File.write.content")
-    shown = relative(workspace, path)
-    existed = path.exists()
-    previous = read_text(path, shown) if existed else None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _replace_file(path, content)
-    except OSError as exc:
-        raise ToolError(f"Cannot write {shown}: {exc.strerror or exc}") from None
+    with workspace(context) as root:
+        previous = _existing(root, path, context.max_read_bytes)
+        shown = _replace(root, path, content, context)
     effect = {
         "id": f"file-write:{shown}",
         "tool": tool,
         "action": "write",
         "path": shown,
         "undoable": True,
-        "existed": existed,
+        "existed": previous is not None,
         "previous": previous,
     }
     return ToolOutcome({"ok": True, "effects": [effect]}, effects=[effect])
 
 
-def _patch(tool: str, args: dict[str, Any], workspace: Path) -> ToolOutcome:
-    path = inside(workspace, required_string(args.get("path"), "File.patch.path"))
+def _patch(tool: str, args: dict[str, Any], context: ToolContext) -> ToolOutcome:
+    path = required_string(args.get("path"), "File.patch.path")
     search = required_string(args.get("search"), "File.patch.search")
     replace = args.get("replace")
     if not isinstance(replace, str):
         raise ToolError("File.patch.replace is required")
-    shown = relative(workspace, path)
-    previous = read_text(path, shown)
-    if search not in previous:
-        return ToolOutcome({"ok": False, "error": "patch search text not found", "effects": []})
-    try:
-        _replace_file(path, previous.replace(search, replace, 1))
-    except OSError as exc:
-        raise ToolError(f"Cannot write {shown}: {exc.strerror or exc}") from None
+    with workspace(context) as root:
+        previous, shown = _read(root, path, context.max_read_bytes)
+        if search not in previous:
+            return ToolOutcome({"ok": False, "error": "patch search text not found", "effects": []})
+        shown = _replace(root, path, previous.replace(search, replace, 1), context)
     effect = {
         "id": f"file-patch:{shown}",
         "tool": tool,
@@ -102,22 +122,28 @@ def _patch(tool: str, args: dict[str, Any], workspace: Path) -> ToolOutcome:
     return ToolOutcome({"ok": True, "effects": [effect]}, effects=[effect])
 
 
-def _undo(effects: Any, workspace: Path) -> ToolOutcome:
-    """Put files back as the effects recorded them, in list order; effects of other tools are skipped."""
+def _undo(effects: Any, context: ToolContext) -> ToolOutcome:
+    """Put files back as the effects recorded them, in list order; effects of other tools are skipped.
+
+    An effect is the program's data, so it may be forged: its path goes through the same walk and
+    permission as a write, and one that names a folder is refused, not obeyed."""
     if not isinstance(effects, list):
         raise ToolError("File.undo expects a list of effects")
     undone = []
-    for effect in effects:
-        if not _is_file_effect(effect):
-            continue
-        path = inside(workspace, effect["path"])
-        if isinstance(effect.get("previous"), str):
-            _replace_file(path, effect["previous"])
-        elif effect.get("existed") is False and path.is_file():
-            path.unlink()
-        else:
-            continue
-        undone.append({"action": "undo", "path": effect["path"], "of": effect.get("id")})
+    with workspace(context) as root:
+        for effect in effects:
+            if not _is_file_effect(effect):
+                continue
+            path = effect["path"]
+            if isinstance(effect.get("previous"), str):
+                _replace(root, path, effect["previous"], context)
+            elif effect.get("existed") is False:
+                with tool_errors(path, "remove"):
+                    if not remove_file(root, names(root, path), _may_write(context)):
+                        continue
+            else:
+                continue
+            undone.append({"action": "undo", "path": path, "of": effect.get("id")})
     return ToolOutcome({"ok": True}, effects=undone)
 
 
@@ -130,14 +156,16 @@ def _is_file_effect(value: Any) -> bool:
     )
 
 
-def _replace_file(path: Path, text: str) -> None:
-    """Write through a temporary file and rename it over the old one: a reader (or a crash) sees the
-    old file or the new one, never half of each."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    finally:
-        if temporary.exists():
-            temporary.unlink()
+def _replace(root: Root, path: str, text: str, context: ToolContext) -> str:
+    """Write ``text`` as the file ``path`` (see :func:`promptwire.core.confined.replace_file`: a
+    temporary file created exclusively, then renamed over it); its workspace-relative path."""
+    with tool_errors(path, "write"):
+        written = replace_confined(root, names(root, path), text.encode("utf-8"), _may_write(context))
+    return written.shown
+
+
+def _may_write(context: ToolContext) -> Callable[[Location], None]:
+    def check(found: Location) -> None:
+        context.check_write(found.real, found.shown)
+
+    return check

@@ -2,9 +2,15 @@
 
 Safe with several writers: an add takes an exclusive ``flock`` on the file, and writes its line
 with one ``write`` call. A writer killed mid-line leaves a last line with no newline: readers
-ignore it (it was never a record), and the next add cuts it off before appending, so its own
-record is not glued onto the fragment. A broken line anywhere else is damage, not a torn write,
-and is reported with its line number, as AgentScript does.
+ignore it (it was never a record), and the next add cuts it off before appending, so its own record
+is not glued onto the fragment. Only such a fragment is cut: a last line without a newline that is
+not the start of an envelope (a file that was not a memory) is kept, and ended with a newline
+before the record. A broken line anywhere else is damage, not a torn write, and is reported with
+its line number, as AgentScript does.
+
+The file is opened through the run's permissions: reading needs the file in a folder the run may
+read (the program's own folder, say), adding needs ``--allow-write``. A query streams the file, so
+it holds the records it returns, not the memory.
 """
 
 from __future__ import annotations
@@ -12,81 +18,101 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from pathlib import Path
-from typing import Any
+from collections import deque
+from typing import Any, Final
 
 from ..core.tools import MemoryOutcome, ToolContext, ToolError, ToolRequest
 from .memory_records import compact_json, envelope, is_envelope, matches, memory_location, query_of, record_of
 
 __all__ = ["jsonl_memory"]
 
+_ENVELOPE_START: Final = b'{"id":"'  # how every line an add writes begins
+_MAX_TORN_CHECK: Final = 64 * 1024 * 1024
+_CHUNK: Final = 65536
+
 
 def jsonl_memory(request: ToolRequest, context: ToolContext) -> MemoryOutcome:
-    path, _ = memory_location(request.uri, context)
-    if request.method == "add":
-        added = _add(path, record_of(request.args))
-        return MemoryOutcome(added, count=1, id=added["id"], record=added["record"])
-    query, limit = query_of(request.args)
-    found = [item for item in reversed(_read(path)) if matches(item["record"], query)][:limit]
+    path, _ = memory_location(request.uri)
+    try:
+        if request.method == "add":
+            added = _add(context, path, record_of(request.args))
+            return MemoryOutcome(added, count=1, id=added["id"], record=added["record"])
+        query, limit = query_of(request.args)
+        found = _query(context, path, query, limit)
+    except OSError as exc:
+        raise ToolError(f"Cannot open memory {path}: {exc.strerror or exc}") from None
     return MemoryOutcome(found, count=len(found))
 
 
-def _add(path: Path, record: dict[str, Any]) -> dict[str, Any]:
-    added = envelope(record)
-    line = (compact_json(added) + "\n").encode()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-    except OSError as exc:
-        raise ToolError(f"Cannot open memory {path}: {exc.strerror or exc}") from None
-    try:
+def _add(context: ToolContext, path: str, record: dict[str, Any]) -> dict[str, Any]:
+    with context.open_appending(path) as handle:  # closing releases the lock
+        descriptor = handle.fileno()
         fcntl.flock(descriptor, fcntl.LOCK_EX)
-        _cut_torn_tail(descriptor)
-        os.write(descriptor, line)
+        added = envelope(record)  # stamped once it is sure to be stored
+        line = (compact_json(added) + "\n").encode()
+        os.write(descriptor, _end_last_line(descriptor) + line)
         os.fsync(descriptor)
-    finally:
-        os.close(descriptor)  # closing releases the lock
     return added
 
 
-def _cut_torn_tail(descriptor: int) -> None:
-    """Remove a last line that has no newline: what a writer killed mid-write leaves."""
+def _end_last_line(descriptor: int) -> bytes:
+    """What goes before a new record: nothing when the file ends with a newline (or is empty); after
+    a torn envelope, nothing either, once the fragment is cut off; after any other last line, a
+    newline, so that line is kept whole."""
     size = os.fstat(descriptor).st_size
     if size == 0 or os.pread(descriptor, 1, size - 1) == b"\n":
-        return
-    start = max(0, size - 65536)
-    while True:
-        chunk = os.pread(descriptor, size - start, start)
-        newline = chunk.rfind(b"\n")
+        return b""
+    start = _last_line_start(descriptor, size)
+    head = os.pread(descriptor, len(_ENVELOPE_START), start)
+    if not _ENVELOPE_START.startswith(head) and not head.startswith(_ENVELOPE_START):
+        return b"\n"  # not a fragment of ours
+    if size - start <= _MAX_TORN_CHECK and _parses(os.pread(descriptor, size - start, start)):
+        return b"\n"  # a whole envelope that only lacks its newline
+    os.ftruncate(descriptor, start)
+    return b""
+
+
+def _last_line_start(descriptor: int, size: int) -> int:
+    end = size
+    while end > 0:
+        start = max(0, end - _CHUNK)
+        newline = os.pread(descriptor, end - start, start).rfind(b"\n")
         if newline >= 0:
-            os.ftruncate(descriptor, start + newline + 1)
-            return
-        if start == 0:
-            os.ftruncate(descriptor, 0)
-            return
-        start = max(0, start - 65536)
+            return start + newline + 1
+        end = start
+    return 0
 
 
-def _read(path: Path) -> list[dict[str, Any]]:
+def _parses(data: bytes) -> bool:
     try:
-        with open(path, "rb") as handle:
-            fcntl.flock(handle, fcntl.LOCK_SH)
-            data = handle.read()
+        json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _query(context: ToolContext, path: str, query: dict[str, Any], limit: int) -> list[dict[str, Any]]:
+    try:
+        handle = context.open_reading(path)
     except FileNotFoundError:
         return []
-    except OSError as exc:
-        raise ToolError(f"Cannot read memory {path}: {exc.strerror or exc}") from None
-    complete, _, _torn = data.rpartition(b"\n")
-    items = []
-    for number, raw in enumerate(complete.split(b"\n") if complete else [], start=1):
-        line = raw.decode("utf-8", errors="replace").strip()
-        if not line:
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError as exc:
-            raise ToolError(f"Invalid memory JSONL at {path}:{number}: {exc}") from None
-        if not is_envelope(value):
-            raise ToolError(f"Invalid memory JSONL envelope at {path}:{number}")
-        items.append(value)
-    return items
+    found: deque[dict[str, Any]] = deque(maxlen=limit)  # the newest matches, oldest first
+    with handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
+        for number, raw in enumerate(handle, start=1):
+            if not raw.endswith(b"\n"):
+                break  # a torn last line: never a record
+            line = raw.decode("utf-8", errors="replace").strip()
+            if not line:
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError as exc:
+                raise ToolError(f"Invalid memory JSONL at {path}:{number}: {exc}") from None
+            except RecursionError:
+                raise ToolError(f"Invalid memory JSONL at {path}:{number}: nested too deeply") from None
+            if not is_envelope(value):
+                raise ToolError(f"Invalid memory JSONL envelope at {path}:{number}")
+            if matches(value["record"], query):
+                found.append(value)
+    return list(reversed(found))

@@ -9,14 +9,14 @@ field must be present and equal; ``limit`` defaults to 10.
 
 from __future__ import annotations
 
+import sys
 import uuid
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
-from ..core.tools import ToolContext, ToolError
-from .arguments import js_json
+from ..core.tools import ToolError
+from .arguments import js_json, whole_number
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -60,13 +60,12 @@ def query_of(args: list[Any]) -> tuple[dict[str, Any], int]:
         raise ToolError("memory.query expects an object query")
     if query.get("where") is not None and not isinstance(query["where"], dict):
         raise ToolError("memory.query where must be an object")
-    limit = query.get("limit")
-    if limit is None:
+    if query.get("limit") is None:
         return query, DEFAULT_LIMIT
-    whole = isinstance(limit, int) or (isinstance(limit, float) and limit.is_integer())  # not inf, not NaN
-    if isinstance(limit, bool) or not whole or limit <= 0:
+    limit = whole_number(query["limit"])
+    if limit is None or limit <= 0:
         raise ToolError("memory.query limit must be a positive integer")
-    return query, int(limit)
+    return query, min(limit, sys.maxsize)  # a limit past any count is no limit (deque needs a C size)
 
 
 def envelope(record: dict[str, Any]) -> dict[str, Any]:
@@ -85,7 +84,10 @@ def is_envelope(value: Any) -> bool:
 def compact_json(value: Any) -> str:
     """JSON as JavaScript's ``JSON.stringify`` writes it: no spaces, characters as they are, an
     infinity as ``null`` (a stored ``Infinity`` would make the memory file unreadable to others)."""
-    return js_json(value)
+    try:
+        return js_json(value)
+    except RecursionError:
+        raise ToolError("the memory record is nested too deeply to store") from None
 
 
 def matches(record: dict[str, Any], query: dict[str, Any]) -> bool:
@@ -117,13 +119,15 @@ def _same(left: Any, right: Any) -> bool:
     return bool(left == right)
 
 
-def memory_location(uri: str, context: ToolContext) -> tuple[Path, str]:
-    """The file a memory URI names (relative paths from the workspace: the loader has already made a
-    program's own memory paths absolute, from the file that imports them), and its ``#namespace``."""
+def memory_location(uri: str) -> tuple[str, str]:
+    """The file a memory URI names, percent-decoded, and its ``#namespace``.
+
+    A relative path is from the workspace (the loader has already made a program's own memory paths
+    absolute, from the file that imports them). Where a memory may be read or written is the run's
+    permissions' decision: the path is walked from a folder the run may use, so an absolute path,
+    ``..`` or ``%2e%2e`` reaches nothing the run was not allowed."""
     parts = urlsplit(uri)
     raw = uri[len(parts.scheme) + 3 :].partition("#")[0]
     if not raw:
         raise ToolError(f"Memory URI '{uri}' names no file")
-    path = Path(unquote(raw))
-    namespace = unquote(parts.fragment) or DEFAULT_NAMESPACE
-    return (path if path.is_absolute() else context.workspace / path), namespace
+    return unquote(raw), unquote(parts.fragment) or DEFAULT_NAMESPACE

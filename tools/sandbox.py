@@ -1,92 +1,149 @@
-"""Keeping file access inside the workspace: the one place that decides what a path may reach.
+"""Keeping file tools inside the workspace, with AgentScript's messages.
 
-A program's (or a model's) path is untrusted. AgentScript's own check resolves ``..`` and compares
-prefixes, and follows symlinks only for paths that already exist; here every component is resolved
-(``Path.resolve`` follows each symlink, existing or not), so ``..``, absolute paths elsewhere, a
-symlink out of the workspace, a new file written through a symlinked folder and a write onto a
-dangling symlink are all refused with AgentScript's message, ``Path escapes workspace: <path>``.
-Walks never follow symlinks, as AgentScript's do not.
+A program's (or a model's) path is untrusted. Every path is walked beneath the workspace by
+:mod:`promptwire.core.confined`: opened relative to an open folder, one name at a time, without
+following a symlink out, whatever another process swaps in between two system calls. ``..`` above
+the workspace, an absolute path elsewhere, a symlink that points out (to a file or a folder, a
+dangling one included) are refused with AgentScript's message, ``Path escapes workspace: <path>``;
+symlinks that stay inside are followed. Walks never follow symlinks, as AgentScript's do not. FIFOs,
+sockets and devices are never opened, and nothing under /proc, /sys or /dev, whatever the workspace.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable, Iterator
-from pathlib import Path
+from contextlib import contextmanager
+from typing import Final
 
-from ..core.text_files import read_file_text
-from ..core.tools import ToolError
+from ..core.confined import NotRegularFile, PathEscapes, Root
+from ..core.permissions import NotAllowed
+from ..core.text_files import decode_text
+from ..core.tools import ToolContext, ToolError
 
-__all__ = ["glob_matcher", "inside", "lines_of", "read_text", "relative", "walk"]
+__all__ = ["glob_matcher", "line_range", "lines_of", "names", "tool_errors", "workspace"]
+
+_CHUNK: Final = 1 << 16
 
 
-def inside(workspace: Path, path: str) -> Path:
-    """``path`` (relative to the workspace, or absolute) as a real path inside ``workspace``."""
-    if "\x00" in path:
-        raise ToolError(f"Path escapes workspace: {path!r}")
-    root = workspace.resolve()
+@contextmanager
+def workspace(context: ToolContext) -> Iterator[Root]:
+    """The run's workspace, open for one call."""
     try:
-        real = (root / path).resolve()
-    except (OSError, RuntimeError):  # a symlink loop
-        raise ToolError(f"Path escapes workspace: {path}") from None
-    if real != root and root not in real.parents:
-        raise ToolError(f"Path escapes workspace: {path}")
-    return real
-
-
-def relative(workspace: Path, path: Path) -> str:
-    """``path`` as the tools show it: relative to the workspace, ``.`` for the workspace itself."""
-    return os.path.relpath(path, workspace.resolve())
-
-
-def walk(workspace: Path, start: Path) -> Iterator[tuple[Path, str, os.stat_result]]:
-    """Every entry under ``start`` (itself first), depth first, names in byte order, symlinks skipped.
-
-    Yields ``(path, path relative to the workspace, stat)``; a caller stops the walk by breaking.
-    """
-    root = workspace.resolve()
-    pending = [start]
-    while pending:
-        path = pending.pop()
-        try:
-            info = path.lstat()
-        except OSError:
-            continue
-        if stat.S_ISLNK(info.st_mode):
-            continue
-        yield path, os.path.relpath(path, root), info
-        if stat.S_ISDIR(info.st_mode):
-            try:
-                names = sorted(os.listdir(path), key=os.fsencode)
-            except OSError:
-                continue
-            pending.extend(path / name for name in reversed(names))
-
-
-def glob_matcher(pattern: str) -> Callable[[str], bool]:
-    """AgentScript's glob: ``*`` is any run of characters (``/`` included), ``?`` one character,
-    matched against the end of a workspace-relative path at a ``/`` boundary (``*.py`` matches
-    ``src/a.py``)."""
-    import re
-
-    body = "".join(".*" if char == "*" else "." if char == "?" else re.escape(char) for char in pattern)
-    regex = re.compile(f"(^|/){body}$", re.DOTALL)
-    return lambda value: regex.search(value) is not None
-
-
-def read_text(path: Path, shown: str) -> str:
-    """A file's text (UTF-8, newlines as stored: as AgentScript reads it), or a ToolError that says why not."""
-    try:
-        return read_file_text(path)
-    except FileNotFoundError:
-        raise ToolError(f"No such file: {shown}") from None
-    except IsADirectoryError:
-        raise ToolError(f"Is a directory: {shown}") from None
+        root = Root(context.workspace)
+    except NotRegularFile as exc:
+        raise ToolError(str(exc)) from None
     except OSError as exc:
-        raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from None
+        raise ToolError(f"Cannot open the workspace {context.workspace}: {exc.strerror or exc}") from None
+    with root:
+        yield root
+
+
+def names(root: Root, path: str) -> list[str]:
+    """``path`` (relative to the workspace, or absolute inside it) as names below the workspace."""
+    with tool_errors(path):
+        return root.names(path)
+
+
+@contextmanager
+def tool_errors(path: str, doing: str = "read") -> Iterator[None]:
+    """File-system failures as the tools word them; ``path`` is the argument the program gave."""
+    try:
+        yield
+    except NotAllowed:
+        raise  # the permission's own words
+    except PathEscapes:
+        raise ToolError(
+            f"Path escapes workspace: {path!r}" if "\x00" in path else f"Path escapes workspace: {path}"
+        ) from None
+    except NotRegularFile as exc:
+        raise ToolError(str(exc)) from None
+    except FileNotFoundError as exc:
+        raise ToolError(f"No such file: {exc.filename or path}") from None
+    except IsADirectoryError as exc:
+        if doing != "read":
+            raise ToolError(f"Cannot {doing} {exc.filename or path}: Is a directory") from None
+        raise ToolError(f"Is a directory: {exc.filename or path}") from None
+    except OSError as exc:
+        raise ToolError(f"Cannot {doing} {exc.filename or path}: {exc.strerror or exc}") from None
+
+
+def too_large(shown: str, limit: int) -> ToolError:
+    return ToolError(
+        f"{shown} is larger than {limit} bytes, the most a file tool reads whole "
+        "(read a range of lines with sh://sed, or raise the limit: asrender ... --max-input-size)"
+    )
 
 
 def lines_of(text: str) -> list[str]:
     """Lines split as AgentScript splits them (``\\r?\\n``; a final newline leaves an empty last line)."""
     return text.replace("\r\n", "\n").split("\n")
+
+
+def line_range(fd: int, start: int, count: int, limit: int, shown: str) -> list[str]:
+    """Lines ``start`` (1-based) to ``start + count - 1`` of an open file, split as :func:`lines_of`
+    splits the whole text, read in chunks: memory holds the lines returned, never the whole file.
+    More than ``limit`` bytes of returned lines is :class:`ToolError`."""
+    found: list[str] = []
+    current = bytearray()
+    number = 1
+    kept = 0
+    while True:
+        chunk = os.read(fd, _CHUNK)
+        if not chunk:
+            break
+        pieces = chunk.split(b"\n")
+        for index, piece in enumerate(pieces):
+            wanted = start <= number < start + count
+            if wanted:
+                current += piece
+                kept += len(piece)
+                if kept > limit:
+                    raise too_large(f"Lines {start} to {start + count - 1} of {shown}", limit)
+            if index < len(pieces) - 1:  # a newline ends this line
+                if wanted:
+                    found.append(decode_text(current[:-1] if current.endswith(b"\r") else current))
+                current.clear()
+                number += 1
+                if number >= start + count:
+                    return found
+    if start <= number < start + count:
+        found.append(decode_text(current))
+    return found
+
+
+def glob_matcher(pattern: str) -> Callable[[str], bool]:
+    """AgentScript's glob: ``*`` is any run of characters (``/`` included), ``?`` one character,
+    matched against the end of a workspace-relative path at a ``/`` boundary (``*.py`` matches
+    ``src/a.py``).
+
+    AgentScript compiles the glob to a regular expression; a backtracking engine then takes
+    exponential time on a pattern such as ``*a*a*a*a*b`` (which a model's reply can supply). Here
+    the glob is matched by the greedy two-pointer wildcard algorithm, in at most (path length ×
+    pattern length) steps. "Ends the path at a ``/`` boundary" is the pattern itself or ``*/``
+    followed by it, as ``*`` crosses folders.
+    """
+    anywhere_below = "*/" + pattern
+    return lambda value: _wildcard(pattern, value) or _wildcard(anywhere_below, value)
+
+
+def _wildcard(pattern: str, value: str) -> bool:
+    """Whether ``value`` matches ``pattern`` whole (``*`` any run, ``?`` any one character)."""
+    p = v = 0
+    star = -1  # the pattern position after the last ``*`` met
+    resume = 0  # where in ``value`` that ``*`` stopped consuming
+    while v < len(value):
+        if p < len(pattern) and pattern[p] != "*" and (pattern[p] == "?" or pattern[p] == value[v]):
+            p += 1
+            v += 1
+        elif p < len(pattern) and pattern[p] == "*":
+            star = p + 1
+            resume = v
+            p += 1
+        elif star >= 0:  # let the last ``*`` take one more character, and try again from there
+            resume += 1
+            v = resume
+            p = star
+        else:
+            return False
+    return all(char == "*" for char in pattern[p:])

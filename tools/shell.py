@@ -8,19 +8,28 @@ and ``fish`` are refused outright (``Forbidden shell tool 'bash'``).
   paths of files and folders (the start folder itself included, as ``.`` for the workspace) whose
   path ends with the glob ``name``; ``type`` ``"file"`` or ``"dir"`` keeps one kind.
 * ``Grep.run({path, pattern, include?, max?})`` -> ``{"ok": true, "matches": [{path, line, text}]}``:
-  lines containing ``pattern`` as plain, case-sensitive text; files over 1 MiB are skipped.
+  lines containing ``pattern`` as plain, case-sensitive text; files over 1 MiB, and anything that
+  is not a regular file (a FIFO, a socket, a device), are skipped.
 * ``Sed.run({path, start?, max?})`` -> ``{"ok": true, "text", "start", "end"}``: ``max`` lines of
-  one file from line ``start`` (1-based).
+  one file from line ``start`` (1-based), read in chunks: a line range of a huge file costs the
+  lines returned, not the file.
+
+Globs are matched in time linear in the path for a given pattern (no backtracking regular
+expression: see :func:`~promptwire.tools.sandbox.glob_matcher`).
 """
 
 from __future__ import annotations
 
+import os
+from contextlib import closing
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from ..core.confined import open_regular, walk
+from ..core.text_files import decode_text
 from ..core.tools import ToolContext, ToolError, ToolOutcome, ToolRequest
 from .arguments import DEFAULT_MAX_RESULTS, expect_object, optional_string, positive_integer, required_string
-from .sandbox import glob_matcher, inside, lines_of, read_text, relative, walk
+from .sandbox import glob_matcher, line_range, lines_of, names, tool_errors, workspace
 
 __all__ = ["shell_tool"]
 
@@ -48,50 +57,64 @@ def _command(uri: str) -> str:
 
 def _find(args_list: list[Any], context: ToolContext) -> dict[str, Any]:
     args = expect_object(args_list, "Find.run")
-    start = inside(context.workspace, required_string(args.get("path"), "Find.run.path"))
+    path = required_string(args.get("path"), "Find.run.path")
     name = optional_string(args.get("name"))
     kind = optional_string(args.get("type"))
     limit = positive_integer(args.get("max"), DEFAULT_MAX_RESULTS)
     matches = glob_matcher(name) if name else None
     files: list[str] = []
-    for _, shown, info in walk(context.workspace, start):
-        if len(files) >= limit:
-            break
-        entry_kind = "dir" if _is_dir(info) else "file"
-        if (kind is None or kind == entry_kind) and (matches is None or matches(shown)):
-            files.append(shown)
+    with workspace(context) as root, tool_errors(path), closing(walk(root, names(root, path))) as entries:
+        for entry in entries:
+            if len(files) >= limit:
+                break
+            shown = "/".join(entry.parts) or "."
+            entry_kind = "dir" if entry.is_folder else "file"
+            if (kind is None or kind == entry_kind) and (matches is None or matches(shown)):
+                files.append(shown)
     return {"ok": True, "files": files}
 
 
 def _grep(args_list: list[Any], context: ToolContext) -> dict[str, Any]:
     args = expect_object(args_list, "Grep.run")
-    start = inside(context.workspace, required_string(args.get("path"), "Grep.run.path"))
+    path = required_string(args.get("path"), "Grep.run.path")
     pattern = required_string(args.get("pattern"), "Grep.run.pattern")
     include = optional_string(args.get("include"))
     limit = positive_integer(args.get("max"), DEFAULT_MAX_RESULTS)
     included = glob_matcher(include) if include else None
     matches: list[dict[str, Any]] = []
-    for path, shown, info in walk(context.workspace, start):
-        if _is_dir(info) or (included is not None and not included(shown)) or info.st_size > MAX_GREP_FILE_BYTES:
-            continue
-        for number, line in enumerate(lines_of(read_text(path, shown)), start=1):
-            if pattern in line:
-                matches.append({"path": shown, "line": number, "text": line})
-                if len(matches) >= limit:
-                    return {"ok": True, "matches": matches}
+    with workspace(context) as root, tool_errors(path), closing(walk(root, names(root, path))) as entries:
+        for entry in entries:
+            shown = "/".join(entry.parts) or "."
+            if not entry.is_file or entry.info.st_size > MAX_GREP_FILE_BYTES:
+                continue
+            if included is not None and not included(shown):
+                continue
+            with tool_errors(shown):
+                fd = entry.open()
+                try:
+                    data = os.read(fd, MAX_GREP_FILE_BYTES + 1)
+                finally:
+                    os.close(fd)
+            if len(data) > MAX_GREP_FILE_BYTES:
+                continue  # grew past the limit since the walk saw it
+            for number, line in enumerate(lines_of(decode_text(data)), start=1):
+                if pattern in line:
+                    matches.append({"path": shown, "line": number, "text": line})
+                    if len(matches) >= limit:
+                        return {"ok": True, "matches": matches}
     return {"ok": True, "matches": matches}
 
 
 def _sed(args_list: list[Any], context: ToolContext) -> dict[str, Any]:
     args = expect_object(args_list, "Sed.run")
-    path = inside(context.workspace, required_string(args.get("path"), "Sed.run.path"))
+    path = required_string(args.get("path"), "Sed.run.path")
     start = positive_integer(args.get("start"), 1)
     limit = positive_integer(args.get("max"), DEFAULT_MAX_RESULTS)
-    lines = lines_of(read_text(path, relative(context.workspace, path)))[start - 1 : start - 1 + limit]
+    with workspace(context) as root, tool_errors(path):
+        fd, found = open_regular(root, names(root, path))
+        try:
+            lines = line_range(fd, start, limit, context.max_read_bytes, found.shown)
+        finally:
+            os.close(fd)
+            found.close()
     return {"ok": True, "text": "\n".join(lines), "start": start, "end": start + len(lines) - 1}
-
-
-def _is_dir(info: Any) -> bool:
-    import stat
-
-    return stat.S_ISDIR(info.st_mode)

@@ -129,9 +129,11 @@ def _run(program: Path, host: PluginHost, provider: str | None = None) -> RunRes
 
 
 def _tools(workspace: Path) -> Any:
-    from ...core.tools import ToolContext
+    from ...core.permissions import Permissions
 
-    return ToolContext(workspace, allowed_env=frozenset())  # the page never reads the environment
+    # The default (read the folder; no environment, no network, nothing outside), and writes into the
+    # throw-away copy the program runs in, so a program that keeps a memory still shows its calls.
+    return Permissions(workspace, program_folder=workspace, write=(workspace,))
 
 
 @contextmanager
