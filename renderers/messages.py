@@ -8,6 +8,7 @@ then the user turn, whose content becomes a list of parts when there are attachm
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -136,6 +137,7 @@ def _attach(messages: list[Message], parts: list[dict[str, Any]]) -> list[Messag
     return [*messages, Message("user", parts)]
 
 
+@functools.cache  # one answer; an import statement costs about a microsecond on every render
 def _default_layout() -> Renderer:
     from .agentscript import renderer as agentscript_renderer
 
