@@ -216,7 +216,9 @@ def main() -> None:
         if len(scales) > 1 and case is not DEEP:
             for name in formats:
                 ours, theirs = growth([t for t in timings if t.format == name])
-                print(f"{case.name:<16} {name:<12} growth per item, smallest to largest: {ours:.2f} (json.dumps {theirs:.2f})")
+                print(
+                    f"{case.name:<16} {name:<12} growth per item, smallest to largest: {ours:.2f} (json.dumps {theirs:.2f})"
+                )
     if args.memory:
         print(f"\n{'case':<16} {'format':<12} {'peak MB':>8} {'output MB':>10} {'peak/output':>12} {'json.dumps':>11}")
         for case in CASES:
