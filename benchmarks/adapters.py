@@ -18,7 +18,8 @@ that too. ``benchmarks/wake_cost.py`` shows it: a sleep, touching a few megabyte
 SDK round trip all make the render ~1.5 times dearer than right after itself. ``own us`` is the
 figure the target is about; ``hot us`` is the part of it that promptwire's code decides alone.
 
-Run from the repository root: ``python benchmarks/adapters.py [CALLS] [--in-process]``.
+Run from the repository root: ``python benchmarks/adapters.py [CALLS] [--in-process] [--format=NAME]``
+(the format the prompt is rendered in: ``agentscript`` by default; issue 28 measures ``messages``).
 """
 
 from __future__ import annotations
@@ -34,12 +35,12 @@ from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
-from promptwire import Prompt
+from promptwire import PluginHost, Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.core.generate import generate
-from promptwire.renderers.agentscript import renderer, shape_contract
+from promptwire.renderers.agentscript import shape_contract
 from promptwire.testing.provider_servers import fake_provider
 
 PROMPT = Prompt(
@@ -93,22 +94,23 @@ class _Canned:
         self.send = lambda request, timeout: raw
 
 
-def _hot_own_time(adapter: Any, raw: object) -> float:
+def _hot_own_time(adapter: Any, raw: object, render: Callable[[Prompt], Any]) -> float:
     """Seconds of promptwire's own work per call in a tight loop (no round trip between calls, so
     the caches stay warm): the figure a machine with no cost to waking up would show."""
-    canned = functools.partial(generate, PROMPT, render=renderer.render, adapter=_Canned(adapter, raw), model="ok")
+    canned = functools.partial(generate, PROMPT, render=render, adapter=_Canned(adapter, raw), model="ok")
     return min(timeit.repeat(canned, number=1000, repeat=7)) / 1000
 
 
-def main() -> None:
-    args = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
-    calls = int(args[0]) if args else 1000
+def measure(fmt: str = "agentscript", calls: int = 1000, in_process: bool = False) -> list[dict[str, float]]:
+    """One row per adapter: the median bare SDK call, the send check, the median call through
+    ``generate`` with the prompt rendered in ``fmt``, and the hot own time (seconds)."""
     import anthropic
     import ollama
     import openai
 
-    with fake_provider() if "--in-process" in sys.argv else server_process() as server:
-        print(f"server: {'in this process' if '--in-process' in sys.argv else 'its own process'}")
+    render = PluginHost(entry_points=False).renderer(fmt).render
+    rows = []
+    with fake_provider() if in_process else server_process() as server:
         adapters = {
             "openai": OpenAIAdapter(api_key="k", base_url=server.base_url),
             "anthropic": AnthropicAdapter(api_key="k", base_url=server.root),
@@ -119,25 +121,37 @@ def main() -> None:
             "anthropic": anthropic.Anthropic(api_key="k", base_url=server.root, max_retries=0).messages.create,
             "ollama": ollama.Client(host=server.root, timeout=30).chat,
         }
-        print(
-            f"{'adapter':<10} {'bare SDK ms':>12} {'send ratio':>11} {'promptwire ms':>14} {'ratio':>6} {'own us':>7}"
-            f" {'hot us':>7}"
-        )
         for name, adapter in adapters.items():
-            request = adapter.build_request(renderer.render(PROMPT), PROMPT.config, PROMPT.output, "ok")
+            request = adapter.build_request(render(PROMPT), PROMPT.config, PROMPT.output, "ok")
             bare = functools.partial(clients[name], **request.kwargs)
             send = functools.partial(adapter.send, request, None)
-            ours = functools.partial(generate, PROMPT, render=renderer.render, adapter=adapter, model="ok")
+            ours = functools.partial(generate, PROMPT, render=render, adapter=adapter, model="ok")
             for _ in range(20):  # warm every side: connection pools, pydantic validators
                 for run in (bare, send, ours):
                     run()
             b0, s = _interleaved_medians([bare, send], calls)  # the check: the SDK path alone
             b, o = _interleaved_medians([bare, ours], calls)  # the figure
-            hot = _hot_own_time(adapter, send())
-            print(
-                f"{name:<10} {1000 * b:12.3f} {s / b0:11.2f} {1000 * o:14.3f} {o / b:6.2f} {1e6 * (o - b):7.0f}"
-                f" {1e6 * hot:7.1f}"
-            )
+            hot = _hot_own_time(adapter, send(), render)
+            rows.append({"adapter": name, "bare": b, "send ratio": s / b0, "promptwire": o, "hot": hot})  # type: ignore[dict-item]
+    return rows
+
+
+def main() -> None:
+    args = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
+    calls = int(args[0]) if args else 1000
+    fmt = next((arg.partition("=")[2] for arg in sys.argv[1:] if arg.startswith("--format=")), "agentscript")
+    in_process = "--in-process" in sys.argv
+    print(f"server: {'in this process' if in_process else 'its own process'}; format: {fmt}")
+    print(
+        f"{'adapter':<10} {'bare SDK ms':>12} {'send ratio':>11} {'promptwire ms':>14} {'ratio':>6} {'own us':>7}"
+        f" {'hot us':>7}"
+    )
+    for row in measure(fmt, calls, in_process):
+        b, o = row["bare"], row["promptwire"]
+        print(
+            f"{row['adapter']:<10} {1000 * b:12.3f} {row['send ratio']:11.2f} {1000 * o:14.3f} {o / b:6.2f}"
+            f" {1e6 * (o - b):7.0f} {1e6 * row['hot']:7.1f}"
+        )
 
 
 if __name__ == "__main__":

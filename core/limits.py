@@ -35,9 +35,10 @@ def check_nesting(value: Any, path: Sequence[str | int]) -> None:
     An explicit stack of iterators, not recursion: the check must not fail the way it guards
     against. A value may hold the same list twice side by side (that is no cycle); only a container
     inside itself is. A container met again no deeper than before is not walked again, so shared
-    parts (YAML aliases) cost their size once, not once per reference. Scalars cost one type lookup.
+    parts (YAML aliases) cost their size once, not once per reference. Scalars cost one type lookup,
+    an empty container one more test: every validation of a prompt checks each of its free values.
     """
-    if not _is_container(value):
+    if type(value) in _SCALARS or not _is_container(value) or not value:
         return
     walks: list[Iterator[Any]] = [_children(value)]
     on_path: list[int] = [id(value)]

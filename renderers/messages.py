@@ -8,6 +8,7 @@ then the user turn, whose content becomes a list of parts when there are attachm
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -33,6 +34,9 @@ _TURN_FIELDS = frozenset(
     }
 )
 
+_TURN_LISTS = tuple(sorted(name for name in _TURN_FIELDS if "." not in name))
+"""The fields among ``_TURN_FIELDS`` (the others are parts of these): every one a list."""
+
 
 class MessagesRenderer:
     name = "messages"
@@ -43,8 +47,9 @@ class MessagesRenderer:
         return _default_layout().fields | _TURN_FIELDS | {"developer"}
 
     def render(self, prompt: Prompt, *, layout: Renderer | None = None, strict: bool = False) -> RenderedPrompt:
-        layout = layout or _default_layout()
-        if not isinstance(layout, Renderer):
+        if layout is None:
+            layout = _default_layout()
+        elif not isinstance(layout, Renderer):  # a protocol check costs ~25 us: only on a layout given
             raise FieldError(
                 "layout",
                 f"must be a renderer, got {type(layout).__name__} {layout!r} "
@@ -53,10 +58,13 @@ class MessagesRenderer:
         own = _TURN_FIELDS | ({"developer"} - layout.fields)
         expressible = layout.fields | own
         reported = unexpressed_fields(prompt, self.name, expressible, strict=strict)
-        fields = type(prompt).model_fields
-        inner = prompt.model_copy(
-            update={name: fields[name].get_default(call_default_factory=True) for name in own if name in fields}
-        )
+        # The layout must not see the turns: they become messages of their own below. Emptied
+        # here as their defaults are (pydantic's ``get_default`` would inspect each factory's
+        # signature, ~60 us a field, on every render: issue 28).
+        hidden: dict[str, Any] = {name: [] for name in _TURN_LISTS}
+        if "developer" in own:
+            hidden["developer"] = None
+        inner = prompt.model_copy(update=hidden)
         # Whatever the layout leaves out is reported above (it is outside ``expressible``).
         laid_out = layout.render(inner)
 
@@ -129,6 +137,7 @@ def _attach(messages: list[Message], parts: list[dict[str, Any]]) -> list[Messag
     return [*messages, Message("user", parts)]
 
 
+@functools.cache  # one answer; an import statement costs about a microsecond on every render
 def _default_layout() -> Renderer:
     from .agentscript import renderer as agentscript_renderer
 

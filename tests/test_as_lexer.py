@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from promptwire.core.errors import SourceError
 from promptwire.frontend.diagnostics import ParseError
@@ -108,3 +110,33 @@ def test_lexical_errors_name_the_reference_text_and_position(source: str, messag
     assert (error.message, (error.line, error.column)) == (message, where)
     assert error.reference_message == f"{message} at {where[0]}:{where[1]}"
     assert str(error).startswith(f"bad.as:{where[0]}:{where[1]}: error[PARSE_ERROR]: {message}\n")
+
+
+_PIECES = [
+    "x", "step-1", "use", "2k", "1.", "{", "}", "==", "->", ",", '"s"', "'a\nb'", '"a\\"b"', "\n", "\n\n",
+    " ", "\t", "\r", "// note\n", "//", "\U0001f600", "é", '"\U0001f600\n\U0001f600"',
+]  # fmt: skip
+
+
+def _position(source: str, offset: int) -> tuple[int, int]:
+    """Line and UTF-16 column of ``offset``, counted from scratch."""
+    line_start = source.rfind("\n", 0, offset) + 1
+    units = len(source[line_start:offset].encode("utf-16-le")) // 2
+    return source.count("\n", 0, offset) + 1, units + 1
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+def test_every_position_is_where_the_token_is(source: str) -> None:
+    """The lexer follows lines token by token; each position must agree with one counted from the
+    start of the text, across blank lines, comments, strings that span lines and astral characters."""
+    try:
+        tokens = tokenize(source)
+    except ParseError:
+        return  # '"' pieces can leave a string open
+    for token in tokens:
+        assert (token.line, token.column) == _position(source, token.offset)
+        assert (token.end_line, token.end_column) == _position(source, token.end_offset)
+        if token.kind != EOF:
+            assert source[token.offset : token.end_offset].startswith(("'", '"', token.value[:1]))
+    assert tokens[-1].offset == len(source)

@@ -9,6 +9,7 @@ intended change of the tree's shape (then review the diff).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -247,3 +248,27 @@ def test_parse_errors_print_like_a_compiler() -> None:
     assert str(caught.value) == (
         "prog.as:3:20: error[PARSE_ERROR]: Expected ','\n        x = { a: 1 b: 2 }\n                   ^"
     )
+
+
+BIG_PROGRAM = "agent A {\n" + "".join(f"    func f{i}() {{ x = [{i}, {{ k: 'v' }}] }}\n" for i in range(6000)) + "}\n"
+
+
+def test_a_big_tree_goes_straight_to_the_oldest_generation() -> None:
+    # The first young collection after a parse would otherwise walk every node of the tree, a third
+    # of parse + check for a 2 MB program (issue 28).
+    gc.collect()
+    program = parse(BIG_PROGRAM)
+    assert gc.isenabled()
+    assert any(node is program for node in gc.get_objects(generation=2))
+
+
+def test_a_big_parse_leaves_objects_frozen_by_the_caller_frozen() -> None:
+    gc.collect()
+    gc.freeze()  # as a server does before forking
+    try:
+        frozen = gc.get_freeze_count()
+        program = parse(BIG_PROGRAM)
+        assert gc.get_freeze_count() == frozen
+        assert not any(node is program for node in gc.get_objects(generation=2))
+    finally:
+        gc.unfreeze()

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptwire.core.errors import FieldError, PromptwireError
+from promptwire.renderers.agens import jason
 from promptwire.renderers.agens.jason import encode, encode_float, encode_key, encode_string
 
 DETERMINISTIC = settings(derandomize=True, deadline=None)
@@ -314,3 +315,50 @@ def test_subclasses_and_other_mappings() -> None:
     assert encode([Color.RED, Level.HIGH]) == '["red",3]'
     assert encode(MappingProxyType({"b": 1, "a": 2})) == '{"a":2,"b":1}'
     assert encode({Color.RED: 1}) == '{"red":1}'
+
+
+# --- the one-join path for big containers of plain strings ------------------------------------------
+
+_plain_text = st.text(alphabet="abcXYZ019 _-.:/é中\u2028😀", max_size=6)
+_any_text = st.one_of(_plain_text, _plain_text, st.text(max_size=3))  # mostly plain, some anything
+_BIG = {"min_size": jason._FLAT_MIN + 1, "max_size": jason._FLAT_MIN + 20}
+
+
+def _walked(value: object) -> str | FieldError:
+    """What the general walk prints for ``value`` (or the error it raises), the one-join path off."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jason, "_FLAT_MIN", 1 << 62)
+        try:
+            return encode(value, ["data"])
+        except FieldError as error:
+            return error
+
+
+def _encoded(value: object) -> str | FieldError:
+    try:
+        return encode(value, ["data"])
+    except FieldError as error:
+        return error
+
+
+@DETERMINISTIC
+@given(st.lists(_plain_text, **_BIG) | st.dictionaries(_plain_text, _plain_text, **_BIG))
+def test_big_plain_string_containers_take_one_join_and_print_as_the_walk(value: list[str] | dict[str, str]) -> None:
+    assert (jason._flat_list_text if isinstance(value, list) else jason._flat_map_text)(value) is not None
+    assert encode(value) == _walked(value)
+    assert encode({"info": value, "n": [1.5]}) == _walked({"info": value, "n": [1.5]})
+
+
+@DETERMINISTIC
+@given(
+    st.lists(_any_text | st.integers(), **_BIG)
+    | st.dictionaries(_any_text, _any_text | st.none(), **_BIG)
+    | st.dictionaries(_any_text | st.integers(), _any_text, **_BIG)
+)
+def test_big_containers_print_as_the_walk_whatever_they_hold(value: list[object] | dict[object, object]) -> None:
+    walked, encoded = _walked(value), _encoded(value)
+    if isinstance(walked, FieldError):
+        assert isinstance(encoded, FieldError)
+        assert str(encoded) == str(walked)
+    else:
+        assert encoded == walked
