@@ -24,11 +24,18 @@ from promptwire.renderers.agently._agently.prompt import agently_clock
 
 # --- the YAML emitter --------------------------------------------------------------------------
 
+# Strings of every kind PyYAML treats apart: indicators, quotes, line breaks of four kinds, spaces
+# next to breaks, characters it escapes (control characters, U+FEFF, lone surrogates, U+10FFFF,
+# astral ones in double quotes), words that resolve to other types, and long texts it folds at
+# width 80 in each of its three styles.
+TRICKY = " :#-?,[]{}&*!|>%@`'\"\n\t\r\x00\x07\x1b\x85\xa0\u2028\u2029\ufeff\ud800\U0010ffff\\é中😀yn10.e+~="
+WORDS = st.sampled_from(["a", "bb", "word", "it's", "x" * 30, "é中", "😀", "tab\there", "-", "a:", "#x", "'"])
 YAML_TEXT = st.one_of(
     st.text(max_size=20),
-    st.text(alphabet="ab :#-?,'\"\n\tyn10.e+~!&*", max_size=10),
+    st.text(alphabet=TRICKY, max_size=12),
     st.sampled_from(
         [
+            "",
             "yes",
             "No",
             "null",
@@ -50,10 +57,17 @@ YAML_TEXT = st.one_of(
             "trailing:",
             "?x",
             "-x",
+            ":x",
             "😀",
+            "\ud83d",
         ]
     ),
     st.text(alphabet="abc de", min_size=60, max_size=120),
+    # long texts: words and runs of spaces, with quotes, breaks and escaped characters among them
+    st.lists(st.one_of(WORDS, st.sampled_from([" ", " ", " ", "  ", "\n", "\n\n", "\t", "\x01"])), max_size=60).map(
+        "".join
+    ),
+    st.lists(WORDS, min_size=10, max_size=40).map(" ".join),
 )
 YAML_SCALARS = st.one_of(YAML_TEXT, st.integers(), st.floats(), st.booleans(), st.none())
 YAML_VALUES = st.recursive(
@@ -67,10 +81,77 @@ YAML_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.one_of(st.dictionaries(YAML_TEXT, YAML_VALUES, max_size=5), st.lists(YAML_VALUES, max_size=5)))
+def _nested(value: Any, path: list[bool]) -> Any:
+    """``value`` under one mapping (True) or list (False) per step: deep enough, every line folds."""
+    for in_mapping in reversed(path):
+        value = {"k": value} if in_mapping else [value]
+    return value
+
+
+YAML_DOCUMENTS = st.one_of(
+    st.dictionaries(YAML_TEXT, YAML_VALUES, max_size=5),
+    st.lists(YAML_VALUES, max_size=5),
+    st.builds(
+        _nested,
+        st.one_of(YAML_VALUES, st.lists(YAML_TEXT, min_size=1)),
+        st.lists(st.booleans(), min_size=1, max_size=50),
+    ),
+)
+
+
+def _complex_key(value: Any) -> bool:
+    """Whether ``value`` has a key PyYAML writes as a ``?`` complex key (the fast emitter leaves those
+    to it): empty, multi-line, or as long as 128 characters with its tag ``!!str``."""
+    if isinstance(value, dict):
+        return any(
+            not key or len(key) > 122 or any(br in key for br in "\n\x85\u2028\u2029") or _complex_key(item)
+            for key, item in value.items()
+        )
+    if isinstance(value, list | tuple):
+        return any(_complex_key(item) for item in value)
+    return False
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@given(YAML_DOCUMENTS)
 def test_fast_yaml_emitter_matches_pyyaml(value: Any) -> None:
-    assert yaml_blocks.dump_yaml(value) == yaml.safe_dump(value, allow_unicode=True)
+    expected = yaml.safe_dump(value, allow_unicode=True)
+    assert yaml_blocks.dump_yaml(value) == expected
+    if value:
+        # The fast emitter writes it all itself: PyYAML is left only the complex keys.
+        try:
+            fast = yaml_blocks._emit(value, None, raw=False)
+        except yaml_blocks._Fallback:
+            assert _complex_key(value)
+        else:
+            assert fast == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4",
+        "yes: a dozen",
+        "it's",
+        "multi\nline\n",
+        "a\n\n b",
+        "tab\there",
+        "bell\x07 and \ufeff",
+        "\U0010ffff 😀",
+        "word " * 30,
+        "it's a " * 20 + "\nand more " * 5,
+        "tab\t" + "word " * 30,
+        "x" * 90 + " " + "y" * 90,
+    ],
+)
+def test_fast_yaml_emitter_quotes_and_folds_as_pyyaml(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(value: Any) -> str:
+        raise AssertionError("fell back to PyYAML")
+
+    monkeypatch.setattr(yaml_blocks, "pyyaml_dump", refuse)
+    key = text.replace("\n", " ")[:100]  # a key with a line break is a complex key: PyYAML's
+    for value in ({"key": text}, {key: [text, {"deeper": text}]}, [[[[text]]]]):
+        assert yaml_blocks.dump_yaml(value) == yaml.safe_dump(value, allow_unicode=True)
 
 
 def test_fast_yaml_emitter_handles_the_common_shape_without_pyyaml(monkeypatch: pytest.MonkeyPatch) -> None:
