@@ -8,11 +8,12 @@ round by round, and each figure is the median over the rounds: the machine may b
 
 * ``prompts`` (issue 28 target: median >= 50x, every prompt >= 20x): each of ``CASES`` (varied
   prompts: system, developer, history, tools, info, instruct, examples, output schemas,
-  attachments, role and title mappings) rendered the way Agently's model requester renders a
-  prompt, ``to_text()`` and ``to_messages()`` of a prompt object built once; the ratio is Agently's
-  time over promptwire's. Every case's output is checked equal on both sides first.
-* ``methods``: every public method over the whole corpus (the export methods are thin wrappers of
-  Agently's own steps, so they have no target).
+  attachments, role and title mappings) as one request renders it: the prompt object built from
+  the data, then ``to_text()`` and ``to_messages()`` (what Agently's model requester asks for); the
+  ratio is Agently's time over promptwire's. Every case's output is checked equal on both sides
+  first. A fresh object each time, so nothing one call leaves on an object helps the next round.
+* ``methods``: every public method (on a fresh object) over the whole corpus (the export methods
+  are thin wrappers of Agently's own steps, so they have no target).
 * ``big`` (target: the render at most 2x ``json.dumps(value, indent=2)`` of the same value, time
   linear in the input, memory a small multiple of the output): a 100,000-row context, a
   120,000-turn history, 50,000 tools and a 100,000-entry info, through the registered ``agently``
@@ -282,6 +283,7 @@ METHODS: dict[str, Callable[[Any], Any]] = {
     "to_json_prompt": lambda p: p.to_json_prompt(),
     "to_yaml_prompt": lambda p: p.to_yaml_prompt(),
     "to_prompt_object": lambda p: p.to_prompt_object().model_dump(),
+    "(build only)": lambda p: p,
 }
 
 CLOCK = "2024-01-01 00:00:00 Monday"
@@ -313,8 +315,9 @@ def ours(case: Case) -> AgentlyPrompt:
     return AgentlyPrompt(case.data, case.settings, clock=lambda: CLOCK)
 
 
-def render_both(prompt: Any) -> tuple[str, Any]:
-    """What Agently's model requester asks of a prompt: its text and its messages."""
+def request(build: Callable[[Case], Any], case: Case) -> tuple[str, Any]:
+    """One request: the prompt object built, then what Agently's model requester asks of it."""
+    prompt = build(case)
     return prompt.to_text(), prompt.to_messages()
 
 
@@ -353,17 +356,16 @@ def interleaved_medians(runs: list[Callable[[], object]], rounds: int) -> list[f
 
 
 def prompt_rows(rounds: int) -> list[dict[str, Any]]:
-    """One row per case (to_text + to_messages), then the median and the lowest ratio."""
+    """One row per case (build, to_text, to_messages), then the median over the cases."""
     build = agently_factory()
     if build is None:
         return []
     rows: list[dict[str, Any]] = []
     for case in CASES:
-        mine, theirs = ours(case), build(case)
-        if render_both(mine) != render_both(theirs):
+        if request(ours, case) != request(build, case):
             raise SystemExit(f"output differs on case {case.name!r}")
         mine_time, their_time = interleaved_medians(
-            [lambda mine=mine: render_both(mine), lambda theirs=theirs: render_both(theirs)], rounds
+            [lambda case=case: request(ours, case), lambda case=case: request(build, case)], rounds
         )
         ratio = their_time / mine_time
         rows.append(
@@ -388,21 +390,19 @@ def method_rows(rounds: int) -> list[dict[str, Any]]:
     build = agently_factory()
     if build is None:
         return []
-    mine = [ours(case) for case in CASES]
-    theirs = [build(case) for case in CASES]
     rows: list[dict[str, Any]] = []
     for name, method in METHODS.items():
-        for case, one, other in zip(CASES, mine, theirs, strict=True):
-            if name != "to_prompt_object" and method(one) != method(other):
+        for case in CASES:
+            if name != "to_prompt_object" and method(ours(case)) != method(build(case)):
                 raise SystemExit(f"output differs: {name} on case {case.name!r}")
 
         def run_mine(method: Callable[[Any], Any] = method) -> None:
-            for prompt in mine:
-                method(prompt)
+            for case in CASES:
+                method(ours(case))
 
-        def run_theirs(method: Callable[[Any], Any] = method) -> None:
-            for prompt in theirs:
-                method(prompt)
+        def run_theirs(method: Callable[[Any], Any] = method, build: Callable[[Case], Any] = build) -> None:
+            for case in CASES:
+                method(build(case))
 
         mine_time, their_time = interleaved_medians([run_mine, run_theirs], rounds)
         count = len(CASES)
