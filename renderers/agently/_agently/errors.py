@@ -119,17 +119,28 @@ def _digit_limit_reason() -> str:
     )
 
 
-@contextmanager
-def field_guard(field: str) -> Iterator[None]:
+def field_guard(field: str) -> FieldGuard:
     """Turn what printing one prompt field can fail with into :class:`AgentlyFieldError` for ``field``."""
-    try:
-        yield
-    except Unrenderable as error:
-        raise AgentlyFieldError(error.field(field), error.reason) from None
-    except ValueError as error:
-        if not is_digit_limit(error):
-            raise
-        raise AgentlyFieldError(field, _digit_limit_reason()) from None
+    return FieldGuard(field)
+
+
+class FieldGuard:
+    """The context manager of :func:`field_guard`: a class, not a generator-based manager, because
+    a render enters one per section and the generator kind costs four times as much."""
+
+    __slots__ = ("_field",)
+
+    def __init__(self, field: str) -> None:
+        self._field = field
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
+        if isinstance(error, Unrenderable):
+            raise AgentlyFieldError(error.field(self._field), error.reason) from None
+        if isinstance(error, ValueError) and is_digit_limit(error):
+            raise AgentlyFieldError(self._field, _digit_limit_reason()) from None
 
 
 def _nesting_error(values: Mapping[Any, Any]) -> AgentlyFieldError:
@@ -142,19 +153,35 @@ def _nesting_error(values: Mapping[Any, Any]) -> AgentlyFieldError:
     return AgentlyFieldError("prompt", "the prompt is nested too deeply to print")
 
 
-@contextmanager
-def printable(values: Mapping[Any, Any]) -> Iterator[None]:
+def printable(values: Mapping[Any, Any]) -> Printable:
     """Room for recursive walks over ``values`` (up to the 1000 levels a Prompt allows); deeper or
     circular values become :class:`AgentlyFieldError` naming the top-level key they are under."""
-    with nesting_room():
+    return Printable(values)
+
+
+class Printable:
+    """The context manager of :func:`printable` (a class, for the cost: every call enters one)."""
+
+    __slots__ = ("_room", "_values")
+
+    def __init__(self, values: Mapping[Any, Any]) -> None:
+        self._values = values
+        self._room = nesting_room()
+
+    def __enter__(self) -> None:
+        self._room.__enter__()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
         try:
-            yield
-        except RecursionError:
-            raise _nesting_error(values) from None
-        except ValueError as error:
-            if not is_digit_limit(error):
-                raise
-            raise AgentlyFieldError("prompt", _digit_limit_reason()) from None
+            if isinstance(error, RecursionError):
+                found = _nesting_error(self._values)
+            elif isinstance(error, ValueError) and is_digit_limit(error):
+                found = AgentlyFieldError("prompt", _digit_limit_reason())
+            else:
+                return
+        finally:
+            self._room.__exit__(kind, error, traceback)
+        raise found from None
 
 
 # --- Agently's warnings --------------------------------------------------------------------------
