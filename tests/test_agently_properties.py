@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import re
 from concurrent.futures import ThreadPoolExecutor
+from enum import Enum
 from typing import Any
 
 import pytest
@@ -18,8 +19,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from promptwire.renderers.agently import AgentlyPrompt
-from promptwire.renderers.agently._agently import yaml_blocks
+from promptwire.renderers.agently import AgentlyPrompt, AgentlyWarning
+from promptwire.renderers.agently._agently import layout, yaml_blocks
 from promptwire.renderers.agently._agently.prompt import agently_clock
 
 # --- the YAML emitter --------------------------------------------------------------------------
@@ -233,6 +234,7 @@ def test_rendering_does_not_touch_the_data_and_is_deterministic(data: dict[str, 
     prompt = AgentlyPrompt(data, {"prompt.add_current_time": True}, clock=lambda: "T")
     first = render_all(prompt)
     assert data == before
+    assert render_all(prompt) == first  # the second time from what the first call kept
     assert render_all(AgentlyPrompt(copy.deepcopy(data), {"prompt.add_current_time": True}, clock=lambda: "T")) == first
 
 
@@ -244,6 +246,56 @@ def test_returned_messages_are_fresh_objects() -> None:
     assert prompt.to_messages(rich_content=True) == [
         {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u"}}, {"type": "text", "text": "hi"}]}
     ]
+
+
+class Size(Enum):
+    LARGE = "large"
+
+
+class Ticker:
+    """An object whose text changes each time it is printed (a clock, a counter...)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __str__(self) -> str:
+        self.count += 1
+        return f"tick {self.count}"
+
+
+def test_an_object_whose_text_changes_is_printed_anew_by_every_call() -> None:
+    prompt = AgentlyPrompt({"input": "x", "info": {"seen": Ticker()}, "output": {"reply": (str, "d")}})
+    assert "- seen: tick 1" in prompt.to_text()
+    assert "- seen: tick 2" in prompt.to_messages()[0]["content"]
+    assert "- seen: tick 3" in prompt.to_text()
+
+
+def test_text_and_messages_of_a_fixed_prompt_share_one_main_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[object] = []
+    main_prompt_lines = layout.main_prompt_lines
+
+    def counted(*args: Any) -> list[str]:
+        built.append(args)
+        return main_prompt_lines(*args)
+
+    monkeypatch.setattr(layout, "main_prompt_lines", counted)
+    # text, numbers, classes and Enum members print the same every time
+    data = {"input": "x", "info": {"a": "b"}, "output": {"reply": (str, "d")}, "custom": [int, Size.LARGE, 1.5]}
+    prompt = AgentlyPrompt(data)
+    text = prompt.to_text()
+    messages = prompt.to_messages()
+    assert len(built) == 1
+    assert (text, messages) == (AgentlyPrompt(data).to_text(), AgentlyPrompt(data).to_messages())
+    assert len(built) == 3
+
+
+def test_a_fallback_warning_comes_with_every_call() -> None:
+    prompt = AgentlyPrompt({"input": "x", "output": str, "output_format": "hybrid"})
+    for _ in range(2):
+        with pytest.warns(AgentlyWarning, match="Falling back to json"):
+            prompt.to_text()
+        with pytest.warns(AgentlyWarning, match="Falling back to json"):
+            prompt.to_messages()
 
 
 # --- threads -----------------------------------------------------------------------------------

@@ -198,11 +198,21 @@ class Notice:
 _COLLECTOR: ContextVar[list[Notice] | None] = ContextVar("agently_notices", default=None)
 
 
+_issued = 0
+
+
+def notices_issued() -> int:
+    """How many notices have been issued, in any thread: a step that leaves it unchanged issued none."""
+    return _issued
+
+
 def notice(message: str, field: str, stacklevel: int) -> None:
     """Warn as Agently does, or hand the warning to the active collector.
 
     ``stacklevel`` counts from the caller of this function, as for ``warnings.warn``.
     """
+    global _issued
+    _issued += 1
     collector = _COLLECTOR.get()
     if collector is None:
         warn(message, AgentlyWarning, stacklevel=stacklevel + 2)

@@ -151,12 +151,13 @@ def to_text(
     settings: AgentlySettings,
     role_mapping: Any,
     clock: Callable[[], str],
-    main: list[str] | None = None,
+    main: Callable[[], list[str]],
 ) -> str:
     """Agently's ``to_text``: the whole prompt as one string, ``user:`` first, ``assistant:`` last.
 
-    ``main`` is the main prompt's lines when the caller has them already (the renderer builds them
-    once for the text and the messages).
+    ``main`` gives the main prompt's lines (:func:`main_prompt_lines`, which callers build once for
+    the text and the messages); it is called where Agently builds them, so that errors come in
+    Agently's order.
     """
     roles = settings.roles(role_mapping)
     raw_titles = settings.title_mapping
@@ -173,7 +174,7 @@ def to_text(
         lines.extend(_section_lines("developer", title, prompt.developer, titles))
     if prompt.chat_history:
         lines.extend(_history_lines(prompt, roles, raw_titles))
-    lines.extend(main_prompt_lines(prompt, settings) if main is None else main)
+    lines.extend(main())
     lines.append(f"{roles.get('assistant', 'assistant')}:")
     return "\n".join(lines)
 
@@ -260,10 +261,6 @@ def _skip_attachment(part: Part, number: int) -> None:
     notice(f"{_NOT_PLAIN}\nContent: {part.dump()!s}", f"attachment[{number}]", stacklevel=4)
 
 
-def _main_text(prompt: PromptObject, settings: AgentlySettings, main_text: str | None) -> str:
-    return "\n".join(main_prompt_lines(prompt, settings)) if main_text is None else main_text
-
-
 def to_messages(
     prompt: PromptObject,
     settings: AgentlySettings,
@@ -271,12 +268,12 @@ def to_messages(
     rich_content: Any,
     strict_role_orders: Any,
     clock: Callable[[], str],
-    main_text: str | None = None,
+    main: Callable[[], list[str]],
     input_text: str | None = None,
 ) -> list[dict[str, Any]]:
     """Agently's ``to_messages`` (see the module docstring for the shapes).
 
-    ``main_text`` is the main prompt's text when the caller has it already. ``input_text``, when
+    ``main`` gives the main prompt's lines (as for :func:`to_text`). ``input_text``, when
     given, is the input-only message's content: the ``[INPUT]`` section's body (a chat message needs
     text; Agently itself passes the value on as it is).
     """
@@ -314,17 +311,17 @@ def to_messages(
                 else:
                     _skip_attachment(part, number)
     elif rich_content:
-        content_parts = [{"type": "text", "text": prefix + _main_text(prompt, settings, main_text)}]
+        content_parts = [{"type": "text", "text": prefix + "\n".join(main())}]
         content_parts.extend(part.dump() for part in prompt.attachment)
         messages.append({"role": user, "content": content_parts})
     else:
-        main = _main_text(prompt, settings, main_text)
+        main_text = "\n".join(main())
         for number, part in enumerate(prompt.attachment):
             if part.type == "text" and part.is_text:
                 messages.append({"role": user, "content": replace_slots(part.text, raw_titles)})
             else:
                 _skip_attachment(part, number)
-        messages.append({"role": user, "content": prefix + main})
+        messages.append({"role": user, "content": prefix + main_text})
     return messages
 
 

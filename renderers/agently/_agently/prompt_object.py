@@ -311,8 +311,9 @@ def read_prompt(data: Mapping[str, Any], settings: AgentlySettings, *, warn: boo
     if "output_format_resolved_from_auto" in prepared:
         _lax_bool(prepared["output_format_resolved_from_auto"], "output_format_resolved_from_auto")
     _check_options(prepared)
+    # A fallback warning points at the user's call: AgentlyPrompt.to_text -> _prompt -> here.
     output, output_format, _ = settle_output_format(
-        get("output"), _output_format(get("output_format")), warn_fallback=warn
+        get("output"), _output_format(get("output_format")), warn_fallback=warn, stacklevel=5
     )
     extras = {key: value for key, value in prepared.items() if key not in DECLARED_FIELDS}
     return PromptObject(
