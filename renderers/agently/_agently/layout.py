@@ -23,7 +23,7 @@ from typing import Any
 
 from .errors import AgentlyFieldError, field_guard, notice
 from .output_block import output_requirement_lines, render_structure
-from .prompt_object import Part, PromptObject, history_part
+from .prompt_object import ChatMsg, Part, PromptObject, history_part
 from .sanitize import sanitize
 from .slots import replace_slots, title_lookup
 from .storage import AgentlySettings
@@ -121,8 +121,28 @@ def _map_role(role: Any, roles: dict[Any, Any]) -> Any:
     return role
 
 
+def _texts(chat_history: list[ChatMsg]) -> list[str] | None:
+    """Every message's content when all are text (the common case, written in bulk), else None."""
+    contents = [message.content for message in chat_history]
+    return contents if set(map(type, contents)) == {str} else None
+
+
+def _mapped_roles(chat_history: list[ChatMsg], roles: dict[Any, Any]) -> list[Any]:
+    """Each message's role through the mapping (looked up once per distinct role)."""
+    mapped = {role: _map_role(role, roles) for role in {message.role for message in chat_history}}
+    return [mapped[message.role] for message in chat_history]
+
+
 def _history_lines(prompt: PromptObject, roles: dict[Any, Any], raw_titles: Any) -> list[str]:
     lines = [f"[{title_lookup(raw_titles, 'chat_history', 'CHAT HISTORY')}]:"]
+    texts = _texts(prompt.chat_history)
+    if texts is not None:
+        if "${" in "\n".join(texts):
+            texts = [replace_slots(text, raw_titles) for text in texts]
+        mapped = _mapped_roles(prompt.chat_history, roles)
+        lines.extend([f"[{role}]:{text}" for role, text in zip(mapped, texts, strict=True)])
+        lines.append("")
+        return lines
     for index, message in enumerate(prompt.chat_history):
         role = _map_role(message.role, roles)
         content = message.content
@@ -190,6 +210,45 @@ def _section_message(field: str, value: Any, roles: dict[Any, Any], titles: dict
         return {"role": role, "content": section_body(value, titles)}
 
 
+def _merge_failure(message: ChatMsg, role: Any) -> AgentlyFieldError:
+    return AgentlyFieldError(
+        "role_mapping",
+        f"maps the role {message.role!r} to {role!r}, which Agently 4.1.4.10 cannot merge (it fails with IndexError)",
+    )
+
+
+def _text_history_messages(
+    prompt: PromptObject, texts: list[str], roles: dict[Any, Any], raw_titles: Any, rich_content: Any, strict: Any
+) -> list[dict[str, Any]]:
+    """``_history_messages`` when every content is text: each message is ``[{"type": "text", ...}]``
+    (``rich_content is False``: the text itself), consecutive same roles merged when ``strict``."""
+    mapped = _mapped_roles(prompt.chat_history, roles)
+    if not strict:
+        if rich_content is False:
+            return [{"role": role, "content": text} for role, text in zip(mapped, texts, strict=True)]
+        return [
+            {"role": role, "content": [{"type": "text", "text": text}]}
+            for role, text in zip(mapped, texts, strict=True)
+        ]
+    merged: list[tuple[Any, list[str]]] = []
+    last_role: Any = None
+    for index, (role, text) in enumerate(zip(mapped, texts, strict=True)):
+        if role == last_role:
+            if not merged:
+                raise _merge_failure(prompt.chat_history[index], role)
+            merged[-1][1].append(text)
+        else:
+            merged.append((role, [text]))
+        last_role = role
+    if merged[0][0] != "user":
+        merged.insert(0, ("user", [f"[{title_lookup(raw_titles, 'chat_history', 'CHAT HISTORY')}]"]))
+    if merged[-1][0] != "assistant":
+        merged.append(("assistant", ["[User continue input]"]))
+    if rich_content is False:
+        return [{"role": role, "content": "\n\n".join(group)} for role, group in merged]
+    return [{"role": role, "content": [{"type": "text", "text": text} for text in group]} for role, group in merged]
+
+
 def _history_messages(
     prompt: PromptObject,
     roles: dict[Any, Any],
@@ -197,6 +256,9 @@ def _history_messages(
     rich_content: Any,
     strict_role_orders: Any,
 ) -> list[dict[str, Any]]:
+    texts = _texts(prompt.chat_history)
+    if texts is not None:
+        return _text_history_messages(prompt, texts, roles, raw_titles, rich_content, strict_role_orders)
     history: list[dict[str, Any]] = []
     origins: list[list[tuple[int, int]]] = []  # where each part came from, to name it in errors
     last_role: Any = None
@@ -209,11 +271,7 @@ def _history_messages(
         where = [(index, number) for number in range(len(content))]
         if strict_role_orders and role == last_role:
             if not history:
-                raise AgentlyFieldError(
-                    "role_mapping",
-                    f"maps the role {message.role!r} to {role!r}, which Agently 4.1.4.10 cannot merge "
-                    "(it fails with IndexError)",
-                )
+                raise _merge_failure(message, role)
             history[-1]["content"].extend(content)
             origins[-1].extend(where)
         else:

@@ -136,7 +136,12 @@ def _plain_message(message: Any) -> ChatMsg | None:
         return None
     role = message.get("role", "user")
     content = message.get("content", _ABSENT)
-    if type(role) is not str or not all(type(key) is str for key in message):
+    if type(role) is not str:
+        return None
+    # Keys must be text (ChatMessage(**message)); {"role", "content"} alone, the usual message, are.
+    if (len(message) != 2 or content is _ABSENT or "role" not in message) and not all(
+        type(key) is str for key in message
+    ):
         return None
     if type(content) is str:
         return ChatMsg(role, content)
