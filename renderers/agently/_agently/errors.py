@@ -21,7 +21,7 @@ context variable, not a global, holds the collector, so renders in other threads
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -119,8 +119,9 @@ def _digit_limit_reason() -> str:
     )
 
 
-def field_guard(field: str) -> FieldGuard:
-    """Turn what printing one prompt field can fail with into :class:`AgentlyFieldError` for ``field``."""
+def field_guard(field: str | Callable[[], str]) -> FieldGuard:
+    """Turn what printing one prompt field can fail with into :class:`AgentlyFieldError` for ``field``
+    (or the field a function names, asked only on failure: for a loop over many fields)."""
     return FieldGuard(field)
 
 
@@ -130,17 +131,18 @@ class FieldGuard:
 
     __slots__ = ("_field",)
 
-    def __init__(self, field: str) -> None:
+    def __init__(self, field: str | Callable[[], str]) -> None:
         self._field = field
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
-        if isinstance(error, Unrenderable):
-            raise AgentlyFieldError(error.field(self._field), error.reason) from None
-        if isinstance(error, ValueError) and is_digit_limit(error):
-            raise AgentlyFieldError(self._field, _digit_limit_reason()) from None
+        if isinstance(error, Unrenderable) or (isinstance(error, ValueError) and is_digit_limit(error)):
+            field = self._field if isinstance(self._field, str) else self._field()
+            if isinstance(error, Unrenderable):
+                raise AgentlyFieldError(error.field(field), error.reason) from None
+            raise AgentlyFieldError(field, _digit_limit_reason()) from None
 
 
 def _nesting_error(values: Mapping[Any, Any]) -> AgentlyFieldError:

@@ -38,18 +38,20 @@ def _section_lines(field: str, title: Any, value: Any, titles: dict[str, Any]) -
 
 def _tool_lines(tools: list[dict[str, Any]], titles: dict[str, Any]) -> list[str]:
     lines = [f"[{titles.get('tools', 'TOOLS')}]:"]
-    for index, tool in enumerate(tools):
-        if not isinstance(tool, dict):
-            continue
-        lines.append("[")
-        for key, value in tool.items():
-            if key in ("kwargs", "returns"):
-                with field_guard(f"tools[{index}].{key}"):
+    index, key = 0, ""
+    # One guard for the whole list (a list may hold thousands of tools): it names the field being
+    # printed when something fails.
+    with field_guard(lambda: f"tools[{index}].{key}"):
+        for index, tool in enumerate(tools):  # noqa: B007 - the guard reads index
+            if not isinstance(tool, dict):
+                continue
+            lines.append("[")
+            for key, value in tool.items():
+                if key in ("kwargs", "returns"):
                     lines.append(f"{key}: {render_structure(sanitize(value), titles)}")
-            else:
-                with field_guard(f"tools[{index}].{key}"):
+                else:
                     lines.append(f"{key}: {replace_slots(value, titles)}")
-        lines.append("]")
+            lines.append("]")
     return lines
 
 
