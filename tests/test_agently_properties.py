@@ -9,10 +9,12 @@
 from __future__ import annotations
 
 import copy
+import datetime
+import decimal
 import re
 from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 import yaml
@@ -22,6 +24,8 @@ from hypothesis import strategies as st
 from promptwire.renderers.agently import AgentlyPrompt, AgentlyWarning
 from promptwire.renderers.agently._agently import layout, yaml_blocks
 from promptwire.renderers.agently._agently.prompt import agently_clock
+from promptwire.renderers.agently._agently.sanitize import sanitize
+from promptwire.renderers.agently._agently.slots import replace_slots
 
 # --- the YAML emitter --------------------------------------------------------------------------
 
@@ -121,11 +125,65 @@ def test_fast_yaml_emitter_matches_pyyaml(value: Any) -> None:
     if value:
         # The fast emitter writes it all itself: PyYAML is left only the complex keys.
         try:
-            fast = yaml_blocks._emit(value, None, raw=False)
+            fast = yaml_blocks._emit(value, None)
         except yaml_blocks._Fallback:
             assert _complex_key(value)
         else:
             assert fast == expected
+
+
+class Size(Enum):
+    LARGE = "large"
+
+
+class Shown:
+    """An object Agently prints with ``str()``."""
+
+    def __str__(self) -> str:
+        return "shown: ${INPUT.x} #1"
+
+
+RAW_LEAVES = st.one_of(
+    YAML_SCALARS,
+    st.sampled_from(
+        [
+            "${INPUT.x}",
+            "see ${ info .a} and ${unknown}: ok",
+            "${instruct}" + " word" * 20,
+            datetime.date(2024, 1, 2),
+            datetime.datetime(2024, 1, 2, 3, 4, 5),
+            decimal.Decimal("1.50"),
+            int,
+            Shown,
+            Shown(),
+            Size,
+            Size.LARGE,
+            Optional[int],  # noqa: UP045 - the typing spelling is what is printed
+            list[str],
+        ]
+    ),
+)
+RAW_VALUES = st.recursive(
+    RAW_LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(YAML_TEXT, inner, max_size=4),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(st.dictionaries(YAML_TEXT, RAW_VALUES, min_size=1, max_size=4), st.lists(RAW_VALUES, min_size=1)))
+def test_fast_yaml_emitter_writes_raw_values_as_the_rebuilding_walks_would(value: Any) -> None:
+    """A section's value as given: slot references, dates, classes and objects are printed by the
+    emitter itself, as Agently's ``sanitize(replace_slots(value))`` and PyYAML print them."""
+    titles = {"input": "QUESTION"}
+    expected = yaml.safe_dump(sanitize(replace_slots(value, titles)), allow_unicode=True)
+    assert yaml_blocks.section_body(value, titles) == expected
+    if not _complex_key(value):
+        assert yaml_blocks._emit(value, None, titles) == expected
 
 
 @pytest.mark.parametrize(
@@ -246,10 +304,6 @@ def test_returned_messages_are_fresh_objects() -> None:
     assert prompt.to_messages(rich_content=True) == [
         {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u"}}, {"type": "text", "text": "hi"}]}
     ]
-
-
-class Size(Enum):
-    LARGE = "large"
 
 
 class Ticker:

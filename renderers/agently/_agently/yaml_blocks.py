@@ -41,15 +41,19 @@ class _Shared(Exception):
 
 
 class _Writer:
-    """What one emission collects: the lines, the containers met (when sharing must be detected),
-    and whether strings are raw prompt values, which must not hold a slot reference (``${``)."""
+    """What one emission collects: the lines and the containers met (when sharing must be detected).
 
-    __slots__ = ("lines", "raw", "seen")
+    ``titles`` is set when the value is a raw prompt value: then each string has its slot
+    references replaced and each other leaf is sanitized as it is written, which is what
+    ``sanitize(replace_slots(value))`` does to them, without rebuilding the value twice first.
+    """
 
-    def __init__(self, seen: set[int] | None, raw: bool) -> None:
+    __slots__ = ("lines", "seen", "titles")
+
+    def __init__(self, seen: set[int] | None, titles: Any) -> None:
         self.lines: list[str] = []
         self.seen = seen
-        self.raw = raw
+        self.titles = titles
 
     def enter(self, value: Any) -> None:
         seen = self.seen
@@ -94,8 +98,12 @@ _ESCAPES = {
 }
 
 
+# PyYAML's implicit resolvers by first character (with the ones for any character after them).
+_RESOLVERS = {first: [*resolvers, *_WILDCARD] for first, resolvers in _IMPLICIT.items() if first is not None}
+
+
 def _resolves_to_str(text: str) -> bool:
-    for tag, regexp in _IMPLICIT.get(text[0], []) + _WILDCARD:
+    for tag, regexp in _RESOLVERS.get(text[0], _WILDCARD):
         if regexp.match(text):
             return bool(tag == _STR_TAG)
     return True
@@ -200,10 +208,8 @@ def _double_quoted(text: str, column: int, indent: int, split: bool) -> str:
     return "".join(parts)
 
 
-def _text(text: str, column: int, indent: int, out: _Writer) -> str:
+def _text(text: str, column: int, indent: int) -> str:
     """A string value as PyYAML writes it when it starts at ``column``; folded lines start at ``indent``."""
-    if out.raw and "${" in text:
-        raise _Fallback  # a slot reference: the raw value needs Agently's replacement first
     if _is_plain(text):
         if column + len(text) <= _WIDTH:
             return text
@@ -243,10 +249,39 @@ def _key(key: Any) -> str:
     return text
 
 
+def _raw_text(text: str, column: int, indent: int, out: _Writer) -> str:
+    """A string of the value as given: its slot references replaced first (raw values only)."""
+    if out.titles is not None and "${" in text:
+        text = replace_slots(text, out.titles)
+    return _text(text, column, indent)
+
+
+_EXACT_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _leaf(value: Any, out: _Writer) -> Any:
+    """What Agently prints for a leaf of another type (a date, a class, an object): in a raw value,
+    ``sanitize(replace_slots(leaf))`` when that is a plain scalar; anything else is PyYAML's."""
+    if out.titles is None:
+        raise _Fallback
+    try:
+        printed = sanitize(replace_slots(value, out.titles))
+    except Exception:
+        raise _Fallback from None  # the slow path raises it, in the order Agently meets it
+    if type(printed) not in _EXACT_SCALARS:
+        raise _Fallback
+    return printed
+
+
 def _scalar(value: Any, column: int, indent: int, out: _Writer) -> str:
     kind = type(value)
     if kind is str:
-        return _text(value, column, indent, out)
+        return _raw_text(value, column, indent, out)
+    if kind not in _EXACT_SCALARS:
+        value = _leaf(value, out)
+        kind = type(value)
+        if kind is str:
+            return _text(value, column, indent)
     if kind is bool:
         return "true" if value else "false"
     if kind is int:
@@ -264,7 +299,7 @@ def _scalar(value: Any, column: int, indent: int, out: _Writer) -> str:
         if "." not in text and "e" in text:
             text = text.replace("e", ".0e", 1)
         return text
-    raise _Fallback
+    raise _Fallback  # pragma: no cover - every exact scalar type is handled above
 
 
 # --- containers ------------------------------------------------------------------------------------
@@ -281,12 +316,21 @@ def _mapping(value: dict[str, Any], indent: int, lead: str, out: _Writer) -> Non
         head = lead + _key(key) + ":"
         lead = pad
         kind = type(item)
-        if kind is str and item.isalnum() and item.isascii() and item[0].isalpha() and item not in _NOT_TEXT_WORDS:
-            lines.append(head + " " + item)
+        if kind is str:
+            if item.isalnum() and item.isascii() and item[0].isalpha() and item not in _NOT_TEXT_WORDS:
+                lines.append(head + " " + item)
+            else:
+                lines.append(head + " " + _raw_text(item, len(head) + 1, indent + 2, out))
         elif kind is int:
             lines.append(head + " " + str(item))
+        elif (kind is dict or kind is list or kind is tuple) and item:
+            lines.append(head)
+            if kind is dict:
+                _mapping(item, indent + 2, pad + "  ", out)
+            else:
+                _sequence(item, indent, pad, out)  # not indented under the key
         else:
-            _value(item, indent, head, out)
+            lines.append(head + " " + _inline(item, len(head) + 1, indent + 2, out))
 
 
 # A plain scalar PyYAML writes as it is, whatever its neighbours: ASCII word characters and single
@@ -387,19 +431,6 @@ def _inline(value: Any, column: int, indent: int, out: _Writer) -> str:
     return _scalar(value, column, indent, out)
 
 
-def _value(value: Any, indent: int, head: str, out: _Writer) -> None:
-    """The value of a key written as ``head`` in a mapping whose keys are at column ``indent``."""
-    kind = type(value)
-    if kind is dict and value:
-        out.lines.append(head)
-        _mapping(value, indent + 2, " " * (indent + 2), out)
-    elif (kind is list or kind is tuple) and value:
-        out.lines.append(head)
-        _sequence(value, indent, " " * indent, out)
-    else:
-        out.lines.append(head + " " + _inline(value, len(head) + 1, indent + 2, out))
-
-
 def pyyaml_dump(value: Any) -> str:
     """PyYAML itself, with Agently's arguments; its refusals become :class:`Unrenderable`."""
     try:
@@ -412,12 +443,12 @@ def pyyaml_dump(value: Any) -> str:
         ) from None
 
 
-def _emit(value: Any, seen: set[int] | None, *, raw: bool) -> str:
+def _emit(value: Any, seen: set[int] | None, titles: Any = None) -> str:
     """The fast emitter on a non-empty dict, list or tuple; raises _Fallback outside its shape.
 
-    ``raw``: the value is a prompt value as given, so a string with a slot reference is outside.
+    ``titles`` (the title mapping) when the value is a raw prompt value (see :class:`_Writer`).
     """
-    out = _Writer(seen, raw)
+    out = _Writer(seen, titles)
     if type(value) is dict:
         _mapping(value, 0, "", out)
     else:
@@ -433,7 +464,7 @@ def dump_yaml(value: Any) -> str:
         if not value:
             return "{}\n" if kind is dict else "[]\n"
         try:
-            return _emit(value, None, raw=False)
+            return _emit(value, None)
         except _Fallback:
             pass
     return pyyaml_dump(value)
@@ -496,7 +527,7 @@ def section_body(value: Any, titles: Any) -> str:
         # Plain data with text keys and no slot reference is what sanitize and slot replacement
         # give back unchanged: write it as it is, and skip two walks that rebuild it.
         try:
-            return _emit(value, set() if _ANCHORS.get() else None, raw=True)
+            return _emit(value, set() if _ANCHORS.get() else None, titles)
         except (_Fallback, TypeError):  # TypeError: keys of several types cannot be sorted
             pass
         except _Shared:
@@ -515,7 +546,7 @@ def section_body(value: Any, titles: Any) -> str:
         return str(sanitized)
     if type(sanitized) in (dict, list, tuple) and sanitized:
         try:
-            return _emit(sanitized, set(), raw=False)
+            return _emit(sanitized, set())
         except (_Fallback, _Shared, TypeError):
             return pyyaml_dump(sanitized)
     return dump_yaml(sanitized)
