@@ -466,9 +466,9 @@ def big_cases(size: int) -> Iterator[BigCase]:
         lambda: Prompt(instruction="Summarise.", context=[{"value": rows, "label": "data"}]),
         lambda: {"input": "Summarise.", "data": rows},
     )
-    history = _history_value(size)
+    history = _history_value(size * 6 // 5)
     yield BigCase(
-        f"{size:,}-turn history",
+        f"{len(history):,}-turn history",
         history,
         lambda: Prompt(instruction="Go on.", history=history),
         lambda: {"input": "Go on.", "chat_history": history},
@@ -525,15 +525,23 @@ def big_rows(sizes: list[int], rounds: int) -> list[dict[str, Any]]:
 
             times = interleaved_medians([yardstick, render, drop_in], rounds)
             yard = times[0]
-            peak, rendered = _peak_bytes(render)
+            # Memory: the peak of each, the input aside, beside the size of what it returns.
+            yard_peak, dumped = _peak_bytes(yardstick)
+            render_peak, rendered = _peak_bytes(render)
+            drop_in_peak, (text, _) = _peak_bytes(drop_in)
             out = len(rendered.text) + sum(len(str(message.content)) for message in rendered.messages)
-            for label, seconds, memory in (("render", times[1], peak), ("AgentlyPrompt", times[2], None)):
+            for label, seconds, peak, size_out in (
+                ("render", times[1], render_peak, out),
+                ("AgentlyPrompt", times[2], drop_in_peak, len(text)),
+            ):
                 ratio = seconds / yard
                 row = _row(
                     f"big: {case.name}, {label}", seconds, yard, ratio, f"<= {BIG_TARGET:.0f}x", ratio <= BIG_TARGET
                 )
-                if memory is not None:
-                    row["memory"] = f"peak {memory / 1e6:.0f} MB for {out / 1e6:.0f} M chars out"
+                row["memory"] = (
+                    f"peak {peak / 1e6:.0f} MB, json.dumps {yard_peak / 1e6:.0f} MB; "
+                    f"out {size_out / 1e6:.1f} M chars (json {len(dumped) / 1e6:.1f} M)"
+                )
                 rows.append(row)
     return rows
 
