@@ -157,8 +157,11 @@ class AgentlyPrompt:
         changing: list[Any] = []
         with printable(prompt if isinstance(prompt, Mapping) else {}):
             self._data = store_prompt(prompt, changing=changing)
-        with printable({"settings": settings}):
-            self._settings: AgentlySettings = resolve_settings(settings, changing)
+        if settings:
+            with printable({"settings": settings}):
+                self._settings: AgentlySettings = resolve_settings(settings, changing)
+        else:
+            self._settings = resolve_settings(settings)  # the defaults, nothing to walk
         self._clock: Callable[[], str] = clock or agently_clock
         self._fixed = not changing
         self._read: PromptObject | None = None

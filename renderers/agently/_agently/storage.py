@@ -31,6 +31,9 @@ _MISSING: Any = object()
 _FIXED_LEAVES = (type, Enum, datetime.date, datetime.time, datetime.timedelta, decimal.Decimal, bytes)
 
 
+_KEPT = frozenset({str, int, float, bool, type(None)})
+
+
 def _fixed_leaf(value: Any) -> bool:
     return isinstance(value, _FIXED_LEAVES) or get_origin(value) is not None
 
@@ -53,10 +56,14 @@ def container_copy(value: Any, copies: dict[int, Any] | None = None, changing: l
         known = copies.get(id(value))
         if known is not None:
             return known[1]
+    # Text and numbers are kept as they are without a call each: most leaves are, and the copy of a
+    # big value is a walk over all of them.
     if isinstance(value, dict):
-        copied: Any = {key: container_copy(item, copies, changing) for key, item in value.items()}
+        copied: Any = {
+            key: item if type(item) in _KEPT else container_copy(item, copies, changing) for key, item in value.items()
+        }
     elif isinstance(value, list):
-        copied = [container_copy(item, copies, changing) for item in value]
+        copied = [item if type(item) in _KEPT else container_copy(item, copies, changing) for item in value]
     elif isinstance(value, set):
         copied = {container_copy(item, copies, changing) for item in value}
     elif isinstance(value, tuple):
