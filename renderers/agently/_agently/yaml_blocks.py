@@ -28,7 +28,7 @@ from .slots import replace_slots
 _WIDTH = 80  # PyYAML's best_width
 _STR_TAG = "tag:yaml.org,2002:str"
 _IMPLICIT = Resolver.yaml_implicit_resolvers
-_WILDCARD = _IMPLICIT.get(None, [])
+_WILDCARD: list[tuple[str, re.Pattern[str]]] = _IMPLICIT.get(None) or []
 _INF = float("inf")
 
 
