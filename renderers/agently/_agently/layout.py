@@ -55,14 +55,27 @@ def _tool_lines(tools: list[dict[str, Any]], titles: dict[str, Any]) -> list[str
     return lines
 
 
+def _plain_texts(values: Any) -> bool:
+    """Whether every value is text without a slot reference, which prints as it is (checked in bulk:
+    an info list may be long)."""
+    texts = list(values)
+    return set(map(type, texts)) <= {str} and "${" not in "\n".join(texts)
+
+
 def _info_lines(info: Any, titles: dict[str, Any]) -> list[str]:
     lines = [f"[{titles.get('info', 'INFO')}]:"]
     with field_guard("info"):
         if isinstance(info, Mapping):
-            for key, content in info.items():
-                lines.append(f"- {key}: {sanitize(replace_slots(content, titles))}")
+            if _plain_texts(info.values()):
+                lines.extend([f"- {key}: {content}" for key, content in info.items()])
+            else:
+                for key, content in info.items():
+                    lines.append(f"- {key}: {sanitize(replace_slots(content, titles))}")
         elif isinstance(info, Sequence) and not isinstance(info, str):
-            lines.extend(f"- {sanitize(replace_slots(item, titles))}" for item in info)
+            if _plain_texts(info):
+                lines.extend([f"- {item}" for item in info])
+            else:
+                lines.extend(f"- {sanitize(replace_slots(item, titles))}" for item in info)
         else:
             value = sanitize(replace_slots(info, titles))
             if not isinstance(value, str):
