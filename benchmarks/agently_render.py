@@ -286,6 +286,7 @@ METHODS: dict[str, Callable[[Any], Any]] = {
     "(build only)": lambda p: p,
 }
 
+_NOT_COMPARED = ("to_prompt_object", "(build only)")  # a pydantic model each, and the objects themselves
 CLOCK = "2024-01-01 00:00:00 Monday"
 
 
@@ -393,7 +394,7 @@ def method_rows(rounds: int) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for name, method in METHODS.items():
         for case in CASES:
-            if name != "to_prompt_object" and method(ours(case)) != method(build(case)):
+            if name not in _NOT_COMPARED and method(ours(case)) != method(build(case)):
                 raise SystemExit(f"output differs: {name} on case {case.name!r}")
 
         def run_mine(method: Callable[[Any], Any] = method) -> None:
