@@ -159,6 +159,14 @@ def test_bare_generics_and_model_arguments_that_agently_cannot_print() -> None:
     raises_field_error(AgentlyPrompt({"info": {"t": tuple[int, Small]}}).to_text, "info", "cannot be written as text")
 
 
+def test_a_tool_that_cannot_be_printed_is_named_with_its_key() -> None:
+    tools = [
+        {"name": "a", "desc": "fine", "kwargs": {"x": (int, "x")}},
+        {"name": "b", "desc": "fine", "kwargs": {"y": (int, "y")}, "returns": {"z": (List, "z")}},  # noqa: UP006
+    ]
+    raises_field_error(AgentlyPrompt({"tools": tools, "input": "x"}).to_text, "tools[1].returns", "no type arguments")
+
+
 def test_role_mapped_to_none_cannot_be_merged() -> None:
     prompt = AgentlyPrompt({"chat_history": [{"role": "user", "content": "a"}], "input": "x"})
     raises_field_error(lambda: prompt.to_messages(role_mapping={"user": None}), "role_mapping", "IndexError")

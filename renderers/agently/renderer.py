@@ -440,7 +440,7 @@ class AgentlyRenderer:
             read = read_prompt(mapped.data, resolved)
             bodies: dict[str, str] = {}
             main = layout.main_prompt_lines(read, resolved, bodies)
-            text = layout.to_text(read, resolved, role_mapping, read_clock, main)
+            text = layout.to_text(read, resolved, role_mapping, read_clock, lambda: main)
             chat = layout.to_messages(
                 read,
                 resolved,
@@ -448,7 +448,7 @@ class AgentlyRenderer:
                 rich,
                 strict_role_orders,
                 read_clock,
-                main_text="\n".join(main),
+                lambda: main,
                 input_text=bodies.get("input"),
             )
         warnings.extend(mapped.warnings)

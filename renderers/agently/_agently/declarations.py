@@ -166,10 +166,13 @@ def _resolve_auto_format(output: Any) -> str:
     return "json"
 
 
-def settle_output_format(output: Any, output_format: Any, *, warn_fallback: bool = True) -> tuple[Any, Any, bool]:
+def settle_output_format(
+    output: Any, output_format: Any, *, warn_fallback: bool = True, stacklevel: int = 4
+) -> tuple[Any, Any, bool]:
     """Agently's ``PromptModel.set_output_format`` validator, for the fast reader and the mirrored model.
 
     Returns ``(output, output_format, resolved_from_auto)`` after Agently's defaults and fallbacks.
+    ``stacklevel`` (from this function) points the fallback warning at the user's call.
     """
     from_auto = False
     if output_format is None:
@@ -193,7 +196,7 @@ def settle_output_format(output: Any, output_format: Any, *, warn_fallback: bool
                 f"output_format='{output_format}' requires a dict output schema, "
                 f"got {type(output).__name__}. Falling back to json.",
                 "output_format",
-                stacklevel=4,
+                stacklevel=stacklevel,
             )
         output_format = "json"
     if not isinstance(output_format, str):

@@ -21,7 +21,7 @@ context variable, not a global, holds the collector, so renders in other threads
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -119,17 +119,30 @@ def _digit_limit_reason() -> str:
     )
 
 
-@contextmanager
-def field_guard(field: str) -> Iterator[None]:
-    """Turn what printing one prompt field can fail with into :class:`AgentlyFieldError` for ``field``."""
-    try:
-        yield
-    except Unrenderable as error:
-        raise AgentlyFieldError(error.field(field), error.reason) from None
-    except ValueError as error:
-        if not is_digit_limit(error):
-            raise
-        raise AgentlyFieldError(field, _digit_limit_reason()) from None
+def field_guard(field: str | Callable[[], str]) -> FieldGuard:
+    """Turn what printing one prompt field can fail with into :class:`AgentlyFieldError` for ``field``
+    (or the field a function names, asked only on failure: for a loop over many fields)."""
+    return FieldGuard(field)
+
+
+class FieldGuard:
+    """The context manager of :func:`field_guard`: a class, not a generator-based manager, because
+    a render enters one per section and the generator kind costs four times as much."""
+
+    __slots__ = ("_field",)
+
+    def __init__(self, field: str | Callable[[], str]) -> None:
+        self._field = field
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
+        if isinstance(error, Unrenderable) or (isinstance(error, ValueError) and is_digit_limit(error)):
+            field = self._field if isinstance(self._field, str) else self._field()
+            if isinstance(error, Unrenderable):
+                raise AgentlyFieldError(error.field(field), error.reason) from None
+            raise AgentlyFieldError(field, _digit_limit_reason()) from None
 
 
 def _nesting_error(values: Mapping[Any, Any]) -> AgentlyFieldError:
@@ -142,19 +155,35 @@ def _nesting_error(values: Mapping[Any, Any]) -> AgentlyFieldError:
     return AgentlyFieldError("prompt", "the prompt is nested too deeply to print")
 
 
-@contextmanager
-def printable(values: Mapping[Any, Any]) -> Iterator[None]:
+def printable(values: Mapping[Any, Any]) -> Printable:
     """Room for recursive walks over ``values`` (up to the 1000 levels a Prompt allows); deeper or
     circular values become :class:`AgentlyFieldError` naming the top-level key they are under."""
-    with nesting_room():
+    return Printable(values)
+
+
+class Printable:
+    """The context manager of :func:`printable` (a class, for the cost: every call enters one)."""
+
+    __slots__ = ("_room", "_values")
+
+    def __init__(self, values: Mapping[Any, Any]) -> None:
+        self._values = values
+        self._room = nesting_room()
+
+    def __enter__(self) -> None:
+        self._room.__enter__()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: Any) -> None:
         try:
-            yield
-        except RecursionError:
-            raise _nesting_error(values) from None
-        except ValueError as error:
-            if not is_digit_limit(error):
-                raise
-            raise AgentlyFieldError("prompt", _digit_limit_reason()) from None
+            if isinstance(error, RecursionError):
+                found = _nesting_error(self._values)
+            elif isinstance(error, ValueError) and is_digit_limit(error):
+                found = AgentlyFieldError("prompt", _digit_limit_reason())
+            else:
+                return
+        finally:
+            self._room.__exit__(kind, error, traceback)
+        raise found from None
 
 
 # --- Agently's warnings --------------------------------------------------------------------------
@@ -171,11 +200,21 @@ class Notice:
 _COLLECTOR: ContextVar[list[Notice] | None] = ContextVar("agently_notices", default=None)
 
 
+_issued = 0
+
+
+def notices_issued() -> int:
+    """How many notices have been issued, in any thread: a step that leaves it unchanged issued none."""
+    return _issued
+
+
 def notice(message: str, field: str, stacklevel: int) -> None:
     """Warn as Agently does, or hand the warning to the active collector.
 
     ``stacklevel`` counts from the caller of this function, as for ``warnings.warn``.
     """
+    global _issued
+    _issued += 1
     collector = _COLLECTOR.get()
     if collector is None:
         warn(message, AgentlyWarning, stacklevel=stacklevel + 2)

@@ -23,7 +23,7 @@ from typing import Any
 
 from .errors import AgentlyFieldError, field_guard, notice
 from .output_block import output_requirement_lines, render_structure
-from .prompt_object import Part, PromptObject, history_part
+from .prompt_object import ChatMsg, Part, PromptObject, history_part
 from .sanitize import sanitize
 from .slots import replace_slots, title_lookup
 from .storage import AgentlySettings
@@ -38,29 +38,44 @@ def _section_lines(field: str, title: Any, value: Any, titles: dict[str, Any]) -
 
 def _tool_lines(tools: list[dict[str, Any]], titles: dict[str, Any]) -> list[str]:
     lines = [f"[{titles.get('tools', 'TOOLS')}]:"]
-    for index, tool in enumerate(tools):
-        if not isinstance(tool, dict):
-            continue
-        lines.append("[")
-        for key, value in tool.items():
-            if key in ("kwargs", "returns"):
-                with field_guard(f"tools[{index}].{key}"):
+    index, key = 0, ""
+    # One guard for the whole list (a list may hold thousands of tools): it names the field being
+    # printed when something fails.
+    with field_guard(lambda: f"tools[{index}].{key}"):
+        for index, tool in enumerate(tools):  # noqa: B007 - the guard reads index
+            if not isinstance(tool, dict):
+                continue
+            lines.append("[")
+            for key, value in tool.items():
+                if key in ("kwargs", "returns"):
                     lines.append(f"{key}: {render_structure(sanitize(value), titles)}")
-            else:
-                with field_guard(f"tools[{index}].{key}"):
+                else:
                     lines.append(f"{key}: {replace_slots(value, titles)}")
-        lines.append("]")
+            lines.append("]")
     return lines
+
+
+def _plain_texts(values: Any) -> bool:
+    """Whether every value is text without a slot reference, which prints as it is (checked in bulk:
+    an info list may be long)."""
+    texts = list(values)
+    return set(map(type, texts)) <= {str} and "${" not in "\n".join(texts)
 
 
 def _info_lines(info: Any, titles: dict[str, Any]) -> list[str]:
     lines = [f"[{titles.get('info', 'INFO')}]:"]
     with field_guard("info"):
         if isinstance(info, Mapping):
-            for key, content in info.items():
-                lines.append(f"- {key}: {sanitize(replace_slots(content, titles))}")
+            if _plain_texts(info.values()):
+                lines.extend([f"- {key}: {content}" for key, content in info.items()])
+            else:
+                for key, content in info.items():
+                    lines.append(f"- {key}: {sanitize(replace_slots(content, titles))}")
         elif isinstance(info, Sequence) and not isinstance(info, str):
-            lines.extend(f"- {sanitize(replace_slots(item, titles))}" for item in info)
+            if _plain_texts(info):
+                lines.extend([f"- {item}" for item in info])
+            else:
+                lines.extend(f"- {sanitize(replace_slots(item, titles))}" for item in info)
         else:
             value = sanitize(replace_slots(info, titles))
             if not isinstance(value, str):
@@ -121,8 +136,28 @@ def _map_role(role: Any, roles: dict[Any, Any]) -> Any:
     return role
 
 
+def _texts(chat_history: list[ChatMsg]) -> list[str] | None:
+    """Every message's content when all are text (the common case, written in bulk), else None."""
+    contents = [message.content for message in chat_history]
+    return contents if set(map(type, contents)) == {str} else None
+
+
+def _mapped_roles(chat_history: list[ChatMsg], roles: dict[Any, Any]) -> list[Any]:
+    """Each message's role through the mapping (looked up once per distinct role)."""
+    mapped = {role: _map_role(role, roles) for role in {message.role for message in chat_history}}
+    return [mapped[message.role] for message in chat_history]
+
+
 def _history_lines(prompt: PromptObject, roles: dict[Any, Any], raw_titles: Any) -> list[str]:
     lines = [f"[{title_lookup(raw_titles, 'chat_history', 'CHAT HISTORY')}]:"]
+    texts = _texts(prompt.chat_history)
+    if texts is not None:
+        if "${" in "\n".join(texts):
+            texts = [replace_slots(text, raw_titles) for text in texts]
+        mapped = _mapped_roles(prompt.chat_history, roles)
+        lines.extend([f"[{role}]:{text}" for role, text in zip(mapped, texts, strict=True)])
+        lines.append("")
+        return lines
     for index, message in enumerate(prompt.chat_history):
         role = _map_role(message.role, roles)
         content = message.content
@@ -151,12 +186,13 @@ def to_text(
     settings: AgentlySettings,
     role_mapping: Any,
     clock: Callable[[], str],
-    main: list[str] | None = None,
+    main: Callable[[], list[str]],
 ) -> str:
     """Agently's ``to_text``: the whole prompt as one string, ``user:`` first, ``assistant:`` last.
 
-    ``main`` is the main prompt's lines when the caller has them already (the renderer builds them
-    once for the text and the messages).
+    ``main`` gives the main prompt's lines (:func:`main_prompt_lines`, which callers build once for
+    the text and the messages); it is called where Agently builds them, so that errors come in
+    Agently's order.
     """
     roles = settings.roles(role_mapping)
     raw_titles = settings.title_mapping
@@ -173,7 +209,7 @@ def to_text(
         lines.extend(_section_lines("developer", title, prompt.developer, titles))
     if prompt.chat_history:
         lines.extend(_history_lines(prompt, roles, raw_titles))
-    lines.extend(main_prompt_lines(prompt, settings) if main is None else main)
+    lines.extend(main())
     lines.append(f"{roles.get('assistant', 'assistant')}:")
     return "\n".join(lines)
 
@@ -189,6 +225,45 @@ def _section_message(field: str, value: Any, roles: dict[Any, Any], titles: dict
         return {"role": role, "content": section_body(value, titles)}
 
 
+def _merge_failure(message: ChatMsg, role: Any) -> AgentlyFieldError:
+    return AgentlyFieldError(
+        "role_mapping",
+        f"maps the role {message.role!r} to {role!r}, which Agently 4.1.4.10 cannot merge (it fails with IndexError)",
+    )
+
+
+def _text_history_messages(
+    prompt: PromptObject, texts: list[str], roles: dict[Any, Any], raw_titles: Any, rich_content: Any, strict: Any
+) -> list[dict[str, Any]]:
+    """``_history_messages`` when every content is text: each message is ``[{"type": "text", ...}]``
+    (``rich_content is False``: the text itself), consecutive same roles merged when ``strict``."""
+    mapped = _mapped_roles(prompt.chat_history, roles)
+    if not strict:
+        if rich_content is False:
+            return [{"role": role, "content": text} for role, text in zip(mapped, texts, strict=True)]
+        return [
+            {"role": role, "content": [{"type": "text", "text": text}]}
+            for role, text in zip(mapped, texts, strict=True)
+        ]
+    merged: list[tuple[Any, list[str]]] = []
+    last_role: Any = None
+    for index, (role, text) in enumerate(zip(mapped, texts, strict=True)):
+        if role == last_role:
+            if not merged:
+                raise _merge_failure(prompt.chat_history[index], role)
+            merged[-1][1].append(text)
+        else:
+            merged.append((role, [text]))
+        last_role = role
+    if merged[0][0] != "user":
+        merged.insert(0, ("user", [f"[{title_lookup(raw_titles, 'chat_history', 'CHAT HISTORY')}]"]))
+    if merged[-1][0] != "assistant":
+        merged.append(("assistant", ["[User continue input]"]))
+    if rich_content is False:
+        return [{"role": role, "content": "\n\n".join(group)} for role, group in merged]
+    return [{"role": role, "content": [{"type": "text", "text": text} for text in group]} for role, group in merged]
+
+
 def _history_messages(
     prompt: PromptObject,
     roles: dict[Any, Any],
@@ -196,6 +271,9 @@ def _history_messages(
     rich_content: Any,
     strict_role_orders: Any,
 ) -> list[dict[str, Any]]:
+    texts = _texts(prompt.chat_history)
+    if texts is not None:
+        return _text_history_messages(prompt, texts, roles, raw_titles, rich_content, strict_role_orders)
     history: list[dict[str, Any]] = []
     origins: list[list[tuple[int, int]]] = []  # where each part came from, to name it in errors
     last_role: Any = None
@@ -208,11 +286,7 @@ def _history_messages(
         where = [(index, number) for number in range(len(content))]
         if strict_role_orders and role == last_role:
             if not history:
-                raise AgentlyFieldError(
-                    "role_mapping",
-                    f"maps the role {message.role!r} to {role!r}, which Agently 4.1.4.10 cannot merge "
-                    "(it fails with IndexError)",
-                )
+                raise _merge_failure(message, role)
             history[-1]["content"].extend(content)
             origins[-1].extend(where)
         else:
@@ -260,10 +334,6 @@ def _skip_attachment(part: Part, number: int) -> None:
     notice(f"{_NOT_PLAIN}\nContent: {part.dump()!s}", f"attachment[{number}]", stacklevel=4)
 
 
-def _main_text(prompt: PromptObject, settings: AgentlySettings, main_text: str | None) -> str:
-    return "\n".join(main_prompt_lines(prompt, settings)) if main_text is None else main_text
-
-
 def to_messages(
     prompt: PromptObject,
     settings: AgentlySettings,
@@ -271,12 +341,12 @@ def to_messages(
     rich_content: Any,
     strict_role_orders: Any,
     clock: Callable[[], str],
-    main_text: str | None = None,
+    main: Callable[[], list[str]],
     input_text: str | None = None,
 ) -> list[dict[str, Any]]:
     """Agently's ``to_messages`` (see the module docstring for the shapes).
 
-    ``main_text`` is the main prompt's text when the caller has it already. ``input_text``, when
+    ``main`` gives the main prompt's lines (as for :func:`to_text`). ``input_text``, when
     given, is the input-only message's content: the ``[INPUT]`` section's body (a chat message needs
     text; Agently itself passes the value on as it is).
     """
@@ -314,17 +384,17 @@ def to_messages(
                 else:
                     _skip_attachment(part, number)
     elif rich_content:
-        content_parts = [{"type": "text", "text": prefix + _main_text(prompt, settings, main_text)}]
+        content_parts = [{"type": "text", "text": prefix + "\n".join(main())}]
         content_parts.extend(part.dump() for part in prompt.attachment)
         messages.append({"role": user, "content": content_parts})
     else:
-        main = _main_text(prompt, settings, main_text)
+        main_text = "\n".join(main())
         for number, part in enumerate(prompt.attachment):
             if part.type == "text" and part.is_text:
                 messages.append({"role": user, "content": replace_slots(part.text, raw_titles)})
             else:
                 _skip_attachment(part, number)
-        messages.append({"role": user, "content": prefix + main})
+        messages.append({"role": user, "content": prefix + main_text})
     return messages
 
 

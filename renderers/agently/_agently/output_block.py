@@ -31,6 +31,8 @@ from .slots import replace_slots
 
 def render_structure(value: Any, titles: Any, layer: int = 0) -> str:
     """Agently's ``_generate_json_output_prompt(value, layer)``."""
+    if type(value) is str:  # a sanitized type name, the usual leaf
+        return f"<{value}>"
     if isinstance(value, dict):
         if not value:
             return "{}"

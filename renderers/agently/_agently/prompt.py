@@ -25,9 +25,9 @@ from pydantic import BaseModel, ValidationError
 
 from . import layout
 from .declarations import is_long_content, is_model_class, normalize_ensure_marker, normalize_output
-from .errors import AgentlyFieldError, printable, validation_field_error
+from .errors import AgentlyFieldError, notices_issued, printable, validation_field_error
 from .output_model import output_model
-from .prompt_object import check_not_empty, prepare_data, read_prompt
+from .prompt_object import PromptObject, check_not_empty, prepare_data, read_prompt
 from .sanitize import sanitize
 from .storage import AgentlySettings, resolve_settings, store_prompt
 
@@ -138,9 +138,14 @@ class AgentlyPrompt:
 
     The mapping's containers are copied when the object is built (as Agently copies what it
     stores); other objects inside (pydantic models, custom values) are shared, not copied.
+
+    A request asks for the text and then the messages, and both start from the same prompt object
+    and main prompt. When nothing in the prompt can print differently later (only text, numbers,
+    classes, Enum members, dates... no shared object of another kind) and reading it warned of
+    nothing, the object keeps the two after the first call, so the second costs only its framing.
     """
 
-    __slots__ = ("_clock", "_data", "_settings")
+    __slots__ = ("_clock", "_data", "_fixed", "_main", "_read", "_settings")
 
     def __init__(
         self,
@@ -149,21 +154,48 @@ class AgentlyPrompt:
         *,
         clock: Callable[[], str] | None = None,
     ) -> None:
+        changing: list[Any] = []
         with printable(prompt if isinstance(prompt, Mapping) else {}):
-            self._data = store_prompt(prompt)
-        with printable({"settings": settings}):
-            self._settings: AgentlySettings = resolve_settings(settings)
+            self._data = store_prompt(prompt, changing=changing)
+        if settings:
+            with printable({"settings": settings}):
+                self._settings: AgentlySettings = resolve_settings(settings, changing)
+        else:
+            self._settings = resolve_settings(settings)  # the defaults, nothing to walk
         self._clock: Callable[[], str] = clock or agently_clock
+        self._fixed = not changing
+        self._read: PromptObject | None = None
+        self._main: list[str] | None = None
 
     def __repr__(self) -> str:
         return f"AgentlyPrompt({self._data!r})"
 
+    def _prompt(self) -> PromptObject:
+        """The prompt object (``to_prompt_object()``), kept when reading it again would give the same."""
+        prompt = self._read
+        if prompt is None:
+            issued = notices_issued()
+            prompt = read_prompt(self._data, self._settings)
+            if self._fixed and notices_issued() == issued:
+                self._read = prompt
+        return prompt
+
+    def _main_lines(self, prompt: PromptObject) -> list[str]:
+        """The main prompt's lines (every section after the chat history), kept like the prompt object."""
+        main = self._main
+        if main is None:
+            issued = notices_issued()
+            main = layout.main_prompt_lines(prompt, self._settings)
+            if self._fixed and notices_issued() == issued:
+                self._main = main
+        return main
+
     def to_text(self, role_mapping: Mapping[str, str] | None = None) -> str:
         """The whole prompt as one string: ``user:``, the sections, ``assistant:``."""
         with printable(self._data):
-            prompt = read_prompt(self._data, self._settings)
+            prompt = self._prompt()
             check_not_empty(prompt)
-            return layout.to_text(prompt, self._settings, role_mapping, self._clock)
+            return layout.to_text(prompt, self._settings, role_mapping, self._clock, lambda: self._main_lines(prompt))
 
     def to_messages(
         self,
@@ -173,10 +205,16 @@ class AgentlyPrompt:
     ) -> list[dict[str, Any]]:
         """Chat messages: system, developer, chat history, then the user turn(s)."""
         with printable(self._data):
-            prompt = read_prompt(self._data, self._settings)
+            prompt = self._prompt()
             check_not_empty(prompt)
             return layout.to_messages(
-                prompt, self._settings, role_mapping, rich_content, strict_role_orders, self._clock
+                prompt,
+                self._settings,
+                role_mapping,
+                rich_content,
+                strict_role_orders,
+                self._clock,
+                lambda: self._main_lines(prompt),
             )
 
     def to_prompt_object(self) -> Any:
@@ -197,7 +235,7 @@ class AgentlyPrompt:
         if is_model_class(declared):
             return declared
         with printable(self._data):
-            prompt = read_prompt(self._data, self._settings)
+            prompt = self._prompt()
             return output_model(prompt.output, prompt.ensure_all_keys, strict_output)
 
     def to_serializable_prompt_data(self, inherit: bool = False) -> dict[str, Any]:

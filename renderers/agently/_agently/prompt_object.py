@@ -136,7 +136,12 @@ def _plain_message(message: Any) -> ChatMsg | None:
         return None
     role = message.get("role", "user")
     content = message.get("content", _ABSENT)
-    if type(role) is not str or not all(type(key) is str for key in message):
+    if type(role) is not str:
+        return None
+    # Keys must be text (ChatMessage(**message)); {"role", "content"} alone, the usual message, are.
+    if (len(message) != 2 or content is _ABSENT or "role" not in message) and not all(
+        type(key) is str for key in message
+    ):
         return None
     if type(content) is str:
         return ChatMsg(role, content)
@@ -311,8 +316,9 @@ def read_prompt(data: Mapping[str, Any], settings: AgentlySettings, *, warn: boo
     if "output_format_resolved_from_auto" in prepared:
         _lax_bool(prepared["output_format_resolved_from_auto"], "output_format_resolved_from_auto")
     _check_options(prepared)
+    # A fallback warning points at the user's call: AgentlyPrompt.to_text -> _prompt -> here.
     output, output_format, _ = settle_output_format(
-        get("output"), _output_format(get("output_format")), warn_fallback=warn
+        get("output"), _output_format(get("output_format")), warn_fallback=warn, stacklevel=5
     )
     extras = {key: value for key, value in prepared.items() if key not in DECLARED_FIELDS}
     return PromptObject(

@@ -31,6 +31,10 @@ def sanitize(value: Any, remain_type: bool = False, memo: dict[int, Any] | None 
     kind = type(value)
     if kind in _EXACT_SCALARS:
         return value
+    if kind is type and not remain_type:
+        # A plain class (str, int, a user's class), the usual field type: its name. Model
+        # classes and Enums have metaclasses of their own and take the long way.
+        return value.__name__
     if memo is None:
         return _sanitize_container(value, remain_type, None)
     known = memo.get(id(value), _MISSING)

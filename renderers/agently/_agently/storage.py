@@ -10,9 +10,12 @@ an :class:`AgentlyPrompt` is built.
 
 from __future__ import annotations
 
+import datetime
+import decimal
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from typing import Any, get_origin
 
 from .errors import AgentlyFieldError
 
@@ -22,7 +25,20 @@ _MISSING: Any = object()
 # --- storing values -----------------------------------------------------------------------------
 
 
-def container_copy(value: Any, copies: dict[int, Any] | None = None) -> Any:
+# Leaves that print the same every time: a prompt made only of these renders the same bytes on
+# every call (see ``changing`` below). Other objects (a pydantic model instance, a custom object, a
+# deque) are kept, not copied, and their text may change between calls.
+_FIXED_LEAVES = (type, Enum, datetime.date, datetime.time, datetime.timedelta, decimal.Decimal, bytes)
+
+
+_KEPT = frozenset({str, int, float, bool, type(None)})
+
+
+def _fixed_leaf(value: Any) -> bool:
+    return isinstance(value, _FIXED_LEAVES) or get_origin(value) is not None
+
+
+def container_copy(value: Any, copies: dict[int, Any] | None = None, changing: list[Any] | None = None) -> Any:
     """Agently's ``StateData._copy``: dicts, lists, sets and tuples rebuilt as the plain types.
 
     Visible in the bytes: a namedtuple or an ``OrderedDict`` stored in an Agently prompt prints as a
@@ -30,7 +46,8 @@ def container_copy(value: Any, copies: dict[int, Any] | None = None) -> Any:
     are equal to them). Like Agently, a container held in several places is copied each time, into a
     tree (PyYAML would write shared parts with anchors). With ``copies`` (a dict the caller owns),
     each container is copied once and the copy shared, like ``copy.deepcopy``: the reader uses that,
-    since copying YAML aliases as a tree takes time exponential in their nesting.
+    since copying YAML aliases as a tree takes time exponential in their nesting. ``changing`` (a list
+    the caller owns) receives the kept objects whose text may change between renders.
     """
     kind = type(value)
     if kind is str or kind is int or kind is float or kind is bool or value is None:
@@ -39,15 +56,21 @@ def container_copy(value: Any, copies: dict[int, Any] | None = None) -> Any:
         known = copies.get(id(value))
         if known is not None:
             return known[1]
+    # Text and numbers are kept as they are without a call each: most leaves are, and the copy of a
+    # big value is a walk over all of them.
     if isinstance(value, dict):
-        copied: Any = {key: container_copy(item, copies) for key, item in value.items()}
+        copied: Any = {
+            key: item if type(item) in _KEPT else container_copy(item, copies, changing) for key, item in value.items()
+        }
     elif isinstance(value, list):
-        copied = [container_copy(item, copies) for item in value]
+        copied = [item if type(item) in _KEPT else container_copy(item, copies, changing) for item in value]
     elif isinstance(value, set):
-        copied = {container_copy(item, copies) for item in value}
+        copied = {container_copy(item, copies, changing) for item in value}
     elif isinstance(value, tuple):
-        copied = tuple([container_copy(item, copies) for item in value])
+        copied = tuple([container_copy(item, copies, changing) for item in value])
     else:
+        if changing is not None and not _fixed_leaf(value):
+            changing.append(value)
         return value
     if copies is not None:
         # The original is kept beside its copy so its id cannot be reused while copying.
@@ -76,19 +99,22 @@ def _set_path(tree: dict[Any, Any], key: Any, value: Any) -> None:
     current[parts[-1]] = value
 
 
-def store_prompt(prompt: Mapping[str, Any], *, share: bool = False) -> dict[str, Any]:
+def store_prompt(
+    prompt: Mapping[str, Any], *, share: bool = False, changing: list[Any] | None = None
+) -> dict[str, Any]:
     """The prompt as Agently's container holds it after ``prompt[key] = value`` for each key.
 
     A dotted key is a path, as in Agently. Values are copied the way Agently copies them
     (:func:`container_copy`), which also isolates them from the caller; ``share`` copies a container
-    held in several places once (see :func:`container_copy`).
+    held in several places once, and ``changing`` receives the kept objects whose text may change
+    (see :func:`container_copy`).
     """
     if not isinstance(prompt, Mapping):
         raise AgentlyFieldError("prompt", f"must be a mapping, got {type(prompt).__name__}")
     data: dict[str, Any] = {}
     copies: dict[int, Any] | None = {} if share else None
     for key, value in prompt.items():
-        _set_path(data, key, container_copy(value, copies))
+        _set_path(data, key, container_copy(value, copies, changing))
     return data
 
 
@@ -204,10 +230,11 @@ def _resolve(tree: Mapping[Any, Any]) -> AgentlySettings:
 _DEFAULT = _resolve(_DEFAULT_SETTINGS)
 
 
-def resolve_settings(settings: Mapping[str, Any] | None) -> AgentlySettings:
+def resolve_settings(settings: Mapping[str, Any] | None, changing: list[Any] | None = None) -> AgentlySettings:
     """Resolve user settings (Agently's dotted keys, e.g. ``prompt.role_mapping``) over the defaults.
 
     Keys are applied in order, like successive ``prompt.settings.set(key, value)`` calls.
+    ``changing`` is as for :func:`container_copy`.
     """
     if not settings:
         return _DEFAULT
@@ -215,5 +242,5 @@ def resolve_settings(settings: Mapping[str, Any] | None) -> AgentlySettings:
         raise AgentlyFieldError("settings", f"must be a mapping of dotted keys, got {type(settings).__name__}")
     child: dict[Any, Any] = {}
     for key, value in settings.items():
-        _set_path(child, key, container_copy(value))
+        _set_path(child, key, container_copy(value, None, changing))
     return _resolve(_merge(child, _DEFAULT_SETTINGS))
