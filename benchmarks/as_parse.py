@@ -19,8 +19,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from promptwire.frontend.language import check, parse
-from promptwire.frontend.lexer import tokenize
+from promptwire.frontend.agentscript import check, parse
+from promptwire.frontend.agentscript.lexer import tokenize
 
 HEADER = """\
 import llm Qwen from "ollama://localhost:11434/qwen3.6"

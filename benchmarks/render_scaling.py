@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from promptwire import PluginHost, Prompt
-from promptwire.core.limits import nesting_room
+from promptwire.core.nesting import nesting_room
 
 
 def _best(run: Callable[[], object]) -> float:

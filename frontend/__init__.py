@@ -1,6 +1,7 @@
-"""Front end: the AgentScript language (``parse``, ``check``) and the ``asrender`` command.
+"""Front end: the AgentScript language (:mod:`.agentscript`: ``parse``, ``check``) and the
+``asrender`` application (:mod:`.asrender`: the command, its runs, snapshot and inspector).
 
-The language is imported on first use, so ``asrender render`` does not pay for the parser.
+The names below are imported on first use, so ``asrender render`` does not pay for the parser.
 """
 
 from __future__ import annotations
@@ -8,21 +9,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .diagnostics import CheckError, Diagnostic, ParseError
-    from .language import check, ensure_valid, parse
-    from .runner import RunResult, run
+    from .agentscript import check, ensure_valid, parse
+    from .agentscript.diagnostics import CheckError, Diagnostic, ParseError
+    from .asrender.run import RunResult, run
 
 __all__ = ["CheckError", "Diagnostic", "ParseError", "RunResult", "check", "ensure_valid", "parse", "run"]
 
 _HOMES = {
-    "check": "language",
-    "ensure_valid": "language",
-    "parse": "language",
-    "CheckError": "diagnostics",
-    "Diagnostic": "diagnostics",
-    "ParseError": "diagnostics",
-    "RunResult": "runner",
-    "run": "runner",
+    "check": "agentscript",
+    "ensure_valid": "agentscript",
+    "parse": "agentscript",
+    "CheckError": "agentscript.diagnostics",
+    "Diagnostic": "agentscript.diagnostics",
+    "ParseError": "agentscript.diagnostics",
+    "RunResult": "asrender.run",
+    "run": "asrender.run",
 }
 
 

@@ -21,8 +21,8 @@ import pytest
 
 from promptwire import PluginHost
 from promptwire.frontend import run
-from promptwire.frontend.cli import main
-from promptwire.frontend.interpreter import RunError
+from promptwire.frontend.agentscript.interpreter import RunError
+from promptwire.frontend.asrender.cli import main
 from promptwire.testing.provider_servers import fake_provider
 
 RUNS = Path(__file__).parent / "data" / "as" / "runs"
@@ -140,7 +140,7 @@ def test_every_json_output_of_asrender_carries_half_a_character_as_its_escape(
 def test_the_inspector_and_the_snapshot_command_read_an_imported_file_as_a_run_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from promptwire.frontend.inspector.state import program_state
+    from promptwire.frontend.asrender.inspector.state import program_state
 
     case = CASES["import_file_text"]["runs"][0]
     _program("import_file_text", case, tmp_path)

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptwire.frontend.cli import main
-from promptwire.frontend.inspector.state import program_state
+from promptwire.frontend.asrender.cli import main
+from promptwire.frontend.asrender.inspector.state import program_state
 
 CRITIC = """\
 import llm M from "openai://gpt-4o"
@@ -98,8 +98,8 @@ def test_a_program_that_runs_checks_clean(desk: Path, capsys: pytest.CaptureFixt
 def test_check_resolves_imports_without_loading_the_runtime(desk: Path) -> None:
     # The start-up of check stays light: merging imported agents needs the parser and checks only.
     code = (
-        "import sys; from promptwire.frontend.cli import main; status = main(['check', 'desk/main.as']); "
-        "loaded = [m for m in ('promptwire.frontend.interpreter', 'promptwire.frontend.runner', "
+        "import sys; from promptwire.frontend.asrender.cli import main; status = main(['check', 'desk/main.as']); "
+        "loaded = [m for m in ('promptwire.frontend.agentscript.interpreter', 'promptwire.frontend.asrender.run', "
         "'promptwire.core.generate') if m in sys.modules]; print(status, loaded)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=desk.parent)

@@ -14,7 +14,7 @@ import pytest
 
 from promptwire import PluginHost
 from promptwire.frontend import run
-from promptwire.frontend.interpreter import RunError
+from promptwire.frontend.agentscript.interpreter import RunError
 
 HOST = PluginHost(entry_points=False)
 HEAD = 'import llm M from "openai://gpt-4o"\nimport tool S from "mcp://tools/search"\n'

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from promptwire.core.errors import SourceError
-from promptwire.frontend.diagnostics import ParseError
-from promptwire.frontend.lexer import EOF, IDENTIFIER, KEYWORD, NUMBER, STRING, SYMBOL, tokenize
+from promptwire.frontend.agentscript.diagnostics import ParseError
+from promptwire.frontend.agentscript.lexer import EOF, IDENTIFIER, KEYWORD, NUMBER, STRING, SYMBOL, tokenize
 
 
 def kinds_and_values(source: str) -> list[tuple[str, str]]:

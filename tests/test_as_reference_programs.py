@@ -18,8 +18,8 @@ import pytest
 
 from promptwire import PluginHost
 from promptwire.frontend import run
-from promptwire.frontend.diagnostics import CheckError
-from promptwire.frontend.runner import RunResult
+from promptwire.frontend.agentscript.diagnostics import CheckError
+from promptwire.frontend.asrender.run import RunResult
 
 DATA = Path(__file__).parent / "data" / "as"
 RUNS: dict[str, dict[str, Any]] = json.loads((DATA / "runs.json").read_text(encoding="utf-8"))

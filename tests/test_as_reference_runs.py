@@ -17,7 +17,7 @@ from test_agentscript_renderer import EXPECTED
 
 from promptwire import PluginHost
 from promptwire.frontend import run
-from promptwire.frontend.interpreter import RunError
+from promptwire.frontend.agentscript.interpreter import RunError
 
 DATA = Path(__file__).parent / "data" / "as"
 RUNS: dict[str, dict[str, Any]] = json.loads((DATA / "runs.json").read_text(encoding="utf-8"))

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from promptwire import PluginHost, Prompt
-from promptwire.frontend.cli import main
-from promptwire.frontend.providers import Targeted
+from promptwire.frontend.asrender.cli import main
+from promptwire.frontend.asrender.retarget import Targeted
 
 HOST = PluginHost(entry_points=False)
 PROMPT = Prompt(instruction="Say ok.")

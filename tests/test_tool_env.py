@@ -8,7 +8,7 @@ import pytest
 
 from promptwire.core.tools import REDACTED, ToolContext, ToolError, ToolRequest
 from promptwire.frontend import run
-from promptwire.frontend.cli import main
+from promptwire.frontend.asrender.cli import main
 from promptwire.tools.env import env_tool, looks_secret
 
 

@@ -22,23 +22,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..core.budget import MAX_BUDGET
-from ..core.budget import Budget as CoreBudget
-from ..core.coercion import mismatch, type_kind
-from ..core.errors import FieldError, ModelOutputError, PromptwireError
-from ..core.generate import ModelAdapter, ModelCall, generate
-from ..core.limits import recursion_room
-from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
-from ..core.references import resolve, resolve_arguments
-from ..core.rendered import RenderedPrompt
-from ..core.text_files import read_file_text
-from ..core.tools import REDACTED, ToolContext, ToolRequest, ToolScheme
-from ..core.validation import validate_model
-from ..renderers.agentscript.jsjson import stringify
-from ..renderers.agentscript.shape import shape_contract
+from ...core.budget import MAX_BUDGET
+from ...core.budget import Budget as CoreBudget
+from ...core.coercion import mismatch, type_kind
+from ...core.errors import FieldError, ModelOutputError, PromptwireError
+from ...core.generate import ModelAdapter, ModelCall, generate
+from ...core.nesting import recursion_room
+from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
+from ...core.references import resolve, resolve_arguments
+from ...core.rendered import RenderedPrompt
+from ...core.text_files import read_file_text
+from ...core.tools import REDACTED, ToolContext, ToolRequest, ToolScheme
+from ...core.validation import validate_model
+from ...renderers.agentscript.jsjson import stringify
+from ...renderers.agentscript.shape import shape_contract
 from .diagnostics import AgentScriptError
-from .source import SourceFile, Span, line_text
-from .source_text import expression_source
+from .positions import SourceFile, Span, line_text
 from .syntax import (
     Agent,
     Assign,
@@ -71,6 +70,7 @@ from .syntax import (
     String,
     Use,
 )
+from .unparse import expression_source
 
 __all__ = ["Interpreter", "RunError", "Site"]
 
@@ -713,7 +713,7 @@ class Interpreter:
     ) -> dict[str, Any]:
         """The reference's ``generate`` trace event: budgets as the program wrote them, each context
         value as it was shown (a clipped string's kept prefix, a list's or object's kept items)."""
-        from ..renderers.agentscript import context_clips
+        from ...renderers.agentscript import context_clips
 
         last = result.calls[-1]
         config = prompt.config
@@ -784,7 +784,7 @@ class Interpreter:
 
 
 def _instruction_shown(prompt: Prompt) -> Any:
-    from ..renderers.agentscript import instruction_value
+    from ...renderers.agentscript import instruction_value
 
     return instruction_value(prompt)
 

@@ -20,9 +20,9 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from . import ensure_valid, parse
 from .diagnostics import AgentScriptError
-from .language import ensure_valid, parse
-from .source import SourceFile, line_text
+from .positions import SourceFile, line_text
 from .syntax import Import, Program
 
 __all__ = ["load_program", "program_folder", "with_imported_agents"]

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from .diagnostics import DEFAULT_FILE, ParseError
 from .lexer import EOF, IDENTIFIER, KEYWORD, NUMBER, STRING, Token, tokenize
-from .source import Position, Span, line_text
+from .positions import Position, Span, line_text
 from .syntax import (
     ANONYMOUS_MAIN_AGENT,
     ANONYMOUS_MAIN_FUNC,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from .diagnostics import DEFAULT_FILE
-from .source import SourceFile, Span
+from .positions import SourceFile, Span
 
 __all__ = [
     "ANONYMOUS_MAIN_AGENT",

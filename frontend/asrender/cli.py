@@ -16,14 +16,14 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..core.errors import FieldError, PromptwireError, ProviderError, SourceError
-from ..core.limits import MAX_DEPTH, nesting_room
-from ..core.rendered import warning_lines
-from ..core.timeout import DEFAULT_TIMEOUT, check_timeout
-from ..core.tools import DEFAULT_TOOL_TIMEOUT, ToolContext
-from ..plugins.manager import default_host
-from .diagnostics import CheckError
-from .prompt_files import DEFAULT_MAX_BYTES, parse_data, read_text
+from ...core.errors import FieldError, PromptwireError, ProviderError, SourceError
+from ...core.nesting import MAX_DEPTH, nesting_room
+from ...core.rendered import warning_lines
+from ...core.timeout import DEFAULT_TIMEOUT, check_timeout
+from ...core.tools import DEFAULT_TOOL_TIMEOUT, ToolContext
+from ...plugins.manager import default_host
+from ..agentscript.diagnostics import CheckError
+from .inputs import DEFAULT_MAX_BYTES, parse_data, read_text
 from .run_inputs import canned_responses, program_input
 from .terminal import (
     OutputError,
@@ -256,7 +256,7 @@ def _render_options(args: argparse.Namespace, host: Any) -> dict[str, Any]:
 
 
 def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: dict[str, Any], host: Any) -> int:
-    from .runner import run_prompt
+    from .run import run_prompt
 
     provider = _provider(args, host)
     if provider != "offline" and args.model is None:
@@ -306,7 +306,7 @@ def _run_program(args: argparse.Namespace) -> int:
 
 
 def _program_result(args: argparse.Namespace) -> Any:
-    from .runner import run
+    from .run import run
 
     host = default_host()
     options = _render_options(args, host)
@@ -351,7 +351,7 @@ _PROGRAM_DEFAULTS: dict[str, Any] = {
 def _cmd_snapshot(args: argparse.Namespace) -> int:
     import tempfile
 
-    from .prompt_review import RenderFailed, StoreUnusable, copy_programs, review
+    from .snapshot import RenderFailed, StoreUnusable, copy_programs, review
 
     directory = Path(args.directory)
     if not directory.is_dir():
@@ -447,7 +447,7 @@ def _tool_context(args: argparse.Namespace, program: str) -> ToolContext:
     """What a program's tools may touch: the program's folder (where its tool paths start, from
     whatever folder ``asrender`` is run), the ``--allow-env`` names, and ``--timeout`` for each
     network request."""
-    from .loader import program_folder
+    from ..agentscript.loader import program_folder
 
     allowed = None
     if args.allow_env is not None:
@@ -489,7 +489,7 @@ def _print_run(result: Any, args: argparse.Namespace) -> None:
     if args.dry_run and args.output == "json":
         write_output(json_text([call.request_dict() for call in result.calls]) + "\n")
     elif args.output == "trace":
-        from ..renderers.agentscript.jsjson import pretty
+        from ...renderers.agentscript.jsjson import pretty
 
         # As the reference CLI prints it: JSON.stringify(result, null, 2).
         try:
@@ -524,9 +524,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     """The program loaded as a run loads it (its imported agents merged in, each imported file
     parsed and checked), then every diagnostic: a program that runs checks clean, and one whose
     imports fail fails here too, located in the file at fault."""
-    from .diagnostics import MAX_SHOWN_DIAGNOSTICS, format_diagnostics
-    from .language import check
-    from .loader import load_program
+    from ..agentscript import check
+    from ..agentscript.diagnostics import MAX_SHOWN_DIAGNOSTICS, format_diagnostics
+    from ..agentscript.loader import load_program
 
     label, source = _read_program(args)
     diagnostics = check(load_program(source, label, label_rule=args.label_rule))
@@ -537,8 +537,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
-    from .language import parse
-    from .syntax_json import write_json
+    from ..agentscript import parse
+    from ..agentscript.syntax_json import write_json
 
     label, source = _read_program(args)
     tree = parse(source, label, label_rule=args.label_rule)

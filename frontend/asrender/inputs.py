@@ -16,8 +16,8 @@ import re
 import sys
 from typing import IO, Any, ClassVar
 
-from ..core.errors import PromptwireError
-from ..core.limits import MAX_DEPTH, nesting_room
+from ...core.errors import PromptwireError
+from ...core.nesting import MAX_DEPTH, nesting_room
 
 __all__ = [
     "DEFAULT_MAX_BYTES",

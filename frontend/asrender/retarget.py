@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..core.contract import OutputContract
-from ..core.generate import ModelAdapter, ProviderRequest, Reply
-from ..core.prompt import GenerateConfig
-from ..core.rendered import RenderedPrompt
+from ...core.contract import OutputContract
+from ...core.generate import ModelAdapter, ProviderRequest, Reply
+from ...core.prompt import GenerateConfig
+from ...core.rendered import RenderedPrompt
 
 __all__ = ["DryRun", "Targeted"]
 

@@ -7,16 +7,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..adapters.offline import OfflineAdapter
-from ..core.generate import ModelAdapter, ModelCall, ProviderRequest, generate
-from ..core.prompt import Prompt
-from ..core.rendered import RenderedPrompt
-from ..core.tools import ToolContext
-from ..plugins.manager import PluginHost, default_host
-from .interpreter import Interpreter, Site, json_of, record_notes
-from .language import ensure_valid
-from .loader import load_program, program_folder
-from .providers import DryRun, Targeted
+from ...adapters.offline import OfflineAdapter
+from ...core.generate import ModelAdapter, ModelCall, ProviderRequest, generate
+from ...core.prompt import Prompt
+from ...core.rendered import RenderedPrompt
+from ...core.tools import ToolContext
+from ...plugins.manager import PluginHost, default_host
+from ..agentscript import ensure_valid
+from ..agentscript.interpreter import Interpreter, Site, json_of, record_notes
+from ..agentscript.loader import load_program, program_folder
+from .retarget import DryRun, Targeted
 
 __all__ = ["ProgramCall", "RunResult", "run", "run_prompt"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .prompt_files import PromptFileError, parse_data, read_text
+from .inputs import PromptFileError, parse_data, read_text
 
 __all__ = ["canned_responses", "js_numbers", "program_input"]
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.errors import FieldError
-from ...core.limits import with_nesting_room
+from ...core.nesting import with_nesting_room
 from ...core.prompt import ContextItem, Prompt, Retry
 from ...core.rendered import Message, RenderedPrompt, RenderedSection
 from ..base import unexpressed_fields

@@ -18,15 +18,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ...core.errors import PromptwireError, SourceError
-from ...plugins.manager import PluginHost, default_host
-from ...renderers.agentscript.clipping import Clip
-from ...renderers.agentscript.jsjson import utf16_len
-from ..diagnostics import CheckError
-from ..prompt_files import DEFAULT_MAX_BYTES
-from ..prompt_review import STORE, copy_programs, programs
+from ....core.errors import PromptwireError, SourceError
+from ....plugins.manager import PluginHost, default_host
+from ....renderers.agentscript.clipping import Clip
+from ....renderers.agentscript.jsjson import utf16_len
+from ...agentscript.diagnostics import CheckError
+from ..inputs import DEFAULT_MAX_BYTES
+from ..run import ProgramCall, RunResult, run
 from ..run_inputs import canned_responses, program_input
-from ..runner import ProgramCall, RunResult, run
+from ..snapshot import STORE, copy_programs, programs
 
 __all__ = ["PROVIDERS", "fingerprint", "program_list", "program_state"]
 
@@ -129,7 +129,7 @@ def _run(program: Path, host: PluginHost, provider: str | None = None) -> RunRes
 
 
 def _tools(workspace: Path) -> Any:
-    from ...core.tools import ToolContext
+    from ....core.tools import ToolContext
 
     return ToolContext(workspace, allowed_env=frozenset())  # the page never reads the environment
 
@@ -156,7 +156,7 @@ def _unscratched(text: str, folder: Path | None) -> str:
 
 
 def _call_state(call: ProgramCall, host: PluginHost, formats: list[str]) -> dict[str, Any]:
-    from ...renderers.agentscript.renderer import context_clips
+    from ....renderers.agentscript.renderer import context_clips
 
     renders: dict[str, Any] = {}
     for name in formats:
