@@ -128,7 +128,7 @@ ERRORS = {
     ),
     "missing file": (
         ("main.as", '"./critic.as"', '"./critics.as"'),
-        "desk/main.as:2:1: error[IMPORT_ERROR]: Cannot read agent file './critics.as': No such file or directory\n"
+        "desk/main.as:2:1: error[IMPORT_ERROR]: Cannot read agent file './critics.as': no such file\n"
         'import agent Critic from "./critics.as"\n^\n',
     ),
 }

@@ -268,7 +268,7 @@ class Return:
 @dataclass(frozen=True, slots=True)
 class Repeat:
     """``repeat * count { body }``. A count, like ``ForIn.limit`` and ``LoopUntil.limit``, is an
-    ``int`` up to 2**53 and beyond that the double JavaScript reads (see ``parser.js_count``)."""
+    ``int`` while a double holds it exactly, and beyond that the double JavaScript reads (``jsjson.js_number``)."""
 
     count: float
     body: tuple[Stmt, ...]

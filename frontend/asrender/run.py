@@ -1,64 +1,74 @@
-"""``run``: a program, its input and canned model replies in; its value, trace and model calls out."""
+"""A run: a program (or a prompt file) and how to run it in; its value, trace and model calls out.
+
+:class:`RunOptions` is the one record of how a run is made. Whoever starts a run builds it once (the
+command line from its flags, ``asrender snapshot`` and the inspector from the defaults, Python
+callers) and varies it with :func:`dataclasses.replace`. :func:`run` runs a program; :func:`run_prompt`
+asks one prompt, the one-``generate`` case of the same machinery. Both go through
+:func:`model_adapter`, and both return every call as it was sent: the display format is rendered
+afterwards, by whoever shows the calls (:func:`shown`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ...adapters.offline import OfflineAdapter
-from ...core.generate import ModelAdapter, ModelCall, ProviderRequest, generate
-from ...core.prompt import Prompt
-from ...core.rendered import RenderedPrompt
-from ...core.tools import ToolContext
 from ...plugins.manager import PluginHost, default_host
-from ..agentscript import ensure_valid
-from ..agentscript.interpreter import Interpreter, Site, json_of, record_notes
-from ..agentscript.loader import load_program, program_folder
-from .retarget import DryRun, Targeted
+from ..agentscript.trace import ProgramCall, Site, notes_events
+from .retarget import Retargeted
 
-__all__ = ["ProgramCall", "RunResult", "run", "run_prompt"]
+if TYPE_CHECKING:
+    from ...core.generate import ModelAdapter
+    from ...core.prompt import Prompt
+    from ...core.rendered import RenderedPrompt
+    from ...core.tools import ToolContext
+
+__all__ = [
+    "ProgramCall",
+    "RunOptions",
+    "RunResult",
+    "call_block",
+    "call_heading",
+    "model_adapter",
+    "request_dict",
+    "run",
+    "run_prompt",
+    "shown",
+]
 
 
 @dataclass(frozen=True)
-class ProgramCall:
-    """One model call of a run (each attempt of each generate, in order), rendered in the chosen format."""
+class RunOptions:
+    """How a run is made: where its model calls go, what answers them offline, the format they are
+    shown in, and for a program its entry point and what its tools may touch."""
 
-    site: Site
-    attempt: int
-    prompt: Prompt
-    rendered: RenderedPrompt
-    provider: str = "offline"
-    request: ProviderRequest | None = None
-
-    def display(self) -> str:
-        """The call as ``asrender`` shows it: a ``=== site agent A attempt N ===`` line, then the render."""
-        agent = f" agent {self.site.agent}" if self.site.agent else ""
-        return f"=== {self.site}{agent} attempt {self.attempt} ===\n{self.rendered.display()}"
-
-    def request_dict(self) -> dict[str, Any]:
-        """The request of a dry run: what would be sent, where, and the notes."""
-        request = self.request or ProviderRequest({})
-        return {
-            "site": str(self.site),
-            "agent": self.site.agent or None,
-            "attempt": self.attempt,
-            "provider": self.provider,
-            "model": request.kwargs.get("model"),
-            "body": dict(request.kwargs),
-            "notes": list(request.notes),
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        schema = self.prompt.output.json_schema if self.prompt.output is not None else None
-        return {
-            "site": str(self.site),
-            "agent": self.site.agent or None,
-            "attempt": self.attempt,
-            "schema": schema,
-            **self.rendered.to_dict(),
-        }
+    adapter: str = "offline"
+    """The provider's adapter (``offline``: canned replies, then mock values)."""
+    model: str | None = None
+    """Replaces the model a program names (a prompt file names none)."""
+    dry_run: bool = False
+    """Build every request for ``adapter`` and answer it offline: nothing is sent."""
+    timeout: float | None = None
+    """Seconds per request (None: the adapter's default)."""
+    responses: Sequence[Any] = ()
+    """Canned model replies, used in order (offline and dry runs)."""
+    format: str = "agentscript"
+    """The format calls are shown in (a prompt file's calls are also sent in it)."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """The format's renderer options."""
+    agent: str | None = None
+    """A program's entry agent (its main agent by default)."""
+    function: str | None = None
+    """The entry agent's function (its main func by default)."""
+    tools: ToolContext | None = None
+    """What a program's tools may touch (by default its folder, and any environment variable)."""
+    label_rule: str = "release"
+    """How a program's ``use ... as`` labels end (see :func:`..agentscript.parse`)."""
+    debug: IO[str] | None = None
+    """Where the debug text of a ``generate`` with ``debug: true`` goes."""
 
 
 @dataclass
@@ -66,123 +76,126 @@ class RunResult:
     value: Any
     trace: list[dict[str, Any]]
     calls: list[ProgramCall] = field(default_factory=list)
+    sent_as: tuple[str, Mapping[str, Any]] = ("agentscript", {})
+    """The format (and its options) the calls were rendered in to be sent."""
 
     def to_dict(self) -> dict[str, Any]:
         """``{"value": ..., "trace": [...]}`` as the reference CLI prints it."""
+        from ..agentscript.interpreter import json_of
+
         return {"value": json_of(self.value), "trace": self.trace}
+
+
+def model_adapter(host: PluginHost, options: RunOptions) -> ModelAdapter:
+    """The adapter a run's calls go to: the offline one with the canned replies, or the provider's,
+    retargeted to the model the run asks for and, in a dry run, answered offline."""
+    answers = OfflineAdapter(options.responses)  # each run answers from a queue of its own
+    if options.adapter == "offline":
+        return answers
+    provider = host.load("adapters", options.adapter)
+    return Retargeted(provider, options.adapter, options.model, host.adapter, answers if options.dry_run else None)
 
 
 def run(
     source_or_path: str | Path,
     input: Any = None,
+    options: RunOptions | None = None,
     *,
-    adapter: str = "offline",
-    model: str | None = None,
-    dry_run: bool = False,
-    timeout: float | None = None,
-    responses: Iterable[Any] | None = None,
-    format: str = "agentscript",
-    options: Mapping[str, Any] | None = None,
-    agent: str | None = None,
-    function: str | None = None,
     host: PluginHost | None = None,
-    label_rule: str = "release",
-    debug: IO[str] | None = None,
     path: str | None = None,
-    tools: ToolContext | None = None,
 ) -> RunResult:
-    """Parse, check and run a program offline (by default), recording every model call.
+    """Parse, check and run a program, offline unless ``options`` say otherwise, keeping every call.
 
-    ``source_or_path`` is a ``Path`` (read as UTF-8) or the program text (``path`` then names it in
-    errors and locates its imports). ``adapter`` names the provider (``model`` replaces the program's
-    model name); with ``dry_run`` every request is built but answered offline. ``responses`` are
-    canned model replies used in order (offline and dry runs);
-    ``options`` go to the chosen format's renderer for each call; ``tools`` says what tool and memory
-    schemes may touch (by default: the folder of the program, which is where tool paths start, and
-    any environment variable).
+    ``source_or_path`` is a ``Path`` (its source read as every program's is:
+    :func:`..agentscript.loader.read_source`) or the program text (``path`` then names it in errors
+    and locates its imports). A failed run raises with its calls so far on the error
+    (``error.calls``).
     """
+    from ...core.tools import ToolContext
+    from ..agentscript import ensure_valid
+    from ..agentscript.interpreter import Interpreter
+    from ..agentscript.loader import load_program, program_folder, read_source
+
+    options = options or RunOptions()
     if isinstance(source_or_path, Path):
         path = str(source_or_path)
-        source = source_or_path.read_text(encoding="utf-8")
+        source = read_source(path)
     else:
         source = source_or_path
     host = host or default_host()
-    program = ensure_valid(load_program(source, path, label_rule=label_rule))
-    model_adapter = _model_adapter(host, adapter, model, dry_run, responses)
-    renderer = host.renderer(format)
-    calls: list[ProgramCall] = []
-
-    def record(site: Site, call: ModelCall) -> None:
-        if format == "agentscript" and not options:
-            rendered = call.rendered
-        else:
-            rendered = renderer.render(call.prompt, **(options or {}))
-        calls.append(ProgramCall(site, call.attempt, call.prompt, rendered, adapter, call.request))
-
+    program = ensure_valid(load_program(source, path, label_rule=options.label_rule))
     interpreter = Interpreter(
         program,
-        model_adapter,
-        host.renderer("agentscript").render,
-        on_call=record,
-        debug=debug,
+        model_adapter(host, options),
+        debug=options.debug,
         tool_scheme=host.tool_scheme,
-        tool_context=tools or ToolContext(program_folder(path)),
-        timeout=timeout,
+        tool_context=options.tools or ToolContext(program_folder(path)),
+        timeout=options.timeout,
     )
-    value = interpreter.run(input, agent=agent, function=function)
-    return RunResult(value, interpreter.trace, calls)
+    value = interpreter.run(input, agent=options.agent, function=options.function)
+    return RunResult(value, interpreter.trace, interpreter.calls)
 
 
 def run_prompt(
-    prompt: Prompt,
-    *,
-    label: str,
-    adapter: str = "offline",
-    model: str | None = None,
-    dry_run: bool = False,
-    timeout: float | None = None,
-    responses: Iterable[Any] | None = None,
-    format: str = "agentscript",
-    options: Mapping[str, Any] | None = None,
-    host: PluginHost | None = None,
-    debug: IO[str] | None = None,
+    prompt: Prompt, label: str, options: RunOptions | None = None, *, host: PluginHost | None = None
 ) -> RunResult:
-    """A prompt read from a prompt file, asked of a provider as one ``generate`` (its attempts,
-    repair text and checks), with the plumbing of a program's calls: retargeting, dry runs, notes.
+    """A prompt read from a prompt file, asked as one ``generate`` (its attempts, repair text and
+    checks) through the adapter a program's calls would go to.
 
     Unlike a program, whose calls are sent in AgentScript's own text, a prompt file is sent as
-    ``format`` renders it: the file is the prompt, and the format is how the user wants it sent.
-    Its calls are all at ``label:1:1``; the trace holds the ``notes`` events.
+    ``options.format`` renders it: the file is the prompt, and the format is how the user wants it
+    sent. Its calls are all at ``label:1:1``; the trace holds the ``notes`` events. A failed call
+    raises with the attempts made on the error (``error.calls``).
     """
+    from ...core.errors import PromptwireError
+    from ...core.generate import generate
+
+    options = options or RunOptions()
     host = host or default_host()
-    model_adapter = _model_adapter(host, adapter, model, dry_run, responses)
-    renderer = host.renderer(format)
+    renderer = host.load("renderers", options.format)
     site = Site(label, 1, 1, "")
-    calls: list[ProgramCall] = []
-    trace: list[dict[str, Any]] = []
-
-    def record(call: ModelCall) -> None:
-        record_notes(trace, site, call, debug)
-        calls.append(ProgramCall(site, call.attempt, call.prompt, call.rendered, adapter, call.request))
-
-    result = generate(
-        prompt,
-        render=lambda current: renderer.render(current, **(options or {})),
-        adapter=model_adapter,
-        on_call=record,
-        debug=debug,
-        agent=label,
-        timeout=timeout,
-    )
-    return RunResult(result.value, trace, calls)
+    try:
+        result = generate(
+            prompt,
+            render=lambda current: renderer.render(current, **options.options),
+            adapter=model_adapter(host, options),
+            timeout=options.timeout,
+        )
+    except PromptwireError as exc:
+        exc.calls = tuple(ProgramCall.at(site, call) for call in exc.calls)
+        raise
+    calls = [ProgramCall.at(site, call) for call in result.calls]
+    return RunResult(result.value, notes_events(calls), calls, (options.format, options.options))
 
 
-def _model_adapter(
-    host: PluginHost, adapter: str, model: str | None, dry_run: bool, responses: Iterable[Any] | None
-) -> ModelAdapter:
-    """The adapter a run asks: offline (with canned replies), a provider's, or a dry run of one."""
-    offline = OfflineAdapter(responses or ())  # each run answers from a queue of its own
-    if adapter == "offline":
-        return offline
-    target = Targeted(host.adapter(adapter), adapter, model, host.adapter)
-    return DryRun(target, offline) if dry_run else target
+def shown(result: RunResult, options: RunOptions, host: PluginHost) -> list[RenderedPrompt]:
+    """Each call of ``result`` in the display format (``options.format``, with its options): the
+    render that was sent when that is the one asked for, else rendered now, after the run."""
+    if (options.format, dict(options.options)) == (result.sent_as[0], dict(result.sent_as[1])):
+        return [call.rendered for call in result.calls]
+    render = host.load("renderers", options.format).render
+    return [render(call.prompt, **options.options) for call in result.calls]
+
+
+def call_heading(call: ProgramCall) -> str:
+    """``=== SITE agent A attempt N ===``: where a call came from, as ``asrender`` heads its render."""
+    agent = f" agent {call.site.agent}" if call.site.agent else ""
+    return f"=== {call.site}{agent} attempt {call.attempt} ==="
+
+
+def call_block(call: ProgramCall, rendered: RenderedPrompt) -> str:
+    """The call as ``asrender`` shows it: its heading, then ``rendered`` (the call in the display format)."""
+    return f"{call_heading(call)}\n{rendered.display()}"
+
+
+def request_dict(call: ProgramCall, provider: str) -> dict[str, Any]:
+    """The request of a dry run: what would be sent, where, and the notes."""
+    return {
+        "site": str(call.site),
+        "agent": call.site.agent or None,
+        "attempt": call.attempt,
+        "provider": provider,
+        "model": call.request.kwargs.get("model"),
+        "body": dict(call.request.kwargs),
+        "notes": list(call.request.notes),
+    }
