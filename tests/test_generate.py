@@ -15,6 +15,7 @@ import pytest
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.offline import OfflineAdapter, mock_value
 from promptwire.core.coercion import ResultError, check_result
+from promptwire.core.errors import ProviderConnectionError
 from promptwire.core.generate import NotJsonError, Reply, generate, read_json
 from promptwire.frontend.agentscript.trace import debug_block
 from promptwire.renderers.agentscript import renderer, shape_contract
@@ -91,6 +92,23 @@ def test_the_last_failure_is_raised_when_attempts_run_out() -> None:
         generate(_tc09(2), render=renderer.render, adapter=OfflineAdapter(TC09_REPLIES), locations=LOCATIONS)
     with pytest.raises(NotJsonError, match="not json at all"):
         generate(_tc09(1), render=renderer.render, adapter=OfflineAdapter(TC09_REPLIES))
+
+
+def test_a_failed_generate_hands_back_its_attempts_on_the_error() -> None:
+    with pytest.raises(ResultError) as caught:
+        generate(_tc09(2), render=renderer.render, adapter=OfflineAdapter(TC09_REPLIES), locations=LOCATIONS)
+    assert [(call.attempt, call.error) for call in caught.value.calls] == [
+        (1, "LLM provider did not return JSON: not json at all"),
+        (2, "LLM result field must be a number at 12:13"),
+    ]
+
+    class Refusing(OfflineAdapter):
+        def send(self, request: Any, timeout: float | None) -> Any:
+            raise ProviderConnectionError("refused", provider="offline")
+
+    with pytest.raises(ProviderConnectionError) as refused:
+        generate(_tc09(), render=renderer.render, adapter=Refusing())
+    assert refused.value.calls == ()  # the attempt that failed never came back
 
 
 def test_errors_that_are_not_about_the_reply_are_not_retried() -> None:
