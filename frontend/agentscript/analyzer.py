@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...core.budget import MAX_BUDGET
+from ...core.units import MAX_BUDGET
 from .diagnostics import Diagnostic
 from .positions import SourceFile, Span
 from .syntax import (

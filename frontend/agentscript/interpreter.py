@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ...core.budget import MAX_BUDGET
 from ...core.budget import Budget as CoreBudget
 from ...core.coercion import field_types, mismatch
 from ...core.errors import FieldError, ModelOutputError, PromptwireError
@@ -34,6 +33,7 @@ from ...core.references import resolve, resolve_arguments
 from ...core.rendered import RenderedPrompt
 from ...core.text_files import read_file_text
 from ...core.tools import REDACTED, ToolContext, ToolRequest, ToolScheme
+from ...core.units import MAX_BUDGET
 from ...core.validation import validate_model
 from ...renderers.agentscript.clipping import Clip
 from ...renderers.agentscript.jsjson import js_number, js_numbers, stringify

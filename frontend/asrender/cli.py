@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ...core.errors import FieldError, PromptwireError, ProviderError, SourceError
 from ...core.text_files import DEFAULT_MAX_BYTES
 from ...core.timeout import DEFAULT_TIMEOUT, check_timeout
-from ...plugins.manager import PluginHost, default_host
 from ..agentscript.diagnostics import CheckError
 from .terminal import (
     OutputError,
@@ -35,6 +34,7 @@ from .terminal import (
 if TYPE_CHECKING:
     from ...core.rendered import RenderedPrompt, RenderWarning
     from ...core.tools import ToolContext
+    from ...plugins.manager import PluginHost
     from .run import ProgramCall, RunOptions, RunResult
 
 __all__ = ["main"]
@@ -74,6 +74,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("the input is nested too deeply to process")
     except Exception as exc:  # a bug of ours must still not show a traceback
         return _fail(f"internal error: {type(exc).__name__}: {exc} (please report this)")
+
+
+def _host() -> PluginHost:
+    """The plugin host, loaded by the commands that use one (``check`` and ``parse`` do not)."""
+    from ...plugins.manager import default_host
+
+    return default_host()
 
 
 def _fail(message: str) -> int:
@@ -194,7 +201,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_plugins(args: argparse.Namespace) -> int:
-    infos = default_host().plugins()
+    infos = _host().plugins()
     if args.json:
         write_output(json_text([info.to_dict() for info in infos]) + "\n")
         return 0
@@ -209,7 +216,7 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    host = default_host()
+    host = _host()
     if args.file.endswith(".as"):
         options = _run_options(args, host)
         label, source = _read_program(args)
@@ -330,7 +337,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
     directory = Path(args.directory)
     if not directory.is_dir():
         raise CliError(f"{args.directory}: not a directory")
-    host = default_host()
+    host = _host()
     host.renderer(args.format)  # an unknown format fails once, before any program runs
     _render_options(args, host)  # so does a malformed --option
     args.option = [_from_here(option) for option in args.option]  # programs run from their own folder

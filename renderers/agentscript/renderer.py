@@ -24,15 +24,17 @@ Every other populated field is reported by one warning (an error with ``strict=T
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.errors import FieldError
 from ...core.nesting import with_nesting_room
-from ...core.prompt import ContextItem, Prompt, Retry
 from ...core.rendered import Message, RenderedPrompt, RenderedSection
 from ..base import unexpressed_fields
 from .clipping import Clip, clip, value_text
 from .jsjson import object_entries, pretty, pretty_reused
+
+if TYPE_CHECKING:
+    from ...core.prompt import ContextItem, Prompt, Retry
 
 __all__ = [
     "AgentScriptRenderer",
