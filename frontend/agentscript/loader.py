@@ -9,7 +9,7 @@ wrote them), and agent ``X`` joins the program as a non-main agent.
 
 Every program's source, the main one's and each imported file's, is read by :func:`read_source`.
 
-Every agent and import merged in remembers its file (:class:`~.source.SourceFile`), so its errors
+Every agent and import merged in remembers its file (:class:`~.positions.SourceFile`), so its errors
 and call sites name that file. An imported file is named as the user would type its path from where
 they stand: the folder of the importing file's name joined with the import's path, normalised
 (``asrender examples/newsroom/newsroom.as`` importing ``"./critic.as"`` names

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...core.generate import ModelCall
 from ...renderers.agentscript.renderer import instruction_value
 
 if TYPE_CHECKING:
-    from ...core.generate import GenerateResult, ModelCall, ProviderRequest, Reply
+    from ...core.generate import GenerateResult, ProviderRequest
     from ...core.prompt import Prompt
     from ...core.rendered import RenderedPrompt
     from ...renderers.agentscript.clipping import Clip
@@ -40,23 +41,17 @@ class Site:
         return f"{self.file}:{self.line}:{self.column}"
 
 
-@dataclass(frozen=True)
-class ProgramCall:
-    """One model call of a run (each attempt of each generate, in order), as it was sent."""
+@dataclass(slots=True)
+class ProgramCall(ModelCall):
+    """One model call of a run (each attempt of each generate, in order): the attempt as
+    ``generate`` made it (its prompt, the render that was sent, the request, the reply and why it
+    was rejected, if it was), and the :class:`Site` it came from."""
 
-    site: Site
-    attempt: int
-    prompt: Prompt
-    rendered: RenderedPrompt
-    """The render that was sent (AgentScript's text for a program's calls)."""
-    request: ProviderRequest
-    reply: Reply | None = None
-    error: str | None = None
-    """Why the reply was rejected, when it was (the attempt was then retried or the run failed)."""
+    site: Site = field(kw_only=True)
 
     @classmethod
     def at(cls, site: Site, call: ModelCall) -> ProgramCall:
-        return cls(site, call.attempt, call.prompt, call.rendered, call.request, call.reply, call.error)
+        return cls(call.attempt, call.prompt, call.rendered, call.request, call.reply, call.error, site=site)
 
 
 def notes_events(calls: Iterable[ProgramCall]) -> list[dict[str, Any]]:
