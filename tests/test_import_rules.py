@@ -120,3 +120,16 @@ def test_every_package_is_listed_for_installation() -> None:
         if init.parent == ROOT or init.relative_to(ROOT).parts[0] in layers
     }
     assert found == listed
+
+
+def test_the_inspector_page_ships_as_package_data() -> None:
+    # The server reads page.html beside it; a wheel holds only the data files pyproject lists.
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
+    assert "page.html" in data["promptwire.frontend.asrender.inspector"]
+    assert (
+        (ROOT / "frontend" / "asrender" / "inspector" / "page.html")
+        .read_text(encoding="utf-8")
+        .startswith("<!doctype html>")
+    )
