@@ -216,20 +216,12 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    host = _host()
     if args.file.endswith(".as"):
-        options = _run_options(args, host)
-        label, source = _read_program(args)
-        input_value = _program_input(args)
-        from .run import run
-
-        with _provider_errors(options.adapter):
-            result = run(source, input_value, options, host=host, path=label)
-        _print_run(result, options, args.output, host)
-        return 0
+        return _run_program(args)
     program_only = [flag for flag, value in _program_flags(args) if value is not None]
     if program_only:
         _usage_error(f"{', '.join(program_only)} apply to .as programs only")
+    host = _host()
     label = "<stdin>" if args.file == "-" else args.file
     options = _run_options(args, host)
     data = _load_data(args.file, label, args.max_input_size)
@@ -243,6 +235,20 @@ def _cmd_render(args: argparse.Namespace) -> int:
         raise CliError(f"{label}: {exc}") from None
     _warn(rendered.warnings)
     _print_render(rendered, args.output, args.format)
+    return 0
+
+
+def _run_program(args: argparse.Namespace) -> int:
+    from .inputs import program_input
+    from .run import run
+
+    host = _host()
+    options = _run_options(args, host)
+    label, source = _read_program(args)
+    input_value = program_input(args.input, args.input_file, args.max_input_size)
+    with _provider_errors(options.adapter):
+        result = run(source, input_value, options, host=host, path=label)
+    _print_run(result, options, args.output, host)
     return 0
 
 
@@ -272,12 +278,6 @@ def _run_options(args: argparse.Namespace, host: PluginHost) -> RunOptions:
         tools=_tool_context(args, label) if args.file.endswith(".as") else None,
         debug=sys.stderr,
     )
-
-
-def _program_input(args: argparse.Namespace) -> Any:
-    from .inputs import program_input
-
-    return program_input(args.input, args.input_file, args.max_input_size)
 
 
 def _render_options(args: argparse.Namespace, host: PluginHost) -> dict[str, Any]:
