@@ -11,9 +11,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .agentscript import check, ensure_valid, parse
     from .agentscript.diagnostics import CheckError, Diagnostic, ParseError
-    from .asrender.run import RunResult, run
+    from .asrender.run import RunOptions, RunResult, run
 
-__all__ = ["CheckError", "Diagnostic", "ParseError", "RunResult", "check", "ensure_valid", "parse", "run"]
+__all__ = [
+    "CheckError",
+    "Diagnostic",
+    "ParseError",
+    "RunOptions",
+    "RunResult",
+    "check",
+    "ensure_valid",
+    "parse",
+    "run",
+]
 
 _HOMES = {
     "check": "agentscript",
@@ -22,6 +32,7 @@ _HOMES = {
     "CheckError": "agentscript.diagnostics",
     "Diagnostic": "agentscript.diagnostics",
     "ParseError": "agentscript.diagnostics",
+    "RunOptions": "asrender.run",
     "RunResult": "asrender.run",
     "run": "asrender.run",
 }

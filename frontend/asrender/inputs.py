@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 from ...core.errors import PromptwireError
 from ...core.nesting import MAX_DEPTH, nesting_room
 from ...core.text_files import DEFAULT_MAX_BYTES, read_text
-from ...renderers.agentscript.jsjson import js_numbers
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -50,6 +49,8 @@ class PromptFileError(PromptwireError):
 
 def program_input(inline: str | None, file: str | None, max_bytes: int) -> dict[str, Any]:
     """The program's input: the ``--input`` text, else the file's, else ``{}``; a JSON object."""
+    from ...renderers.agentscript.jsjson import js_numbers  # a program's rule: a prompt file needs none of it
+
     if inline is not None:
         text, label = inline, "--input"
     elif file is not None:
@@ -64,6 +65,8 @@ def program_input(inline: str | None, file: str | None, max_bytes: int) -> dict[
 
 def canned_responses(file: str | None, max_bytes: int) -> tuple[Any, ...]:
     """The replies the offline adapter gives in order, from a JSON array; none without a file."""
+    from ...renderers.agentscript.jsjson import js_numbers
+
     if file is None:
         return ()
     responses = parse_data(read_text(file, file, max_bytes), file, json_by_name=True)
