@@ -8,8 +8,9 @@ below load on first use (PEP 562), so a module that needs only the errors (a fro
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .exports import lazy_exports
 
 if TYPE_CHECKING:
     from .budget import Budget
@@ -140,13 +141,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_exports(__name__, _HOMES)
 
 
 def __dir__() -> list[str]:

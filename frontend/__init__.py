@@ -6,7 +6,9 @@ The names below are imported on first use, so ``asrender render`` does not pay f
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..core.exports import lazy_exports
 
 if TYPE_CHECKING:
     from .agentscript import check, ensure_valid, parse
@@ -26,22 +28,16 @@ __all__ = [
 ]
 
 _HOMES = {
-    "check": "agentscript",
-    "ensure_valid": "agentscript",
-    "parse": "agentscript",
-    "CheckError": "agentscript.diagnostics",
-    "Diagnostic": "agentscript.diagnostics",
-    "ParseError": "agentscript.diagnostics",
-    "RunOptions": "asrender.run",
-    "RunResult": "asrender.run",
-    "run": "asrender.run",
+    "check": ".agentscript",
+    "ensure_valid": ".agentscript",
+    "parse": ".agentscript",
+    "CheckError": ".agentscript.diagnostics",
+    "Diagnostic": ".agentscript.diagnostics",
+    "ParseError": ".agentscript.diagnostics",
+    "RunOptions": ".asrender.run",
+    "RunResult": ".asrender.run",
+    "run": ".asrender.run",
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f".{home}", __name__), name)
+__getattr__ = lazy_exports(__name__, _HOMES)

@@ -9,8 +9,9 @@ front end reads ``agentscript.jsjson``) does not pay for the prompt model.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..core.exports import lazy_exports
 
 if TYPE_CHECKING:
     from .base import Renderer, unexpressed_fields
@@ -18,9 +19,4 @@ if TYPE_CHECKING:
 __all__ = ["Renderer", "unexpressed_fields"]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(".base", __name__), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_exports(__name__, dict.fromkeys(__all__, ".base"))

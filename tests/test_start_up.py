@@ -22,6 +22,7 @@ LANGUAGE_ONLY = {
     "promptwire",
     "promptwire.core",
     "promptwire.core.errors",
+    "promptwire.core.exports",
     "promptwire.core.json_text",
     "promptwire.core.nesting",
     "promptwire.core.rendered",

@@ -13,7 +13,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ...core.exports import lazy_exports
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostic
@@ -23,15 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["check", "ensure_valid", "expression_source", "parse", "to_json"]
 
-_LAZY = {"expression_source": ".unparse", "to_json": ".syntax_json"}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(_LAZY[name], __name__), name)
+__getattr__ = lazy_exports(__name__, {"expression_source": ".unparse", "to_json": ".syntax_json"})
 
 
 @contextmanager
