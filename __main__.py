@@ -1,5 +1,5 @@
 """``python -m promptwire`` is ``asrender``."""
 
-from .frontend.cli import main
+from .frontend.asrender.cli import main
 
 raise SystemExit(main())

@@ -7,7 +7,6 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from .adapters.offline import OfflineAdapter
 from .core import GenerateConfig, Prompt, RenderedPrompt
 from .core.errors import FieldError as _FieldError
 from .core.errors import UnsupportedFieldsWarning
@@ -84,20 +83,22 @@ def generate(
     """Ask ``provider`` for the prompt's output: attempts, the repair text, coercion and validation
     as an AgentScript ``generate`` does. ``config`` overrides the prompt's generation options
     (``attempts=3``, ``temperature=0.2``...); ``responses`` are canned replies for the offline
-    adapter. The result holds the value and every attempt's request and reply.
+    adapter. The result holds the value and every attempt's request and reply; a failure is raised
+    with the attempts made on it (``error.calls``). The adapter is chosen as ``asrender`` chooses a
+    run's (:func:`promptwire.frontend.asrender.run.model_adapter`).
     """
+    from .frontend.asrender.run import RunOptions, model_adapter
+
     host = host or default_host()
     model_prompt = validate_model(Prompt, prompt, root="prompt")
     if config:
         merged = {**model_prompt.config.model_dump(exclude_unset=True), **config}
         model_prompt = model_prompt.model_copy(update={"config": validate_model(GenerateConfig, merged, root="config")})
-    if responses is None:
-        adapter = host.adapter(provider)
-    elif provider == "offline":
-        adapter = OfflineAdapter(responses)
-    else:
+    if responses is not None and provider != "offline":
         raise _FieldError("responses", "canned replies are for the offline adapter")
-    renderer = host.renderer(format)
+    options = RunOptions(adapter=provider, model=model, timeout=timeout, responses=responses or ())
+    adapter = model_adapter(host, options)
+    renderer = host.load("renderers", format)
     return _run_generate(model_prompt, render=renderer.render, adapter=adapter, model=model, timeout=timeout)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..core.contract import OutputContract
 from ..core.generate import ProviderRequest, Reply
-from ..core.limits import with_nesting_room
+from ..core.nesting import with_nesting_room
 from ..core.prompt import GenerateConfig
 from ..core.rendered import RenderedPrompt
 from .base import model_name

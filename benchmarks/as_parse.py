@@ -27,8 +27,8 @@ import time
 import tokenize as python_tokenize
 from collections.abc import Callable
 
-from promptwire.frontend.language import check, parse
-from promptwire.frontend.lexer import tokenize
+from promptwire.frontend.agentscript import check, parse
+from promptwire.frontend.agentscript.lexer import tokenize
 
 HEADER = """\
 import llm Qwen from "ollama://localhost:11434/qwen3.6"

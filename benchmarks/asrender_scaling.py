@@ -44,7 +44,7 @@ def duplicate_parameters(size: int) -> str:
 def measure(argv: list[str]) -> None:
     """In the child: run asrender with its output in a scratch file; report seconds, peak RSS and
     the bytes it wrote (stdout and stderr: ``check`` reports on stderr)."""
-    from promptwire.frontend.cli import main
+    from promptwire.frontend.asrender.cli import main
 
     report = sys.stderr
     saved = {fd: os.dup(fd) for fd in (1, 2)}

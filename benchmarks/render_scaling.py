@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from promptwire import PluginHost, Prompt
-from promptwire.core.limits import nesting_room
+from promptwire.core.nesting import nesting_room
 from promptwire.core.rendered import RenderedPrompt
 
 FORMATS = ("agentscript", "agens", "messages", "agently")

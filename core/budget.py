@@ -18,13 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .units import MAX_BUDGET, UNITS
+
 __all__ = ["MAX_BUDGET", "UNITS", "Budget"]
-
-UNITS = {None: 1, "k": 1000}
-"""The units a budget may carry, with what each multiplies the amount by."""
-
-MAX_BUDGET = 2**53
-"""The largest count a budget may come to: every whole number up to it is exact as a float."""
 
 _BUDGET_RE = re.compile(r"^(\d+(?:\.\d+)?)([A-Za-z]+)?$")
 

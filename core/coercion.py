@@ -18,7 +18,7 @@ from typing import Any
 
 from .errors import ModelOutputError
 
-__all__ = ["ResultError", "check_result", "field_types", "mismatch", "type_kind"]
+__all__ = ["ResultError", "check_result", "field_types", "mismatch"]
 
 _NUMBER_TEXT = re.compile(r"^-?(?:0|[1-9]\d*)(?:\.\d+)?$")
 _TYPE_NAMES = {"string": "string", "number": "number", "integer": "number", "boolean": "boolean", "array": "list"}
@@ -49,14 +49,6 @@ def _type_of(schema: Any) -> Any:
     if name == "list" and isinstance(schema.get("items"), Mapping):
         return ("list", _type_of(schema["items"]))
     return name
-
-
-def type_kind(type_text: str) -> Any:
-    """The kind of an AgentScript type name (``string``, ``list[number]``...), as field_types gives it."""
-    text = type_text.strip()
-    if text.startswith("list[") and text.endswith("]"):
-        return ("list", type_kind(text[5:-1]))
-    return text if text in ("string", "number", "boolean", "json", "list") else "json"
 
 
 def mismatch(value: Any, kind: Any) -> str | None:
@@ -147,17 +139,16 @@ def _coerce(value: Any, kind: Any) -> Any:
 
 
 def _number_of(text: str) -> Any:
-    """JavaScript's ``Number(text)`` for number-like text: the nearest double (an integer while it is
-    exact, past 2**53 a float as JSON.parse gives it); text too large for a double stays text."""
+    """Number-like text as the number it writes: integer digits exactly, a decimal as the nearest
+    float; text no float holds (``1`` and 400 zeros) stays text, and fails the check. A dialect
+    whose numbers are something else converts the accepted value itself."""
     trimmed = text.strip()
     if not _NUMBER_TEXT.match(trimmed):
         return text
-    number = float(trimmed)  # never the int() digit limit: 5,000 digits are a double (or infinity)
+    number = float(trimmed)  # first: a finite float has at most 309 digits, far below int()'s limit
     if not math.isfinite(number):
         return text
-    if "." not in trimmed and abs(number) < 2**53:
-        return int(trimmed)
-    return number
+    return number if "." in trimmed else int(trimmed)
 
 
 def _matches(value: Any, kind: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 __all__ = [
     "AuthenticationError",
@@ -42,6 +42,11 @@ __all__ = [
 
 class PromptwireError(Exception):
     """Base class of every error promptwire raises on purpose."""
+
+    calls: tuple[Any, ...] = ()
+    """The model calls made before the failure, in order, when a run or a ``generate`` failed: a
+    failed ``generate`` hands back each attempt it made (``ModelCall``), a failed program run every
+    call of the run (the front end's own records). Empty for any other error."""
 
 
 class PromptwireWarning(UserWarning):

@@ -1,11 +1,14 @@
 """``generate``: one model call with attempts, the repair text, coercion and validation.
 
-One implementation for every caller (the AgentScript interpreter and Python code alike). The caller
+One implementation for every caller (a front end's interpreter and Python code alike). The caller
 gives a :class:`Prompt`, a ``render`` function (core never imports a renderer) and a
 :class:`ModelAdapter`; each attempt renders the prompt, asks the adapter for a :class:`Reply`, reads
 JSON from it when the prompt has an output contract, and checks the result. Only replies that are
 not JSON and results that fail the check are retried, with the reason (and the rejected output)
 in ``Prompt.retry``, which every format shows as its repair text; everything else is raised at once.
+The attempts come back on the result, or on the error when none succeeded (``error.calls``): the
+caller reads them afterwards, the loop calls nobody back but the render, the adapter and the
+caller's debug writer.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 from .coercion import ResultError, check_result
 from .contract import OutputContract
@@ -24,6 +27,7 @@ from .rendered import RenderedPrompt
 from .timeout import check_timeout
 
 __all__ = [
+    "DebugWriter",
     "GenerateResult",
     "ModelAdapter",
     "ModelCall",
@@ -99,6 +103,11 @@ class GenerateResult:
     calls: list[ModelCall] = field(default_factory=list)
 
 
+DebugWriter = Callable[[int, RenderedPrompt, ProviderRequest], None]
+"""Shows one attempt of a generate that asks for debug output: its number, its render and its
+request (with the adapter's notes), before the request is sent. Each front end writes its own."""
+
+
 def generate(
     prompt: Prompt,
     *,
@@ -106,29 +115,44 @@ def generate(
     adapter: ModelAdapter,
     model: str | None = None,
     locations: Mapping[str, str] | None = None,
-    on_call: Callable[[ModelCall], None] | None = None,
-    debug: IO[str] | None = None,
-    agent: str = "__main_agent",
+    debug: DebugWriter | None = None,
     timeout: float | None = None,
 ) -> GenerateResult:
     """Run ``prompt.config.attempts`` attempts at most; return the first accepted result.
 
-    ``locations`` maps contract fields to their ``L:C`` for messages; ``on_call`` sees every
-    attempt as it is made; with ``prompt.config.debug`` each attempt's prompt is written to
-    ``debug`` (AgentScript's debug block). The last failure is raised when no attempt succeeds.
+    ``locations`` maps contract fields to their ``L:C`` for messages; with ``prompt.config.debug``
+    each attempt is shown to ``debug`` before it is sent. The last failure is raised when no
+    attempt succeeds, any failure with the attempts made so far on it (``error.calls``).
     ``timeout`` is seconds per request (None: the adapter's default).
     """
     check_timeout(timeout)
+    calls: list[ModelCall] = []
+    try:
+        return _attempts(prompt, render, adapter, model, locations, debug, timeout, calls)
+    except PromptwireError as exc:
+        exc.calls = tuple(calls)
+        raise
+
+
+def _attempts(
+    prompt: Prompt,
+    render: Callable[[Prompt], RenderedPrompt],
+    adapter: ModelAdapter,
+    model: str | None,
+    locations: Mapping[str, str] | None,
+    debug: DebugWriter | None,
+    timeout: float | None,
+    calls: list[ModelCall],
+) -> GenerateResult:
     config = prompt.config
     contract = prompt.output
-    calls: list[ModelCall] = []
     current = prompt
     for attempt in range(1, config.attempts + 1):
         rendered = render(current)
-        if config.debug and debug is not None:
-            debug.write(debug_text(agent, attempt, rendered, contract) + "\n")
         try:
             request = adapter.build_request(rendered, config, contract, model)
+            if config.debug and debug is not None:
+                debug(attempt, rendered, request)
             reply = adapter.parse_reply(adapter.send(request, timeout))
         except ProviderError as exc:
             if exc.provider is None:  # an adapter need not repeat its own name on every error
@@ -141,10 +165,7 @@ def generate(
         try:
             value = _accept(reply, contract, config.strict, locations)
         except ModelOutputError as exc:
-            call = ModelCall(attempt, current, rendered, request, reply, str(exc))
-            calls.append(call)
-            if on_call is not None:
-                on_call(call)
+            calls.append(ModelCall(attempt, current, rendered, request, reply, str(exc)))
             if attempt == config.attempts:
                 raise
             retry = Retry(reason=str(exc), attempt=attempt)
@@ -152,10 +173,7 @@ def generate(
                 retry = Retry(reason=str(exc), previous_output=_raw_value(reply), attempt=attempt)
             current = prompt.model_copy(update={"retry": retry})
             continue
-        call = ModelCall(attempt, current, rendered, request, reply)
-        calls.append(call)
-        if on_call is not None:
-            on_call(call)
+        calls.append(ModelCall(attempt, current, rendered, request, reply))
         return GenerateResult(value, attempt, calls)
     raise AssertionError("unreachable: attempts is at least 1")  # pragma: no cover
 
@@ -190,20 +208,24 @@ def read_json(text: str) -> Any:
     raise NotJsonError(f"LLM provider did not return JSON: {snippet}")
 
 
-def _js_int(text: str) -> int | float:
-    """An integer as JSON.parse reads it: exact below 2**53, from there the nearest double (never
-    Python's digit limit for int())."""
-    number = float(text)
-    return int(text) if abs(number) < 2**53 else number
+def _integer(text: str) -> int | float:
+    """An integer exactly; one with more digits than Python's ``int()`` converts, as the nearest
+    float (infinity past the largest), rather than no value at all."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
 
 
 def _not_json(text: str) -> Any:
-    """NaN and Infinity are Python's JSON extensions, not JSON: JSON.parse refuses them."""
+    """NaN and Infinity are Python's JSON extensions, not JSON."""
     raise ValueError(f"{text} is not JSON")
 
 
-_DECODER = json.JSONDecoder(parse_int=_js_int, parse_constant=_not_json)
-"""JSON.parse's reading, built once: ``json.loads`` with hooks builds a decoder per call."""
+_DECODER = json.JSONDecoder(parse_int=_integer, parse_constant=_not_json)
+"""JSON as the JSON grammar has it, built once: ``json.loads`` with hooks builds a decoder per call.
+A dialect whose numbers are something else (AgentScript's are JavaScript's doubles) converts the
+accepted value itself."""
 
 
 def _json_candidates(text: str) -> Iterator[str]:
@@ -242,22 +264,3 @@ def _first_object(text: str) -> str | None:
             if depth == 0:
                 return text[start : index + 1]
     return None
-
-
-def debug_text(agent: str, attempt: int, rendered: RenderedPrompt, contract: OutputContract | None) -> str:
-    """AgentScript's debug block for one attempt (written to stderr before the call)."""
-    schema = "" if contract is None else json.dumps(contract.json_schema, indent=2, ensure_ascii=False)
-    user = rendered.user
-    final = user if isinstance(user, str) else json.dumps(user, ensure_ascii=False)
-    return "\n".join(
-        [
-            f"--- AgentScript generate debug: {agent} attempt {attempt} ---",
-            "System:",
-            rendered.system or "",
-            "Final user message:",
-            final or "",
-            "Return schema:",
-            schema,
-            "--- end AgentScript generate debug ---",
-        ]
-    )

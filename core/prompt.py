@@ -25,7 +25,7 @@ from pydantic import (
 
 from .budget import Budget
 from .contract import OutputContract
-from .limits import check_nesting
+from .nesting import check_nesting
 from .references import OUTPUT_PATH, Context, OutputPathError, resolve_arguments, write_output
 
 __all__ = [

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, TypeAlias
 
 from .errors import PromptwireError, field_path
-from .limits import check_nesting, nesting_room
+from .nesting import check_nesting, nesting_room
 
 __all__ = [
     "DAGGER",

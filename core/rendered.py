@@ -13,11 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .contract import OutputContract
 from .json_text import dumps
-from .prompt import ToolCall, ToolDefinition
+
+if TYPE_CHECKING:  # annotations only: a render's result does not need the prompt model loaded
+    from .contract import OutputContract
+    from .prompt import ToolCall, ToolDefinition
 
 __all__ = ["UNEXPRESSED", "Message", "RenderWarning", "RenderedPrompt", "RenderedSection", "warning_lines"]
 

@@ -1,35 +1,43 @@
-"""Front end: the AgentScript language (``parse``, ``check``) and the ``asrender`` command.
+"""Front end: the AgentScript language (:mod:`.agentscript`: ``parse``, ``check``) and the
+``asrender`` application (:mod:`.asrender`: the command, its runs, snapshot and inspector).
 
-The language is imported on first use, so ``asrender render`` does not pay for the parser.
+The names below are imported on first use, so ``asrender render`` does not pay for the parser.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..core.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from .diagnostics import CheckError, Diagnostic, ParseError
-    from .language import check, ensure_valid, parse
-    from .runner import RunResult, run
+    from .agentscript import check, ensure_valid, parse
+    from .agentscript.diagnostics import CheckError, Diagnostic, ParseError
+    from .asrender.run import RunOptions, RunResult, run
 
-__all__ = ["CheckError", "Diagnostic", "ParseError", "RunResult", "check", "ensure_valid", "parse", "run"]
+__all__ = [
+    "CheckError",
+    "Diagnostic",
+    "ParseError",
+    "RunOptions",
+    "RunResult",
+    "check",
+    "ensure_valid",
+    "parse",
+    "run",
+]
 
 _HOMES = {
-    "check": "language",
-    "ensure_valid": "language",
-    "parse": "language",
-    "CheckError": "diagnostics",
-    "Diagnostic": "diagnostics",
-    "ParseError": "diagnostics",
-    "RunResult": "runner",
-    "run": "runner",
+    "check": ".agentscript",
+    "ensure_valid": ".agentscript",
+    "parse": ".agentscript",
+    "CheckError": ".agentscript.diagnostics",
+    "Diagnostic": ".agentscript.diagnostics",
+    "ParseError": ".agentscript.diagnostics",
+    "RunOptions": ".asrender.run",
+    "RunResult": ".asrender.run",
+    "run": ".asrender.run",
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f".{home}", __name__), name)
+__getattr__ = lazy_exports(__name__, _HOMES)

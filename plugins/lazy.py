@@ -16,14 +16,16 @@ from typing import Any
 
 from ..core.errors import RegistrationError
 
-__all__ = ["LazyAdapter", "LazyReader", "LazyRenderer", "LazyToolScheme"]
+__all__ = ["Lazy", "LazyAdapter", "LazyReader", "LazyRenderer", "LazyToolScheme"]
 
 _PACKAGE = __name__.rpartition(".plugins.")[0]
 """``promptwire``, whatever it is imported as: targets are relative to it."""
 
 
 @dataclass(frozen=True)
-class _Lazy:
+class Lazy:
+    """What every stand-in is: the name it is registered under and where the real object lives."""
+
     name: str
     target: str
     """``"module:attribute"``, the module relative to the promptwire package (``".renderers.agens:renderer"``)."""
@@ -48,7 +50,7 @@ class _Lazy:
 
 
 @dataclass(frozen=True)
-class LazyRenderer(_Lazy):
+class LazyRenderer(Lazy):
     """A built-in format: ``render`` and ``fields`` import the real renderer."""
 
     @property
@@ -61,7 +63,7 @@ class LazyRenderer(_Lazy):
 
 
 @dataclass(frozen=True)
-class LazyReader(_Lazy):
+class LazyReader(Lazy):
     """A built-in reader: ``read`` imports the real one."""
 
     def read(self, data: Any) -> Any:
@@ -69,7 +71,7 @@ class LazyReader(_Lazy):
 
 
 @dataclass(frozen=True)
-class LazyAdapter(_Lazy):
+class LazyAdapter(Lazy):
     """A built-in provider adapter: the first request imports the real one (and only then its SDK)."""
 
     def build_request(self, *args: Any, **kwargs: Any) -> Any:
@@ -86,7 +88,7 @@ class LazyAdapter(_Lazy):
 
 
 @dataclass(frozen=True)
-class LazyToolScheme(_Lazy):
+class LazyToolScheme(Lazy):
     """A built-in tool or memory scheme: the first call (or ``kinds``) imports the real one."""
 
     @property

@@ -25,7 +25,7 @@ from ..core.errors import RegistrationError
 from . import builtins as builtin_plugin
 from . import hookspecs
 from .entry_points import allow_list_from_env, load_entry_points
-from .lazy import LazyRenderer
+from .lazy import Lazy
 from .registry import Registry
 
 __all__ = ["BUILTIN_PLUGIN", "KINDS", "PluginHost", "PluginInfo", "default_host"]
@@ -146,6 +146,12 @@ class PluginHost:
         """The thing registered as ``name`` (or an alias of it) of ``kind`` (a key of :data:`KINDS`)."""
         return self.registries[kind].get(name)
 
+    def load(self, kind: str, name: str) -> Any:
+        """The object registered as ``name`` itself, for a caller about to use it: a built-in's module
+        is imported now, and its calls no longer pass through the stand-in that deferred the import."""
+        found = self.get(kind, name)
+        return found.load() if isinstance(found, Lazy) else found
+
     def names(self, kind: str) -> tuple[str, ...]:
         """The names of ``kind`` in plugin load order (aliases resolve but are not listed)."""
         return self.registries[kind].names()
@@ -157,9 +163,9 @@ class PluginHost:
         """The keyword options format ``name`` takes (``strict`` and its own), read from its
         ``render`` signature; ``None`` when it takes any keyword (``**options``). Asking a built-in
         imports its module."""
-        renderer = self.renderer(name)
-        real = renderer.load() if isinstance(renderer, LazyRenderer) else renderer
-        parameters = list(inspect.signature(real.render).parameters.values())[1:]  # after the prompt
+        parameters = list(inspect.signature(self.load("renderers", name).render).parameters.values())[
+            1:
+        ]  # after the prompt
         if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
             return None
         keyword = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

@@ -15,11 +15,14 @@ to it, so the module is imported only when the format is used. Every renderer ac
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..core.errors import FieldError, UnsupportedFieldsError
-from ..core.prompt import Prompt
-from ..core.rendered import RenderedPrompt, RenderWarning
+from ..core.rendered import RenderWarning
+
+if TYPE_CHECKING:
+    from ..core.prompt import Prompt
+    from ..core.rendered import RenderedPrompt
 
 __all__ = ["Renderer", "unexpressed_fields"]
 

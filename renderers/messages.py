@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from ..core.errors import FieldError
-from ..core.limits import nesting_room
+from ..core.nesting import nesting_room
 from ..core.prompt import Prompt
 from ..core.rendered import Message, RenderedPrompt, RenderWarning
 from .base import Renderer, unexpressed_fields

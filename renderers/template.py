@@ -54,7 +54,7 @@ from pydantic import ValidationError
 from ..core.budget import Budget
 from ..core.errors import FieldError, PromptwireError
 from ..core.fitting import TextForm, fit
-from ..core.limits import nesting_room
+from ..core.nesting import nesting_room
 from ..core.prompt import SUB_FIELDS, Prompt
 from ..core.rendered import Message, RenderedPrompt
 from .base import unexpressed_fields

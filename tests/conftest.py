@@ -82,7 +82,7 @@ def server(folder: Path) -> Iterator[Any]:
     a thread, stopped at the end."""
     from threading import Thread
 
-    from promptwire.frontend.inspector.server import make_server
+    from promptwire.frontend.asrender.inspector.server import make_server
 
     with make_server(folder) as running:
         thread = Thread(target=running.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)

@@ -7,7 +7,7 @@ import pytest
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
 from promptwire.core.errors import AuthenticationError
-from promptwire.core.generate import ModelCall, generate
+from promptwire.core.generate import generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import fake_provider
 
@@ -103,17 +103,14 @@ def test_tool_calls_and_results_become_blocks_and_images_sources() -> None:
 
 def test_a_generate_over_real_http_reads_text_thinking_and_usage() -> None:
     with fake_provider() as server:
-        calls: list[ModelCall] = []
         adapter = AnthropicAdapter(api_key="test-key", base_url=server.root)
-        result = generate(
-            _prompt(max_output=200), render=renderer.render, adapter=adapter, model="ok", on_call=calls.append
-        )
+        result = generate(_prompt(max_output=200), render=renderer.render, adapter=adapter, model="ok")
         assert result.value == {"ok": True}
         (sent,) = server.requests
         assert sent["max_tokens"] == 200 and sent["system"] == "You are Checker.\nCheck."
         assert "temperature" not in sent
         assert server.headers[0]["authorization"] == "Bearer test-key"
-    reply = calls[0].reply
+    reply = result.calls[0].reply
     assert reply is not None
     assert (reply.reasoning, reply.finish_reason, reply.usage["output_tokens"]) == ("Easy.", "end_turn", 3)
 

@@ -11,7 +11,7 @@ from promptwire import PluginHost, Prompt
 from promptwire.adapters.ollama import OllamaAdapter, model_and_host
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.core.errors import AuthenticationError
-from promptwire.core.generate import ModelCall, generate
+from promptwire.core.generate import generate
 from promptwire.frontend import run
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import fake_provider
@@ -75,14 +75,13 @@ def _shaped() -> Prompt:
 
 def test_a_generate_over_real_http_reads_content_thinking_and_usage() -> None:
     with fake_provider() as server:
-        calls: list[ModelCall] = []
         model = f"ollama://{server.root.removeprefix('http://')}/qwen3.6"
-        result = generate(_shaped(), render=renderer.render, adapter=OllamaAdapter(), model=model, on_call=calls.append)
+        result = generate(_shaped(), render=renderer.render, adapter=OllamaAdapter(), model=model)
         assert result.value == {"ok": True}
         (sent,) = server.requests
         assert sent["think"] is True and sent["options"] == {"num_predict": 50} and sent["stream"] is False
-        assert sent["messages"] == calls[0].request.kwargs["messages"]
-    reply = calls[0].reply
+        assert sent["messages"] == result.calls[0].request.kwargs["messages"]
+    reply = result.calls[0].reply
     assert reply is not None
     assert (reply.reasoning, reply.finish_reason, reply.usage) == (
         "Easy.",

@@ -14,7 +14,7 @@ from promptwire import PluginHost, Prompt
 from promptwire.adapters.offline import OfflineAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.core.errors import AuthenticationError, BadRequestError
-from promptwire.core.generate import ModelCall, generate
+from promptwire.core.generate import generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import fake_provider
 
@@ -41,14 +41,12 @@ def _compact(kwargs: Any) -> str:
 
 
 def test_the_tc09_retry_body_is_the_references_byte_for_byte() -> None:
-    calls: list[ModelCall] = []
-    generate(
+    calls = generate(
         _tc09(),
         render=renderer.render,
         adapter=OfflineAdapter(TC09_REPLIES),
         locations={"label": "11:13", "confidence": "12:13"},
-        on_call=calls.append,
-    )
+    ).calls
     request = OpenAIAdapter().build_request(
         calls[2].rendered, calls[2].prompt.config, calls[2].prompt.output, "openai://gpt-4o-mini"
     )
@@ -111,13 +109,12 @@ def _shaped(model_attempts: int = 1) -> Prompt:
 def test_a_generate_over_real_http_sends_the_built_request_and_reads_the_reply() -> None:
     with fake_provider() as server:
         adapter = OpenAIAdapter(api_key="sk-test", base_url=server.base_url)
-        calls: list[ModelCall] = []
-        result = generate(_shaped(), render=renderer.render, adapter=adapter, model="openai://ok", on_call=calls.append)
+        result = generate(_shaped(), render=renderer.render, adapter=adapter, model="openai://ok")
         assert result.value == {"ok": True}
         (sent,) = server.requests
-        assert sent == json.loads(_compact(calls[0].request.kwargs))
+        assert sent == json.loads(_compact(result.calls[0].request.kwargs))
         assert server.headers[0]["authorization"] == "Bearer sk-test"
-        reply = calls[0].reply
+        reply = result.calls[0].reply
         assert reply is not None
         assert (reply.finish_reason, reply.usage["total_tokens"]) == ("stop", 15)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
-from promptwire.core.generate import ModelCall, generate
+from promptwire.core.generate import generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import fake_provider
 
@@ -66,12 +66,11 @@ def test_files_are_input_files_and_audio_is_noted_and_left_out() -> None:
 
 def test_a_generate_over_real_http_reads_output_text_and_the_reasoning_summary() -> None:
     with fake_provider() as server:
-        calls: list[ModelCall] = []
         adapter = OpenAIResponsesAdapter(api_key="sk-test", base_url=server.base_url)
-        result = generate(_prompt(), render=renderer.render, adapter=adapter, model="ok", on_call=calls.append)
+        result = generate(_prompt(), render=renderer.render, adapter=adapter, model="ok")
         assert result.value == {"ok": True}
         assert server.requests[0]["instructions"] == "You are Checker.\nCheck."
-    reply = calls[0].reply
+    reply = result.calls[0].reply
     assert reply is not None
     assert (reply.reasoning, reply.finish_reason, reply.usage["output_tokens"]) == ("Easy.", "completed", 3)
 

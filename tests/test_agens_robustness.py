@@ -116,7 +116,7 @@ def test_deeper_values_are_one_clear_field_error() -> None:
 def test_a_value_that_contains_itself_is_the_same_error_as_elsewhere() -> None:
     loop: list[Any] = []
     loop.append(loop)
-    message = "the value contains itself (a circular structure cannot be printed)"  # core.limits' words
+    message = "the value contains itself (a circular structure cannot be printed)"  # core.nesting' words
     with pytest.raises(FieldError, match="^input: " + re.escape(message) + "$"):
         render({"input": {"a": loop}})
     with pytest.raises(FieldError, match=r"^tool_calls: the value contains itself"):

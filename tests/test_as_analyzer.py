@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from promptwire.core.errors import PromptwireError
-from promptwire.frontend.analyzer import CODES
-from promptwire.frontend.diagnostics import CheckError, format_diagnostics
-from promptwire.frontend.language import check, ensure_valid, parse
+from promptwire.frontend.agentscript import check, ensure_valid, parse
+from promptwire.frontend.agentscript.analyzer import CODES
+from promptwire.frontend.agentscript.diagnostics import CheckError, format_diagnostics
 
 DATA = Path(__file__).parent / "data" / "as"
 REJECTED = sorted(

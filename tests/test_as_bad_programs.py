@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from promptwire.core.budget import MAX_BUDGET
-from promptwire.frontend.analyzer import MAX_ITERATIONS
-from promptwire.frontend.cli import main
+from promptwire.frontend.agentscript.analyzer import MAX_ITERATIONS
+from promptwire.frontend.asrender.cli import main
 
 HUGE = "1" + "0" * 400  # reads as infinity
 THOUSANDS_OF_DIGITS = "9" * 5000  # more than Python turns into an int

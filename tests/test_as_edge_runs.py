@@ -21,8 +21,9 @@ import pytest
 
 from promptwire import PluginHost
 from promptwire.frontend import run
-from promptwire.frontend.cli import main
-from promptwire.frontend.interpreter import RunError
+from promptwire.frontend.agentscript.interpreter import RunError
+from promptwire.frontend.asrender.cli import main
+from promptwire.frontend.asrender.run import RunOptions
 from promptwire.testing.provider_servers import fake_provider
 
 RUNS = Path(__file__).parent / "data" / "as" / "runs"
@@ -63,11 +64,11 @@ def test_a_program_runs_as_the_reference_runs_it(name: str, index: int, tmp_path
     program = _program(name, case, tmp_path)
     if "error" in case:
         with pytest.raises(RunError) as caught:
-            run(program, case["input"], responses=case.get("responses"), host=HOST)
+            run(program, case["input"], RunOptions(responses=case.get("responses") or ()), host=HOST)
         error = caught.value
         assert {"message": error.message, "line": error.line, "column": error.column} == case["error"]
         return
-    result = run(program, case["input"], responses=case.get("responses"), host=HOST)
+    result = run(program, case["input"], RunOptions(responses=case.get("responses") or ()), host=HOST)
     assert result.value == case["value"]
     if "users" in case:
         assert [call.rendered.user for call in result.calls] == case["users"]
@@ -104,7 +105,7 @@ def test_the_bytes_a_provider_receives_are_the_references(
         if provider == "ollama":  # the host is the model URI's
             model = f"ollama://{server.root.removeprefix('http://')}/{model}"
         host = PluginHost(entry_points=False)  # its SDK clients close with it, not at interpreter exit
-        run(program, case["input"], responses=case.get("responses"), adapter=provider, model=model, host=host)
+        run(program, case["input"], RunOptions(provider, model, responses=case.get("responses") or ()), host=host)
     assert server.raw_bodies == [body.encode("utf-8") for body in case["bodies"][provider]]
 
 
@@ -140,7 +141,7 @@ def test_every_json_output_of_asrender_carries_half_a_character_as_its_escape(
 def test_the_inspector_and_the_snapshot_command_read_an_imported_file_as_a_run_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from promptwire.frontend.inspector.state import program_state
+    from promptwire.frontend.asrender.inspector.state import program_state
 
     case = CASES["import_file_text"]["runs"][0]
     _program("import_file_text", case, tmp_path)

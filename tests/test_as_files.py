@@ -22,8 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptwire.frontend.cli import main
-from promptwire.frontend.inspector.state import program_state
+from promptwire.frontend.asrender.cli import main
+from promptwire.frontend.asrender.inspector.state import program_state
 
 CRITIC = """\
 import llm M from "openai://gpt-4o"
@@ -98,8 +98,8 @@ def test_a_program_that_runs_checks_clean(desk: Path, capsys: pytest.CaptureFixt
 def test_check_resolves_imports_without_loading_the_runtime(desk: Path) -> None:
     # The start-up of check stays light: merging imported agents needs the parser and checks only.
     code = (
-        "import sys; from promptwire.frontend.cli import main; status = main(['check', 'desk/main.as']); "
-        "loaded = [m for m in ('promptwire.frontend.interpreter', 'promptwire.frontend.runner', "
+        "import sys; from promptwire.frontend.asrender.cli import main; status = main(['check', 'desk/main.as']); "
+        "loaded = [m for m in ('promptwire.frontend.agentscript.interpreter', 'promptwire.frontend.asrender.run', "
         "'promptwire.core.generate') if m in sys.modules]; print(status, loaded)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=desk.parent)
@@ -128,7 +128,7 @@ ERRORS = {
     ),
     "missing file": (
         ("main.as", '"./critic.as"', '"./critics.as"'),
-        "desk/main.as:2:1: error[IMPORT_ERROR]: Cannot read agent file './critics.as': No such file or directory\n"
+        "desk/main.as:2:1: error[IMPORT_ERROR]: Cannot read agent file './critics.as': no such file\n"
         'import agent Critic from "./critics.as"\n^\n',
     ),
 }
@@ -394,3 +394,45 @@ def test_an_example_renders_the_same_from_any_folder(
         assert out.count(f"=== {folder}") == out.count("=== ") > 0
         outputs.append(out.replace(f"=== {folder}", "=== "))
     assert outputs[1:] == outputs[:1] * 3
+
+
+# --- a program's source is read one way -------------------------------------------------------
+
+CRLF_CRITIC = (
+    'import llm M from "openai://gpt-4o"\r\n\r\nagent Critic {\r\n    model M\r\n    role "Critic"\r\n'
+    '    description "Finds\r\nproblems."\r\n\r\n    main func(draft) {\r\n        use draft as draft\r\n'
+    '        generate({ input: "List\r\nthem." })\r\n    }\r\n}\r\n'
+)
+CRLF_MAIN = (
+    'import llm M from "openai://gpt-4o"\r\nimport agent Critic from "./critic.as"\r\n\r\n'
+    'main agent Editor {\r\n    model M\r\n    role "Editor"\r\n    description "Edits\r\nfirmly."\r\n\r\n'
+    '    main func(input) {\r\n        use input.draft as draft\r\n        first = generate({ input: "Read\r\nit." })\r\n'
+    "        Critic(input.draft)\r\n    }\r\n}\r\n"
+)
+
+
+def test_a_crlf_string_literal_renders_the_same_through_asrender_an_imported_agent_and_the_inspector(
+    desk: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It used to differ: asrender read the program's bytes, but a run of a Path (the inspector) and
+    # an imported agent file went through Python's text mode, which turns \r\n into \n.
+    (desk / "main.as").write_bytes(CRLF_MAIN.encode())
+    (desk / "critic.as").write_bytes(CRLF_CRITIC.encode())
+    code, out, err = _asrender(capsys, "desk/main.as", "--input", INPUT, "--output", "json")
+    assert (code, err) == (0, "")
+    calls = json.loads(out)
+    users = [call["messages"][-1]["content"] for call in calls]
+    systems = [call["messages"][0]["content"] for call in calls]
+    assert users[0].endswith("Instruction:\nRead\r\nit.") and users[1].endswith("Instruction:\nList\r\nthem.")
+    assert systems == ["You are Editor.\nEdits\r\nfirmly.", "You are Critic.\nFinds\r\nproblems."]
+    page = program_state(desk, "main.as")
+    assert page["error"] is None
+    shown = [call["renders"]["agentscript"]["display"] for call in page["calls"]]
+    assert shown == [call.split("\n", 1)[1] for call in _displays(capsys)]
+
+
+def _displays(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """Each call block of ``asrender desk/main.as`` (heading line and render)."""
+    code, out, _ = _asrender(capsys, "desk/main.as", "--input", INPUT)
+    assert code == 0
+    return ["=== " + block for block in out.split("=== ")[1:]]

@@ -21,10 +21,10 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from promptwire.core.errors import PromptwireError
-from promptwire.frontend.cli import main
-from promptwire.frontend.language import check, expression_source, parse, to_json
-from promptwire.frontend.syntax import Use
-from promptwire.frontend.syntax_json import write_json
+from promptwire.frontend.agentscript import check, expression_source, parse, to_json
+from promptwire.frontend.agentscript.syntax import Use
+from promptwire.frontend.agentscript.syntax_json import write_json
+from promptwire.frontend.asrender.cli import main
 
 DATA = Path(__file__).parent / "data" / "as"
 PROGRAMS = [path.read_text(encoding="utf-8") for path in sorted(DATA.rglob("*.as"))]

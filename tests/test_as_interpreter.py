@@ -14,7 +14,8 @@ import pytest
 
 from promptwire import PluginHost
 from promptwire.frontend import run
-from promptwire.frontend.interpreter import RunError
+from promptwire.frontend.agentscript.interpreter import RunError
+from promptwire.frontend.asrender.run import RunOptions
 
 HOST = PluginHost(entry_points=False)
 HEAD = 'import llm M from "openai://gpt-4o"\nimport tool S from "mcp://tools/search"\n'
@@ -204,3 +205,22 @@ def test_a_deep_value_the_program_returns_can_be_shown() -> None:
     for _ in range(3000):
         shown = shown["a"]
     assert shown == {}
+
+
+def test_a_failed_run_keeps_every_call_it_made_on_the_error() -> None:
+    # A later call fails its checks on both attempts: the first generate's call and both failed
+    # attempts are on the error, as the run made them, for whoever shows a failed run's calls.
+    program = _program(
+        'first = generate({ input: "one" })\nsecond = generate({ input: "two", attempts: 2 }) -> {\n    n number\n}'
+    )
+    replies = ["fine", '{"n": "x"}', '{"n": "y"}']
+    with pytest.raises(RunError, match="LLM result field must be a number") as caught:
+        run(program, {}, RunOptions(responses=replies), host=HOST, path="t.as")
+    calls = caught.value.calls
+    assert [(str(call.site), call.attempt) for call in calls] == [
+        ("t.as:9:17", 1),
+        ("t.as:10:18", 1),
+        ("t.as:10:18", 2),
+    ]
+    assert [call.reply.text if call.reply else None for call in calls] == replies
+    assert calls[2].error == "LLM result field must be a number at 11:13"

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptwire.core.errors import SourceError
-from promptwire.frontend.diagnostics import ParseError
-from promptwire.frontend.lexer import EOF, IDENTIFIER, KEYWORD, NUMBER, STRING, SYMBOL, tokenize
+from promptwire.frontend.agentscript.diagnostics import ParseError
+from promptwire.frontend.agentscript.lexer import EOF, IDENTIFIER, KEYWORD, NUMBER, STRING, SYMBOL, tokenize
 
 
 def kinds_and_values(source: str) -> list[tuple[str, str]]:

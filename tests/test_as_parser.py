@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from promptwire.frontend.diagnostics import ParseError
-from promptwire.frontend.language import parse, to_json
-from promptwire.frontend.parser import MAX_NESTING, parse_expression
-from promptwire.frontend.syntax import (
+from promptwire.frontend.agentscript import parse, to_json
+from promptwire.frontend.agentscript.diagnostics import ParseError
+from promptwire.frontend.agentscript.parser import MAX_NESTING, parse_expression
+from promptwire.frontend.agentscript.syntax import (
     Assign,
     Binary,
     Call,

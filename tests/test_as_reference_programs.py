@@ -18,8 +18,8 @@ import pytest
 
 from promptwire import PluginHost
 from promptwire.frontend import run
-from promptwire.frontend.diagnostics import CheckError
-from promptwire.frontend.runner import RunResult
+from promptwire.frontend.agentscript.diagnostics import CheckError
+from promptwire.frontend.asrender.run import RunOptions, RunResult
 
 DATA = Path(__file__).parent / "data" / "as"
 RUNS: dict[str, dict[str, Any]] = json.loads((DATA / "runs.json").read_text(encoding="utf-8"))
@@ -32,7 +32,9 @@ REPAIR_HEADING = "Previous generation failed."
 
 def _run(name: str) -> RunResult:
     case = RUNS[name]
-    return run(DATA / "valid" / f"{name}.as", case["input"], responses=case.get("responses"), host=HOST)
+    return run(
+        DATA / "valid" / f"{name}.as", case["input"], RunOptions(responses=case.get("responses") or ()), host=HOST
+    )
 
 
 def _generate_events(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -76,7 +78,7 @@ def test_a_generate_event_shows_the_attempt_that_succeeded(name: str) -> None:
         context = data["context"]
         assert data["attempts"] == call.attempt
         assert (context["system"], context["finalUserMessage"]) == (call.rendered.system, call.rendered.user)
-        schema = call.to_dict()["schema"]
+        schema = call.prompt.output.json_schema if call.prompt.output is not None else None
         assert context["returnSchema"] == schema
         if schema is None:
             assert SCHEMA_HEADING not in call.rendered.user
@@ -106,7 +108,7 @@ def test_a_retried_generate_reports_the_attempt_that_succeeded() -> None:
 def test_tc17_prints_the_references_debug_text() -> None:
     stream = io.StringIO()
     case = RUNS["tc17_debug"]
-    result = run(DATA / "valid" / "tc17_debug.as", case["input"], host=HOST, debug=stream)
+    result = run(DATA / "valid" / "tc17_debug.as", case["input"], RunOptions(debug=stream), host=HOST)
     assert result.value == case["value"]
     # console.error ends its one message with a newline.
     assert stream.getvalue() == REFERENCE["tc17_debug_stderr"] + "\n"
@@ -117,9 +119,8 @@ def test_programs_without_debug_print_nothing() -> None:
     run(
         DATA / "valid" / "tc09_retry.as",
         RUNS["tc09_retry"]["input"],
-        responses=RUNS["tc09_retry"]["responses"],
+        RunOptions(responses=RUNS["tc09_retry"]["responses"], debug=stream),
         host=HOST,
-        debug=stream,
     )
     assert stream.getvalue() == ""
 

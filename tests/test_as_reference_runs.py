@@ -17,7 +17,8 @@ from test_agentscript_renderer import EXPECTED
 
 from promptwire import PluginHost
 from promptwire.frontend import run
-from promptwire.frontend.interpreter import RunError
+from promptwire.frontend.agentscript.interpreter import RunError
+from promptwire.frontend.asrender.run import RunOptions
 
 DATA = Path(__file__).parent / "data" / "as"
 RUNS: dict[str, dict[str, Any]] = json.loads((DATA / "runs.json").read_text(encoding="utf-8"))
@@ -35,10 +36,10 @@ def test_a_reference_program_runs_as_the_reference_does(name: str) -> None:
     path = DATA / "valid" / f"{name}.as"
     if "error" in case:
         with pytest.raises(RunError) as caught:
-            run(path, case["input"], responses=case.get("responses"), host=HOST)
+            run(path, case["input"], RunOptions(responses=case.get("responses") or ()), host=HOST)
         assert caught.value.message == case["error"]
         return
-    result = run(path, case["input"], responses=case.get("responses"), host=HOST)
+    result = run(path, case["input"], RunOptions(responses=case.get("responses") or ()), host=HOST)
     assert result.value == case["value"]
     shown = [(call.rendered.system, call.rendered.user) for call in result.calls]
     assert shown == _expected_calls(name)

@@ -7,9 +7,9 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptwire.frontend.language import expression_source, parse, to_json
-from promptwire.frontend.parser import parse_expression
-from promptwire.frontend.syntax import Use
+from promptwire.frontend.agentscript import expression_source, parse, to_json
+from promptwire.frontend.agentscript.parser import parse_expression
+from promptwire.frontend.agentscript.syntax import Use
 
 DATA = Path(__file__).parent / "data" / "as"
 

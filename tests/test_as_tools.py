@@ -10,7 +10,7 @@ import pytest
 from promptwire import PluginHost, hookimpl
 from promptwire.core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome, ToolRequest
 from promptwire.frontend import run
-from promptwire.frontend.interpreter import RunError
+from promptwire.frontend.agentscript.interpreter import RunError
 
 PROGRAM = """import llm M from "openai://gpt-4o"
 import tool Notes from "kv://notes"

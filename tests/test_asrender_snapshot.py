@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from promptwire.frontend.cli import main
+from promptwire.frontend.asrender.cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from promptwire.frontend.cli import main
+from promptwire.frontend.asrender.cli import main
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "support-ticket.yaml"
 
@@ -178,7 +178,7 @@ def test_stdin_and_module_entry_point() -> None:
 
 def test_startup_imports_no_heavy_modules() -> None:
     code = (
-        "import sys; from promptwire.frontend.cli import main; main(['plugins']);"
+        "import sys; from promptwire.frontend.asrender.cli import main; main(['plugins']);"
         "heavy = [m for m in ('openai', 'anthropic', 'ollama', 'jsonschema', 'jinja2', 'httpx', 'yaml') if m in sys.modules];"
         "print(heavy)"
     )

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from promptwire.frontend.cli import main
-from promptwire.frontend.prompt_files import MAX_EXPANDED_NODES, PromptFileError, parse_data
-from promptwire.frontend.terminal import json_text, one_line
+from promptwire.frontend.asrender.cli import main
+from promptwire.frontend.asrender.inputs import MAX_EXPANDED_NODES, PromptFileError, parse_data
+from promptwire.frontend.asrender.terminal import json_text, one_line
 
 CONTROL = {chr(c) for c in [*range(0x20), *range(0x7F, 0xA0)]}
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from promptwire.frontend import CheckError, check, ensure_valid, parse
-from promptwire.frontend.cli import main
-from promptwire.frontend.diagnostics import MAX_SHOWN_DIAGNOSTICS
-from promptwire.frontend.source import SHOWN_WIDTH, shown_line
-from promptwire.frontend.syntax_json import to_json, write_json
+from promptwire.frontend.agentscript.diagnostics import MAX_SHOWN_DIAGNOSTICS
+from promptwire.frontend.agentscript.positions import SHOWN_WIDTH, shown_line
+from promptwire.frontend.agentscript.syntax_json import to_json, write_json
+from promptwire.frontend.asrender.cli import main
 
 DATA = Path(__file__).parent / "data" / "as"
 VALID = sorted((DATA / "valid").glob("*.as"))
@@ -88,7 +88,7 @@ def test_rendering_a_prompt_file_does_not_import_the_language() -> None:
     import subprocess
 
     code = (
-        "import sys; from promptwire.frontend.cli import main; import promptwire.frontend as f; "
+        "import sys; from promptwire.frontend.asrender.cli import main; import promptwire.frontend as f; "
         "print(sorted(m for m in sys.modules if m.startswith('promptwire.frontend.') and m.split('.')[-1] in "
         "('lexer', 'parser', 'analyzer', 'language')))"
     )
@@ -157,7 +157,7 @@ def test_running_a_program_imports_no_sdk_schema_template_or_yaml_module() -> No
     import subprocess
 
     code = (
-        "import sys; from promptwire.frontend.cli import main; "
+        "import sys; from promptwire.frontend.asrender.cli import main; "
         f"main([{str(TC09)!r}, '--input', '{{\"text\": \"x\"}}', '-f', 'messages']); "
         "heavy = {'openai', 'anthropic', 'ollama', 'jsonschema', 'jinja2', 'yaml', 'httpx'}; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy), file=sys.stderr)"

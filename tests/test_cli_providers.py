@@ -11,7 +11,7 @@ import pytest
 
 import promptwire
 from promptwire.core.errors import FieldError
-from promptwire.frontend.cli import main
+from promptwire.frontend.asrender.cli import main
 from promptwire.testing.provider_servers import fake_provider
 
 TC09 = Path(__file__).parent / "data" / "as" / "valid" / "tc09_retry.as"
@@ -44,7 +44,7 @@ def test_model_replaces_the_programs_model(capsys: pytest.CaptureFixture[str]) -
 
 def test_a_dry_run_imports_no_sdk() -> None:
     code = (
-        "import sys; from promptwire.frontend.cli import main; "
+        "import sys; from promptwire.frontend.asrender.cli import main; "
         f"main([{str(TC09)!r}, '--input', {INPUT!r}, '--provider', 'openai', '--dry-run', '-O', 'json']); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in {'openai', 'anthropic', 'ollama', 'httpx'}), "
         "file=sys.stderr)"

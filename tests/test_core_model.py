@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from promptwire import Budget, FieldError, Prompt, render
 from promptwire.core import GenerateConfig, OutputContract, Retry
 from promptwire.core.errors import SourceError, field_path
-from promptwire.core.limits import (
+from promptwire.core.nesting import (
     FRAMES_PER_LEVEL,
     MAX_DEPTH,
     check_nesting,

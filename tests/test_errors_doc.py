@@ -46,10 +46,10 @@ def test_the_tree_is_the_hierarchy() -> None:
 
 
 def test_every_agentscript_code_is_listed() -> None:
-    from promptwire.frontend.analyzer import CODES
-    from promptwire.frontend.diagnostics import PARSE_ERROR
-    from promptwire.frontend.interpreter import RUNTIME_ERROR
-    from promptwire.frontend.loader import IMPORT_ERROR
+    from promptwire.frontend.agentscript.analyzer import CODES
+    from promptwire.frontend.agentscript.diagnostics import PARSE_ERROR
+    from promptwire.frontend.agentscript.interpreter import RUNTIME_ERROR
+    from promptwire.frontend.agentscript.loader import IMPORT_ERROR
 
     section = DOC.read_text(encoding="utf-8").split("## AgentScript programs", 1)[1]
     for code in (*CODES, PARSE_ERROR, RUNTIME_ERROR, IMPORT_ERROR):

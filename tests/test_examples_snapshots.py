@@ -11,7 +11,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from promptwire import PluginHost
-from promptwire.frontend.cli import main
+from promptwire.frontend.asrender.cli import main
 from promptwire.tools import memory_records
 
 from corpus import layout_formats

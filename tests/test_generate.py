@@ -15,7 +15,9 @@ import pytest
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.offline import OfflineAdapter, mock_value
 from promptwire.core.coercion import ResultError, check_result
-from promptwire.core.generate import ModelCall, NotJsonError, Reply, generate, read_json
+from promptwire.core.errors import ProviderConnectionError
+from promptwire.core.generate import NotJsonError, Reply, generate, read_json
+from promptwire.frontend.agentscript.trace import debug_block
 from promptwire.renderers.agentscript import renderer, shape_contract
 
 HOST = PluginHost(entry_points=False)
@@ -67,24 +69,22 @@ LOCATIONS = {"label": "11:13", "confidence": "12:13"}
 
 
 def test_tc09_retries_with_the_exact_repair_text() -> None:
-    calls: list[ModelCall] = []
     result = generate(
         _tc09(),
         render=renderer.render,
         adapter=OfflineAdapter(TC09_REPLIES),
         locations=LOCATIONS,
-        on_call=calls.append,
     )
     assert result.value == {"label": "spam", "confidence": 0.9}
     assert result.attempts == 3
-    assert [call.rendered.user for call in calls] == TC09_USER
-    assert [call.rendered.system for call in calls] == ["You are Classifier.\nClassify."] * 3
-    assert [call.error for call in calls] == [
+    assert [call.rendered.user for call in result.calls] == TC09_USER
+    assert [call.rendered.system for call in result.calls] == ["You are Classifier.\nClassify."] * 3
+    assert [call.error for call in result.calls] == [
         "LLM provider did not return JSON: not json at all",
         "LLM result field must be a number at 12:13",
         None,
     ]
-    assert calls[2].prompt.instruction == "Classify the text."  # the repair is never cumulative
+    assert result.calls[2].prompt.instruction == "Classify the text."  # the repair is never cumulative
 
 
 def test_the_last_failure_is_raised_when_attempts_run_out() -> None:
@@ -92,6 +92,23 @@ def test_the_last_failure_is_raised_when_attempts_run_out() -> None:
         generate(_tc09(2), render=renderer.render, adapter=OfflineAdapter(TC09_REPLIES), locations=LOCATIONS)
     with pytest.raises(NotJsonError, match="not json at all"):
         generate(_tc09(1), render=renderer.render, adapter=OfflineAdapter(TC09_REPLIES))
+
+
+def test_a_failed_generate_hands_back_its_attempts_on_the_error() -> None:
+    with pytest.raises(ResultError) as caught:
+        generate(_tc09(2), render=renderer.render, adapter=OfflineAdapter(TC09_REPLIES), locations=LOCATIONS)
+    assert [(call.attempt, call.error) for call in caught.value.calls] == [
+        (1, "LLM provider did not return JSON: not json at all"),
+        (2, "LLM result field must be a number at 12:13"),
+    ]
+
+    class Refusing(OfflineAdapter):
+        def send(self, request: Any, timeout: float | None) -> Any:
+            raise ProviderConnectionError("refused", provider="offline")
+
+    with pytest.raises(ProviderConnectionError) as refused:
+        generate(_tc09(), render=renderer.render, adapter=Refusing())
+    assert refused.value.calls == ()  # the attempt that failed never came back
 
 
 def test_errors_that_are_not_about_the_reply_are_not_retried() -> None:
@@ -198,7 +215,12 @@ def test_validation_messages(value: Any, strict: bool, message: str) -> None:
 def test_debug_writes_each_attempt_before_the_call() -> None:
     stream = io.StringIO()
     prompt = _tc09(2).model_copy(update={"config": _tc09(2).config.model_copy(update={"debug": True})})
-    generate(prompt, render=renderer.render, adapter=OfflineAdapter(TC09_REPLIES[:1]), debug=stream, agent="A")
+    generate(
+        prompt,
+        render=renderer.render,
+        adapter=OfflineAdapter(TC09_REPLIES[:1]),
+        debug=lambda attempt, rendered, request: stream.write(debug_block("A", attempt, rendered, request)),
+    )
     blocks = stream.getvalue().split("--- end AgentScript generate debug ---\n")
     assert blocks[0].startswith(
         "--- AgentScript generate debug: A attempt 1 ---\nSystem:\nYou are Classifier.\nClassify.\n"

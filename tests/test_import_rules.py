@@ -58,9 +58,41 @@ def test_layer_imports_only_what_it_may(layer: str) -> None:
         assert not refused, f"{path.relative_to(ROOT)} imports {refused}"
 
 
+DIALECT_WORDS = ("AgentScript", "__main_agent", "list[", "JSON.stringify", "JSON.parse", "9007199254740992")
+"""Words of a dialect's own rules: its name in text it prints, its anonymous agent, its type syntax,
+JavaScript's JSON functions and its largest exact integer."""
+
+
+def _code_strings_and_numbers(tree: ast.AST) -> list[tuple[int, str]]:
+    """Every string the code uses and every 2**53 it writes, with its line: docstrings (a string
+    standing alone as a statement) say which dialect a rule serves, and are left out."""
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and id(node) not in docstrings:
+            if isinstance(node.value, str):
+                found.append((node.lineno, node.value))
+            elif isinstance(node.value, int) and not isinstance(node.value, bool):
+                found.append((node.lineno, str(node.value)))
+        elif (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Pow)
+            and isinstance(node.left, ast.Constant)
+            and isinstance(node.right, ast.Constant)
+        ):
+            found.append((node.lineno, str(node.left.value**node.right.value)))
+    return found
+
+
 def test_the_core_holds_no_dialects_rules() -> None:
     # JavaScript's JSON printing and UTF-16 budgets are AgentScript's; readers live in renderers/.
     assert not {"jsjson.py", "clipping.py", "reader.py"} & {path.name for path in _modules("core")}
+    # Nor their content: the debug text, the anonymous agent, the type syntax, the number rule.
+    for path in _modules("core"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for line, text in _code_strings_and_numbers(tree):
+            words = [word for word in DIALECT_WORDS if word in text]
+            assert not words, f"{path.relative_to(ROOT)}:{line} holds {words}"
 
 
 def test_no_module_imports_provider_sdks_at_module_level() -> None:
@@ -88,3 +120,16 @@ def test_every_package_is_listed_for_installation() -> None:
         if init.parent == ROOT or init.relative_to(ROOT).parts[0] in layers
     }
     assert found == listed
+
+
+def test_the_inspector_page_ships_as_package_data() -> None:
+    # The server reads page.html beside it; a wheel holds only the data files pyproject lists.
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
+    assert "page.html" in data["promptwire.frontend.asrender.inspector"]
+    assert (
+        (ROOT / "frontend" / "asrender" / "inspector" / "page.html")
+        .read_text(encoding="utf-8")
+        .startswith("<!doctype html>")
+    )

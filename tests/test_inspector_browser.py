@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from chromium import WAIT_MS
 
-from promptwire.frontend.inspector.server import InspectorServer
+from promptwire.frontend.asrender.inspector.server import InspectorServer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SIBLINGS = (".as", ".input.json", ".responses.json")

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from promptwire.frontend.inspector import server as server_module
-from promptwire.frontend.inspector.server import InspectorServer
+from promptwire.frontend.asrender.inspector import server as server_module
+from promptwire.frontend.asrender.inspector.server import InspectorServer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

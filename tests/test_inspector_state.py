@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from promptwire.frontend.inspector.server import InspectorServer, make_server
-from promptwire.frontend.inspector.state import program_list, program_state
+from promptwire.frontend.asrender.inspector.server import InspectorServer, make_server
+from promptwire.frontend.asrender.inspector.state import program_list, program_state
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -72,7 +72,7 @@ def test_the_folder_is_never_written(folder: Path) -> None:
 
 
 def test_a_stored_snapshot_is_offered(folder: Path) -> None:
-    from promptwire.frontend.cli import main
+    from promptwire.frontend.asrender.cli import main
 
     assert main(["snapshot", str(folder), "--update"]) == 0
     call = program_state(folder, "strict-invoice.as")["calls"][0]
@@ -134,7 +134,7 @@ def test_serve_refuses_bad_arguments_in_one_line(args: list[str], status: int, m
 
 
 def test_serve_says_when_the_port_is_taken(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from promptwire.frontend.cli import main
+    from promptwire.frontend.asrender.cli import main
 
     with make_server(folder) as taken:
         port = taken.server_address[1]

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from promptwire import PluginHost, Prompt
-from promptwire.frontend.cli import main
-from promptwire.frontend.providers import Targeted
+from promptwire.frontend.asrender.cli import main
+from promptwire.frontend.asrender.retarget import Retargeted
 
 HOST = PluginHost(entry_points=False)
 PROMPT = Prompt(instruction="Say ok.")
@@ -75,10 +75,12 @@ def test_a_retargeted_model_is_its_name_as_its_own_protocol_reads_it(
 
 def test_a_uri_of_the_providers_own_protocol_goes_to_it_whole() -> None:
     # ollama://HOST:PORT/MODEL also names the host, which only the ollama adapter reads.
-    target = Targeted(HOST.adapter("ollama"), "ollama", None, HOST.adapter)
+    target = Retargeted(HOST.load("adapters", "ollama"), "ollama", None, HOST.adapter)
     assert target.model_for("ollama://gpu:8080/m?x") == "ollama://gpu:8080/m?x"
     assert target.model_for("openai://gpu:8080/m?x") == "gpu:8080/m"
-    assert Targeted(HOST.adapter("ollama"), "ollama", "given", HOST.adapter).model_for("openai://x") == "given"
+    assert (
+        Retargeted(HOST.load("adapters", "ollama"), "ollama", "given", HOST.adapter).model_for("openai://x") == "given"
+    )
 
 
 def test_a_protocol_no_adapter_reads_is_an_unknown_adapter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

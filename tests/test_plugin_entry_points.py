@@ -224,7 +224,7 @@ main agent A {
 
 def test_a_third_party_tool_scheme_installed_by_entry_point_serves_programs(install: Install) -> None:
     from promptwire.frontend import run
-    from promptwire.frontend.interpreter import RunError
+    from promptwire.frontend.agentscript.interpreter import RunError
 
     install("pw-buckets", "2.0", "pw_buckets", BUCKETS, "buckets")
     host = PluginHost()

@@ -36,7 +36,7 @@ from promptwire.core.errors import (
     ServerError,
     body_excerpt,
 )
-from promptwire.core.generate import ModelCall, NotJsonError, generate
+from promptwire.core.generate import NotJsonError, generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import REFUSAL, REPLIES, FakeProvider, fake_provider
 
@@ -299,9 +299,8 @@ def test_any_reply_shape_is_an_answer_or_a_promptwire_error(
 def test_the_fuzzed_template_itself_is_an_answer_with_a_tool_call(shared_server: FakeProvider, name: str) -> None:
     reply = _template(name)
     shared_server.reply = lambda body: reply
-    calls: list[ModelCall] = []
     adapter = ADAPTERS[name](shared_server.root)
-    result = generate(_prompt(), render=renderer.render, adapter=adapter, model="ok", on_call=calls.append)
+    result = generate(_prompt(), render=renderer.render, adapter=adapter, model="ok")
     assert result.value == {"ok": True}
-    assert calls[0].reply is not None
-    assert [(call.name, call.arguments) for call in calls[0].reply.tool_calls] == [("t", {"a": 1})]
+    assert result.calls[0].reply is not None
+    assert [(call.name, call.arguments) for call in result.calls[0].reply.tool_calls] == [("t", {"a": 1})]

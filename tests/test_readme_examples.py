@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from promptwire.frontend.cli import main
+from promptwire.frontend.asrender.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

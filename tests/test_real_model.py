@@ -27,6 +27,7 @@ import pytest
 
 from promptwire.core.coercion import check_result
 from promptwire.frontend import run
+from promptwire.frontend.asrender.run import RunOptions
 
 pytestmark = pytest.mark.real_model
 
@@ -116,7 +117,7 @@ def test_example_program_runs_on_a_real_model_with_schema_valid_json(
     assert "strict: true" in source
     input_file = program.with_suffix(".input.json")
     input_value = json.loads(input_file.read_text(encoding="utf-8")) if input_file.exists() else None
-    result = run(source, input_value, adapter="openai", model="gemma-3-270m", timeout=120, path=program.name)
+    result = run(source, input_value, RunOptions("openai", "gemma-3-270m", timeout=120), path=program.name)
     generates = [event["data"] for event in _events(result.trace) if event["kind"] == "generate"]
     assert generates, "the program made no model call"
     for call in result.calls:

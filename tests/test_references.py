@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from promptwire.core.errors import FieldError, PromptwireError
-from promptwire.core.limits import MAX_DEPTH
+from promptwire.core.nesting import MAX_DEPTH
 from promptwire.core.references import (
     InvalidReference,
     OutputPathError,

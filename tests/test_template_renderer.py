@@ -16,8 +16,8 @@ from syrupy.assertion import SnapshotAssertion
 
 from promptwire import Prompt
 from promptwire.core.errors import FieldError
-from promptwire.core.limits import MAX_DEPTH
-from promptwire.frontend.cli import main
+from promptwire.core.nesting import MAX_DEPTH
+from promptwire.frontend.asrender.cli import main
 from promptwire.renderers import template
 from promptwire.renderers.template import TemplateError, renderer
 
@@ -298,7 +298,7 @@ def test_asrender_reports_a_template_error_in_one_line(
 def test_jinja2_is_imported_only_when_a_template_renders() -> None:
     code = (
         "import sys\n"
-        "from promptwire.frontend.cli import main\n"
+        "from promptwire.frontend.asrender.cli import main\n"
         "main(['examples/support-ticket.yaml', '--format', 'agentscript'])\n"
         "print('jinja2' in sys.modules, file=sys.stderr)\n"
     )

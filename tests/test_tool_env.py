@@ -9,8 +9,8 @@ import pytest
 
 from promptwire.core.permissions import NotAllowed
 from promptwire.core.tools import REDACTED, ToolContext, ToolError, ToolRequest
-from promptwire.frontend import run
-from promptwire.frontend.cli import main
+from promptwire.frontend import RunOptions, run
+from promptwire.frontend.asrender.cli import main
 from promptwire.tools.env import env_tool, looks_secret
 
 
@@ -92,7 +92,7 @@ def test_a_secret_reaches_the_program_but_never_the_trace(monkeypatch: pytest.Mo
     monkeypatch.setenv("PW_TEST_API_KEY", "sk-very-secret")
     monkeypatch.setenv("PW_TEST_REGION", "eu")
     allowed = ToolContext(Path.cwd(), env=frozenset({"PW_TEST_API_KEY", "PW_TEST_REGION"}))
-    result = run(PROGRAM, {}, path="env.as", tools=allowed)
+    result = run(PROGRAM, {}, RunOptions(tools=allowed), path="env.as")
     assert result.value == {"length": "sk-very-secret", "region": "eu"}
     traced = [event["data"]["result"] for event in result.trace if event["kind"] == "tool"]
     assert traced == [REDACTED, "eu"]

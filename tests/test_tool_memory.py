@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promptwire.core.tools import MemoryOutcome, ToolContext, ToolError, ToolRequest
-from promptwire.frontend import run
+from promptwire.frontend import RunOptions, run
 from promptwire.tools import memory_records
 from promptwire.tools.jsonl_store import jsonl_memory
 from promptwire.tools.sqlite_store import sqlite_memory
@@ -196,7 +196,7 @@ def test_memory_paths_are_relative_to_the_program_not_the_working_folder(
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     allowed = ToolContext(elsewhere, program_folder=program_dir, write=(program_dir,))
-    result = run(program_dir / "notes.as", {"text": "Keep it short"}, tools=allowed)
+    result = run(program_dir / "notes.as", {"text": "Keep it short"}, RunOptions(tools=allowed))
     assert (program_dir / "notes" / "lessons.jsonl").is_file() and (program_dir / "facts.db").is_file()
     assert list(elsewhere.iterdir()) == []
     assert [item["record"]["text"] for item in result.value["notes"]] == ["Keep it short"]
@@ -215,4 +215,9 @@ def test_memory_paths_are_relative_to_the_program_not_the_working_folder(
 def test_a_tool_only_scheme_is_no_memory(tmp_path: Path) -> None:
     source = PROGRAM.replace('"sqlite://facts.db#team"', '"sh://grep"')
     with pytest.raises(Exception, match="Unsupported memory URI scheme 'sh'"):
-        run(source, {"text": "x"}, path=str(tmp_path / "p.as"), tools=ToolContext(tmp_path, write=(tmp_path,)))
+        run(
+            source,
+            {"text": "x"},
+            RunOptions(tools=ToolContext(tmp_path, write=(tmp_path,))),
+            path=str(tmp_path / "p.as"),
+        )

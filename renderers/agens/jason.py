@@ -33,7 +33,7 @@ Everything else raises :class:`~promptwire.core.errors.FieldError` naming the pa
 value, where Jason would crash with ``Protocol.UndefinedError``: tuples (what Agens stores for a
 failed tool call), sets, bytes (binary data, not text: decode it first), objects, and a
 self-containing list or map. We refuse rather than guess, so a prompt never holds a Python repr.
-The walk recurses one frame per level of nesting, inside ``core.limits.nesting_room()``: values
+The walk recurses one frame per level of nesting, inside ``core.nesting.nesting_room()``: values
 nest up to ``MAX_DEPTH`` (1000) levels, as in every prompt, and a deeper or self-containing value is
 refused with the prompt model's own words, at the path of the value, never as a ``RecursionError``.
 Because the walk checks both as it goes, a raw Agens message needs no separate nesting check.
@@ -49,7 +49,7 @@ from operator import itemgetter
 from typing import Any, cast
 
 from ...core.errors import FieldError, field_path
-from ...core.limits import MAX_DEPTH, nesting_room
+from ...core.nesting import MAX_DEPTH, nesting_room
 
 __all__ = ["encode", "encode_float", "encode_key", "encode_string", "key_text"]
 
@@ -66,7 +66,7 @@ _TWO_POW_53 = 1 << 53
 
 CIRCULAR = "the value contains itself (a circular structure cannot be printed)"
 NESTED_TOO_DEEP = f"the value is nested deeper than {MAX_DEPTH} levels"
-"""The prompt model's own words (``core.limits``), so a raw Agens message fails as a Prompt would."""
+"""The prompt model's own words (``core.nesting``), so a raw Agens message fails as a Prompt would."""
 
 # Rank of a key's type in the BEAM's map order (integers < floats < atoms < binaries).
 _INT_KEY, _FLOAT_KEY, _ATOM_KEY, _STRING_KEY = range(4)

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...core.errors import FieldError
 from ...core.fitting import TextForm, fit
-from ...core.limits import nesting_room
+from ...core.nesting import nesting_room
 from ...core.prompt import ContextItem, Prompt, Resource, Retry, Section, ToolCall, ToolDefinition
 from ...core.rendered import Message, RenderedPrompt, RenderedSection, RenderWarning
 from ..base import unexpressed_fields

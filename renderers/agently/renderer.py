@@ -28,7 +28,7 @@ from typing import Any
 
 from ...core.errors import FieldError
 from ...core.fitting import TextForm, fit
-from ...core.limits import check_nesting
+from ...core.nesting import check_nesting
 from ...core.prompt import ContextItem, Prompt, Section, ToolDefinition, ToolResult
 from ...core.rendered import Message, RenderedPrompt, RenderWarning
 from ..base import unexpressed_fields

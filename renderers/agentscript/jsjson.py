@@ -45,6 +45,8 @@ __all__ = [
     "JsonEntries",
     "entry_lengths",
     "is_array_index",
+    "js_number",
+    "js_numbers",
     "number_to_string",
     "object_entries",
     "pretty",
@@ -561,3 +563,41 @@ def entry_lengths(obj: Mapping[Any, object], level: int, cap: int) -> Iterator[t
     for key, _, key_length in plan:
         item = source[key]
         yield key, item, key_length + 2 + _measure(item, level + 1, cap - key_length - 2, set())
+
+
+# --------------------------------------------------------------------------------------------
+# Numbers as JavaScript holds them
+
+
+def js_number(number: int | float | str) -> int | float:
+    """The number JavaScript holds for ``number``: every JS number is a double, so an integer (an
+    ``int``, or unsigned integer digits as ``Number`` reads them) within +/-2**53 is exact
+    and stays an ``int``; one past that is the nearest double, infinity past the largest (no length
+    of digits meets Python's ``int()`` limit). A float already is a double.
+
+    This is the one place the 2**53 rule is written: replies, inputs, literals and counts of an
+    AgentScript program all go through it."""
+    if isinstance(number, float):
+        return number
+    if isinstance(number, str):
+        value = float(number)  # first: a double past 2**53 holds no more than float() reads
+        if not -_EXACT_INT <= value <= _EXACT_INT:
+            return value
+        return js_number(int(number.lstrip("0") or "0"))  # leading zeros count towards int()'s limit
+    if -_EXACT_INT <= number <= _EXACT_INT:
+        return number
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
+
+
+def js_numbers(value: Any) -> Any:
+    """JSON data as JavaScript's ``JSON.parse`` gives it: each number made a :func:`js_number`."""
+    if isinstance(value, bool) or not isinstance(value, int | list | dict):
+        return value
+    if isinstance(value, int):
+        return js_number(value)
+    if isinstance(value, list):
+        return [js_numbers(item) for item in value]
+    return {key: js_numbers(item) for key, item in value.items()}

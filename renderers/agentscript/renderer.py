@@ -24,15 +24,17 @@ Every other populated field is reported by one warning (an error with ``strict=T
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.errors import FieldError
-from ...core.limits import with_nesting_room
-from ...core.prompt import ContextItem, Prompt, Retry
+from ...core.nesting import with_nesting_room
 from ...core.rendered import Message, RenderedPrompt, RenderedSection
 from ..base import unexpressed_fields
 from .clipping import Clip, clip, value_text
 from .jsjson import object_entries, pretty, pretty_reused
+
+if TYPE_CHECKING:
+    from ...core.prompt import ContextItem, Prompt, Retry
 
 __all__ = [
     "AgentScriptRenderer",
@@ -64,8 +66,23 @@ class AgentScriptRenderer:
     fields: frozenset[str] = _FIELDS
 
     def render(self, prompt: Prompt, *, strict: bool = False) -> RenderedPrompt:
+        return self._render(prompt, strict, None)
+
+    def render_with_clips(self, prompt: Prompt) -> tuple[RenderedPrompt, list[Clip]]:
+        """The render, and what it showed of each context item (:func:`context_clips`), each value
+        clipped once: a run's trace records the clips of the very render it sent."""
+        clips: list[Clip] = []
+        return self._render(prompt, False, clips), clips
+
+    def _render(self, prompt: Prompt, strict: bool, clips: list[Clip] | None) -> RenderedPrompt:
         warnings = unexpressed_fields(prompt, self.name, self.fields, strict=strict)
-        sections = with_nesting_room(_sections, prompt)  # the JSON walks recurse per level of a value
+
+        def walk(prompt: Prompt) -> list[RenderedSection]:
+            if clips is not None:
+                clips.clear()  # a walk that ran out of stack starts again
+            return _sections(prompt, clips)
+
+        sections = with_nesting_room(walk, prompt)  # the JSON walks recurse per level of a value
         messages = [Message(s.role, s.body) for s in sections if s.role == "system"]
         messages.append(Message("user", _join_user(sections)))
         return RenderedPrompt(
@@ -119,18 +136,19 @@ def _join_user(sections: list[RenderedSection]) -> str:
     return "\n".join(lines)
 
 
-def _sections(prompt: Prompt) -> list[RenderedSection]:
+def _sections(prompt: Prompt, clips: list[Clip] | None = None) -> list[RenderedSection]:
     """The render's parts in order; the user message is their lines joined by ``\\n``.
 
     A context item is one section: title ``[label]``, detail ``source: <expr>``, body the clipped
-    text. The ``Context:`` line belongs to the layout, printed before the first item.
+    text. The ``Context:`` line belongs to the layout, printed before the first item. Each item's
+    clip is appended to ``clips`` when it is given.
     """
     sections: list[RenderedSection] = []
     system = system_text(prompt)
     if system is not None:
         sections.append(RenderedSection(role="system", key="identity", title="", body=system))
     for index, item in enumerate(prompt.context):
-        sections.append(_context_section(index, item))
+        sections.append(_context_section(index, item, clips))
     if "instruction" in prompt.model_fields_set or prompt.retry is not None:
         text = _text_of(instruction_value(prompt), "instruction")
         sections.append(RenderedSection(role="user", key="instruction", title=INSTRUCTION_HEADING, body=text))
@@ -140,11 +158,16 @@ def _sections(prompt: Prompt) -> list[RenderedSection]:
     return sections
 
 
-def _context_section(index: int, item: ContextItem) -> RenderedSection:
+def _context_section(index: int, item: ContextItem, clips: list[Clip] | None) -> RenderedSection:
     label = str(index) if item.label is None else item.label
     detail = f"source: {item.source}" if item.source else None
-    # Without a budget the text is whole: no clip to record, no sizes to count.
-    body = _text_of(item.value, ("context", index, "value")) if item.budget is None else _clip_of(item, index).text
+    if item.budget is None and clips is None:
+        body = _text_of(item.value, ("context", index, "value"))  # whole: no clip to record, no sizes to count
+    else:
+        shown = _clip_of(item, index)
+        body = shown.text
+        if clips is not None:
+            clips.append(shown)
     return RenderedSection(role="user", key=f"context[{index}]", title=f"[{label}]", detail=detail, body=body)
 
 

@@ -7,9 +7,10 @@ the shape kept beside it as the dialect's native declaration.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...core.contract import OutputContract
+if TYPE_CHECKING:
+    from ...core.contract import OutputContract
 
 __all__ = ["SHAPE_TYPES", "shape_contract", "shape_type_schema"]
 
@@ -42,6 +43,8 @@ def shape_type_schema(type_text: str) -> dict[str, Any]:
 
 def shape_contract(fields: Mapping[str, str]) -> OutputContract:
     """An AgentScript shape (field name -> type text, in order) as a closed object schema."""
+    from ...core.contract import OutputContract  # the model, for runs: ``check`` reads shape types only
+
     properties: dict[str, Any] = {}
     for field, type_text in fields.items():
         try:

@@ -23,7 +23,7 @@ import pytest
 
 from promptwire.core.confined import NotRegularFile, TooLarge
 from promptwire.core.permissions import ANY_ORIGIN, NotAllowed, Permissions, parse_origin
-from promptwire.frontend.cli import main
+from promptwire.frontend.asrender.cli import main
 
 
 @pytest.fixture
@@ -193,7 +193,7 @@ def test_asrender_flags_are_checked_and_for_programs_only(
 def test_snapshot_and_serve_run_programs_with_nothing_beyond_their_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from promptwire.frontend.inspector.state import program_state
+    from promptwire.frontend.asrender.inspector.state import program_state
 
     monkeypatch.setenv("PW_SNAPSHOT_SECRET", "sk-secret")
     folder = tmp_path / "programs"

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ....core.errors import FieldError, PromptwireError, PromptwireWarning, field_path, warn
-from ....core.limits import check_nesting, nesting_room
+from ....core.nesting import check_nesting, nesting_room
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

@@ -6,13 +6,14 @@ this provider's own: the request (``build_request``, pure: a dry run prints it),
 (``client`` and ``post``, here the standard library's HTTP), what its failures mean (``failure``) and how the
 answer reads (``reply``). The skeleton does the rest: model URIs (``echo://NAME``), the base URL
 from ``ECHO_URL``, the timeout, the body's bytes, and malformed answers.
+
+Every ``asrender`` start loads the plugins installed, this one too: the HTTP client (``urllib``,
+which brings ``ssl`` and ``email``, about 10 ms) is imported when a request is sent, not here.
 """
 
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from typing import Any
 
 from promptwire.plugin import (
@@ -56,12 +57,16 @@ class EchoAdapter(ProviderAdapter):
         return endpoint.url, seconds  # urllib keeps no connection: where to send, and for how long
 
     def post(self, client: tuple[str, float], body: bytes) -> Any:
+        import urllib.request
+
         url, seconds = client
         request = urllib.request.Request(f"{url}/{self.path}", body, {"content-type": "application/json"})
         with urllib.request.urlopen(request, timeout=seconds) as answer:
             return json.loads(answer.read())
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
+        import urllib.error
+
         if isinstance(exc, urllib.error.HTTPError):
             return status_error(exc.code, exc.read(300).decode("utf-8", "replace"))
         if isinstance(exc, TimeoutError):

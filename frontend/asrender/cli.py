@@ -14,17 +14,12 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..core.errors import FieldError, PromptwireError, ProviderError, SourceError
-from ..core.limits import MAX_DEPTH, nesting_room
-from ..core.permissions import ANY_ORIGIN, DEFAULT_TOOL_TIMEOUT, Permissions, parse_origin
-from ..core.rendered import warning_lines
-from ..core.timeout import DEFAULT_TIMEOUT, check_timeout
-from ..plugins.manager import default_host
-from .diagnostics import CheckError
-from .prompt_files import DEFAULT_MAX_BYTES, parse_data, read_text
-from .run_inputs import canned_responses, program_input
+from ...core.errors import FieldError, PromptwireError, ProviderError, SourceError
+from ...core.text_files import DEFAULT_MAX_BYTES
+from ...core.timeout import DEFAULT_TIMEOUT, check_timeout
+from ..agentscript.diagnostics import CheckError
 from .terminal import (
     OutputError,
     error_block,
@@ -35,6 +30,12 @@ from .terminal import (
     safe_json,
     write_output,
 )
+
+if TYPE_CHECKING:
+    from ...core.permissions import Permissions
+    from ...core.rendered import RenderedPrompt, RenderWarning
+    from ...plugins.manager import PluginHost
+    from .run import ProgramCall, RunOptions, RunResult
 
 __all__ = ["main"]
 
@@ -75,6 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"internal error: {type(exc).__name__}: {exc} (please report this)")
 
 
+def _host() -> PluginHost:
+    """The plugin host, loaded by the commands that use one (``check`` and ``parse`` do not)."""
+    from ...plugins.manager import default_host
+
+    return default_host()
+
+
 def _fail(message: str) -> int:
     error_line(message)
     return 1
@@ -113,7 +121,6 @@ def _parser() -> argparse.ArgumentParser:
     given = render.add_mutually_exclusive_group()
     given.add_argument("--input", metavar="JSON", help="a program's input, a JSON object")
     given.add_argument("--input-file", metavar="FILE", help="a program's input, from a JSON file")
-    # What a program may touch beyond reading this folder and its own (docs/security.md): nothing by default.
     render.add_argument(
         "--allow-read", action="append", metavar="PATH", help="a program may also read this (repeatable)"
     )
@@ -121,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
         "--allow-write",
         action="append",
         nargs="?",
-        const="",
+        const=_WORKSPACE,
         metavar="PATH",
         help="a program's tools and memory may write this file or folder (no PATH: the program's folder; repeatable)",
     )
@@ -137,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         nargs="?",
         type=_origins,
-        const=[ANY_ORIGIN],
+        const=[_ANY_ORIGIN],
         metavar="ORIGIN,...",
         help="a program's HTTP tools may reach these origins, scheme://host[:port] or host[:port] (no ORIGIN: any)",
     )
@@ -173,8 +180,7 @@ def _parser() -> argparse.ArgumentParser:
         type=_byte_size,
         default=DEFAULT_MAX_BYTES,
         metavar="BYTES",
-        help=f"refuse prompt files, and files a program reads whole, larger than this (default "
-        f"{DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
+        help=f"refuse prompt files larger than this (default {DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
     )
     render.set_defaults(run=_cmd_render)
 
@@ -190,7 +196,7 @@ def _parser() -> argparse.ArgumentParser:
     snapshot.add_argument(
         "--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a renderer option (repeatable)"
     )
-    snapshot.set_defaults(run=_cmd_snapshot, **_PROGRAM_DEFAULTS)
+    snapshot.set_defaults(run=_cmd_snapshot, strict=False)
 
     serve = commands.add_parser(
         "serve", help="serve a local page showing every model call of a program in every format (127.0.0.1)"
@@ -216,7 +222,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_plugins(args: argparse.Namespace) -> int:
-    infos = default_host().plugins()
+    infos = _host().plugins()
     if args.json:
         write_output(json_text([info.to_dict() for info in infos]) + "\n")
         return 0
@@ -236,21 +242,34 @@ def _cmd_render(args: argparse.Namespace) -> int:
     program_only = [flag for flag, value in _program_flags(args) if value is not None]
     if program_only:
         _usage_error(f"{', '.join(program_only)} apply to .as programs only")
-    host = default_host()
+    host = _host()
     label = "<stdin>" if args.file == "-" else args.file
-    options = _render_options(args, host)
+    options = _run_options(args, host)
     data = _load_data(args.file, label, args.max_input_size)
     renderer = host.renderer(args.format)
     try:
         prompt = host.reader(args.reader).read(data)
         if _asks_a_model(args):
             return _run_prompt(args, prompt, label, options, host)
-        rendered = renderer.render(prompt, **options)
+        rendered = renderer.render(prompt, **options.options)
     except FieldError as exc:
         raise CliError(f"{label}: {exc}") from None
-    for line in warning_lines(rendered.warnings):
-        error_line(f"warning: {line}")
+    _warn(rendered.warnings)
     _print_render(rendered, args.output, args.format)
+    return 0
+
+
+def _run_program(args: argparse.Namespace) -> int:
+    from .inputs import program_input
+    from .run import run
+
+    host = _host()
+    options = _run_options(args, host)
+    label, source = _read_program(args)
+    input_value = program_input(args.input, args.input_file, args.max_input_size)
+    with _provider_errors(options.adapter):
+        result = run(source, input_value, options, host=host, path=label)
+    _print_run(result, options, args.output, host)
     return 0
 
 
@@ -260,7 +279,29 @@ def _asks_a_model(args: argparse.Namespace) -> bool:
     return args.output == "trace" or any(value is not None for value in model_flags)
 
 
-def _render_options(args: argparse.Namespace, host: Any) -> dict[str, Any]:
+def _run_options(args: argparse.Namespace, host: PluginHost) -> RunOptions:
+    """The flags of ``asrender FILE`` as the run's options, each checked before anything is read or
+    run: the format's options, the provider, the canned replies, what tools may touch."""
+    from .inputs import canned_responses
+    from .run import RunOptions
+
+    label = "<stdin>" if args.file == "-" else args.file
+    return RunOptions(
+        adapter=_provider(args, host),
+        model=args.model,
+        dry_run=args.dry_run,
+        timeout=args.timeout,
+        responses=canned_responses(args.responses, args.max_input_size),
+        format=args.format,
+        options=_render_options(args, host),
+        agent=args.agent,
+        function=args.function,
+        tools=_tool_context(args, label) if args.file.endswith(".as") else None,
+        debug=sys.stderr,
+    )
+
+
+def _render_options(args: argparse.Namespace, host: PluginHost) -> dict[str, Any]:
     """The ``-o`` options (and ``--strict``) for the format, checked against what it takes before
     anything is read or run."""
     options = _parse_options(args.option)
@@ -278,27 +319,14 @@ def _render_options(args: argparse.Namespace, host: Any) -> dict[str, Any]:
     return options
 
 
-def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: dict[str, Any], host: Any) -> int:
-    from .runner import run_prompt
+def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: RunOptions, host: PluginHost) -> int:
+    from .run import run_prompt
 
-    provider = _provider(args, host)
-    if provider != "offline" and args.model is None:
-        _usage_error(f"--provider {provider} needs --model for a prompt file (a prompt file names no model)")
-    with _provider_errors(provider):
-        result = run_prompt(
-            prompt,
-            label=label,
-            adapter=provider,
-            model=args.model,
-            dry_run=args.dry_run,
-            timeout=args.timeout,
-            responses=canned_responses(args.responses, args.max_input_size),
-            format=args.format,
-            options=options,
-            host=host,
-            debug=sys.stderr,
-        )
-    _print_run(result, args)
+    if options.adapter != "offline" and args.model is None:
+        _usage_error(f"--provider {options.adapter} needs --model for a prompt file (a prompt file names no model)")
+    with _provider_errors(options.adapter):
+        result = run_prompt(prompt, label, options, host=host)
+    _print_run(result, options, args.output, host)
     return 0
 
 
@@ -326,95 +354,35 @@ def _program_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
     ]
 
 
-def _run_program(args: argparse.Namespace) -> int:
-    _print_run(_program_result(args), args)
-    return 0
-
-
-def _program_result(args: argparse.Namespace) -> Any:
-    from .runner import run
-
-    host = default_host()
-    options = _render_options(args, host)
-    label, source = _read_program(args)
-    input_value = program_input(args.input, args.input_file, args.max_input_size)
-    provider = _provider(args, host)
-    with _provider_errors(provider):
-        return run(
-            source,
-            input_value,
-            adapter=provider,
-            model=args.model,
-            dry_run=args.dry_run,
-            timeout=args.timeout,
-            responses=canned_responses(args.responses, args.max_input_size),
-            format=args.format,
-            options=options,
-            agent=args.agent,
-            function=args.function,
-            host=host,
-            path=label,
-            debug=sys.stderr,
-            tools=_tool_context(args, label),
-        )
-
-
-_PROGRAM_DEFAULTS: dict[str, Any] = {
-    "input": None,
-    "allow_read": None,
-    "allow_write": None,
-    "allow_env": None,
-    "allow_net": None,
-    "agent": None,
-    "function": None,
-    "provider": None,
-    "model": None,
-    "timeout": None,
-    "dry_run": False,
-    "strict": False,
-    "max_input_size": DEFAULT_MAX_BYTES,
-}
-"""What ``asrender snapshot`` runs each program with: the defaults of ``asrender FILE.as``."""
-
-
 def _cmd_snapshot(args: argparse.Namespace) -> int:
-    import tempfile
-
-    from .prompt_review import RenderFailed, StoreUnusable, copy_programs, review
+    from .run import RunOptions, call_block, shown
+    from .snapshot import RenderFailed, StoreUnusable, review, run_beside, scratch_copy
 
     directory = Path(args.directory)
     if not directory.is_dir():
         raise CliError(f"{args.directory}: not a directory")
-    default_host().renderer(args.format)  # an unknown format fails once, before any program runs
-    _render_options(args, default_host())  # so does a malformed --option
+    host = _host()
+    host.renderer(args.format)  # an unknown format fails once, before any program runs
+    _render_options(args, host)  # so does a malformed --option
     args.option = [_from_here(option) for option in args.option]  # programs run from their own folder
+    options = RunOptions(format=args.format, options=_render_options(args, host), debug=sys.stderr)
 
     def render(original: Path) -> str:
         """What ``cd DIR && asrender NAME.as`` prints, with the program's sibling input and replies,
         run in the scratch copy so that tools and memory neither write to DIR nor see past runs."""
         program = scratch / original.relative_to(directory)
-        siblings = {kind: program.with_name(f"{program.stem}.{kind}.json") for kind in ("input", "responses")}
-        run_args = argparse.Namespace(
-            **{
-                **vars(args),
-                "file": program.name,
-                "input_file": siblings["input"].name if siblings["input"].is_file() else None,
-                "responses": siblings["responses"].name if siblings["responses"].is_file() else None,
-                "allow_write": [""],  # the scratch copy: a program's memory and files land there, then vanish
-            }
-        )
         try:
             with _working_directory(program.parent):
-                result = _program_result(run_args)
+                result = run_beside(Path(program.name), options, host)
+                return "".join(
+                    call_block(c, r) for c, r in zip(result.calls, shown(result, options, host), strict=True)
+                )
         except (SourceError, CheckError) as exc:
             raise RenderFailed(f"{original}: cannot render\n{exc}") from None
         except (CliError, PromptwireError, OSError) as exc:
             raise RenderFailed(f"{original}: cannot render: {exc}") from None
-        return "".join(call.display() for call in result.calls)
 
-    with tempfile.TemporaryDirectory(prefix="asrender-snapshot-") as temporary:
-        scratch = Path(temporary) / directory.resolve().name
-        copy_programs(directory, scratch)
+    with scratch_copy(directory, "asrender-snapshot-") as scratch:
         try:
             found = review(
                 directory,
@@ -478,7 +446,8 @@ def _tool_context(args: argparse.Namespace, program: str) -> Permissions:
     from whatever folder ``asrender`` is run), and what the ``--allow-*`` flags add (their paths are
     the user's, from where ``asrender`` is run; a bare ``--allow-write`` is the workspace);
     ``--timeout`` bounds each network tool call."""
-    from .loader import program_folder
+    from ...core.permissions import ANY_ORIGIN, DEFAULT_TOOL_TIMEOUT, Permissions
+    from ..agentscript.loader import program_folder
 
     folder = program_folder(program)
     return Permissions(
@@ -487,7 +456,9 @@ def _tool_context(args: argparse.Namespace, program: str) -> Permissions:
         read=tuple(Path(os.path.abspath(path)) for path in args.allow_read or ()),
         write=tuple(folder if path == _WORKSPACE else Path(os.path.abspath(path)) for path in args.allow_write or ()),
         env=frozenset(name for names in args.allow_env or () for name in names),
-        net=frozenset(origin for origins in args.allow_net or () for origin in origins),
+        net=frozenset(
+            ANY_ORIGIN if origin is _ANY_ORIGIN else origin for origins in args.allow_net or () for origin in origins
+        ),
         timeout=DEFAULT_TOOL_TIMEOUT if args.timeout is None else args.timeout,
         max_read_bytes=args.max_input_size,
     )
@@ -495,6 +466,9 @@ def _tool_context(args: argparse.Namespace, program: str) -> Permissions:
 
 _WORKSPACE = ""
 """What a bare ``--allow-write`` stands for: the program's folder."""
+_ANY_ORIGIN = object()
+"""What a bare ``--allow-net`` stands for: any origin (``core.permissions.ANY_ORIGIN``, which
+``check`` and ``parse`` need not import)."""
 
 
 def _comma_list(value: str) -> list[str]:
@@ -502,6 +476,8 @@ def _comma_list(value: str) -> list[str]:
 
 
 def _origins(value: str) -> list[str]:
+    from ...core.permissions import parse_origin
+
     origins = _comma_list(value)
     for origin in origins:
         try:
@@ -534,54 +510,81 @@ def _provider_errors(provider: str) -> Iterator[None]:
         raise CliError(f"{type(exc).__name__} [{exc.provider or provider}{status}]: {exc}{sent}") from None
 
 
-def _print_run(result: Any, args: argparse.Namespace) -> None:
-    seen: set[str] = set()
-    for call in result.calls:
-        for line in warning_lines(call.rendered.warnings):
-            if line not in seen:
-                seen.add(line)
-                error_line(f"warning: {line}")
-    if args.dry_run and args.output == "json":
-        write_output(json_text([call.request_dict() for call in result.calls]) + "\n")
-    elif args.output == "trace":
-        from ..renderers.agentscript.jsjson import pretty
+def _print_run(result: RunResult, options: RunOptions, output: str, host: PluginHost) -> None:
+    """A run's calls as ``--output`` asks, each rendered in the display format now, after the run;
+    the warnings of every render first (each once)."""
+    from .run import call_block, request_dict, shown
 
-        # As the reference CLI prints it: JSON.stringify(result, null, 2).
-        try:
-            with nesting_room():
-                trace_text = pretty(result.to_dict())
-        except RecursionError:
-            raise CliError(
-                f"the value or trace is nested deeper than {MAX_DEPTH} levels; it cannot be printed"
-            ) from None
-        write_output(safe_json(trace_text) + "\n")
-    elif args.output == "json":
-        write_output(json_text([call.to_dict() for call in result.calls]) + "\n")
-    elif args.output == "text":
-        for call in result.calls:
-            if call.rendered.text is None:
-                raise CliError(f"format {args.format!r} has no single-string form; use --output display or json")
-        write_output("".join(call.rendered.text or "" for call in result.calls))
+    if options.dry_run and output == "json":
+        write_output(json_text([request_dict(call, options.adapter) for call in result.calls]) + "\n")
+        return
+    if output == "trace":
+        _print_trace(result)
+        return
+    renders = shown(result, options, host)
+    _warn([warning for rendered in renders for warning in rendered.warnings])
+    if output == "json":
+        write_output(
+            json_text([_call_dict(call, rendered) for call, rendered in zip(result.calls, renders, strict=True)]) + "\n"
+        )
+    elif output == "text":
+        if any(rendered.text is None for rendered in renders):
+            raise CliError(f"format {options.format!r} has no single-string form; use --output display or json")
+        write_output("".join(rendered.text or "" for rendered in renders))
     else:
-        write_output("".join(_call_block(call, args.dry_run) for call in result.calls))
+        blocks = [call_block(call, rendered) for call, rendered in zip(result.calls, renders, strict=True)]
+        if options.dry_run:
+            blocks = [
+                block + _request_block(request_dict(c, options.adapter))
+                for c, block in zip(result.calls, blocks, strict=True)
+            ]
+        write_output("".join(blocks))
 
 
-def _call_block(call: Any, dry_run: bool) -> str:
-    block: str = call.display()
-    if dry_run:
-        request = call.request_dict()
-        block += f"--- request: {request['provider']} {request['model']} ---\n{json_text(request['body'])}\n"
-        block += "".join(f"note: {note}\n" for note in request["notes"])
-    return block
+def _print_trace(result: RunResult) -> None:
+    """As the reference CLI prints it: ``JSON.stringify(result, null, 2)``."""
+    from ...core.nesting import MAX_DEPTH, nesting_room
+    from ...renderers.agentscript.jsjson import pretty
+
+    try:
+        with nesting_room():
+            trace_text = pretty(result.to_dict())
+    except RecursionError:
+        raise CliError(f"the value or trace is nested deeper than {MAX_DEPTH} levels; it cannot be printed") from None
+    write_output(safe_json(trace_text) + "\n")
+
+
+def _call_dict(call: ProgramCall, rendered: RenderedPrompt) -> dict[str, Any]:
+    """A call for ``--output json``: where it came from, its output schema and its render."""
+    schema = call.prompt.output.json_schema if call.prompt.output is not None else None
+    where = {"site": str(call.site), "agent": call.site.agent or None, "attempt": call.attempt, "schema": schema}
+    return {**where, **rendered.to_dict()}
+
+
+def _request_block(request: dict[str, Any]) -> str:
+    """A dry run's request under its call: provider, model, body and the adapter's notes."""
+    block = f"--- request: {request['provider']} {request['model']} ---\n{json_text(request['body'])}\n"
+    return block + "".join(f"note: {note}\n" for note in request["notes"])
+
+
+def _warn(warnings: Sequence[RenderWarning]) -> None:
+    """Each warning line once, on stderr."""
+    from ...core.rendered import warning_lines
+
+    seen: set[str] = set()
+    for line in warning_lines(warnings):
+        if line not in seen:
+            seen.add(line)
+            error_line(f"warning: {line}")
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
     """The program loaded as a run loads it (its imported agents merged in, each imported file
     parsed and checked), then every diagnostic: a program that runs checks clean, and one whose
     imports fail fails here too, located in the file at fault."""
-    from .diagnostics import MAX_SHOWN_DIAGNOSTICS, format_diagnostics
-    from .language import check
-    from .loader import load_program
+    from ..agentscript import check
+    from ..agentscript.diagnostics import MAX_SHOWN_DIAGNOSTICS, format_diagnostics
+    from ..agentscript.loader import load_program
 
     label, source = _read_program(args)
     diagnostics = check(load_program(source, label, label_rule=args.label_rule))
@@ -592,8 +595,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
-    from .language import parse
-    from .syntax_json import write_json
+    from ..agentscript import parse
+    from ..agentscript.syntax_json import write_json
 
     label, source = _read_program(args)
     tree = parse(source, label, label_rule=args.label_rule)
@@ -602,11 +605,16 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _read_program(args: argparse.Namespace) -> tuple[str, str]:
+    from ..agentscript.loader import read_source
+
     label = "<stdin>" if args.file == "-" else args.file
-    return label, read_text(args.file, label, args.max_input_size)
+    return label, read_source(args.file, label, args.max_input_size)
 
 
 def _load_data(file: str, label: str, max_bytes: int) -> Any:
+    from ...core.text_files import read_text
+    from .inputs import parse_data
+
     notes: list[str] = []
     loaded = parse_data(read_text(file, label, max_bytes), label, json_by_name=file.endswith(".json"), warnings=notes)
     for note in notes:

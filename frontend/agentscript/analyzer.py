@@ -17,9 +17,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..core.budget import MAX_BUDGET
+from ...core.units import MAX_BUDGET
 from .diagnostics import Diagnostic
-from .source import SourceFile, Span
+from .positions import SourceFile, Span
 from .syntax import (
     Agent,
     Assign,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import importlib.resources
 import threading
 import time
 from collections.abc import Callable
@@ -34,8 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ...core.json_text import dumps
-from .page import PAGE
+from ....core.json_text import dumps
 from .state import fingerprint, program_list, program_state
 
 __all__ = ["InspectorServer", "make_server", "serve"]
@@ -43,6 +43,9 @@ __all__ = ["InspectorServer", "make_server", "serve"]
 PROGRAMS_TTL = 1.0
 """Seconds the program list is reused: the page polls twice a second, and listing a large folder
 (``asrender serve .`` at the root of a repository) walks all of it."""
+
+PAGE = importlib.resources.files(__package__).joinpath("page.html").read_bytes()
+"""The page (``page.html``, shipped beside this module as package data), read once."""
 
 SAME_SITE = frozenset({"same-origin", "none"})
 """``Sec-Fetch-Site`` values of the page's own requests and of a URL typed or opened by the user."""
@@ -124,7 +127,7 @@ class _Handler(BaseHTTPRequestHandler):
             "/api/diff": self._diff,
         }
         if url.path == "/":
-            self._send(HTTPStatus.OK, PAGE.encode(), "text/html; charset=utf-8", send_body=send_body)
+            self._send(HTTPStatus.OK, PAGE, "text/html; charset=utf-8", send_body=send_body)
             return
         route = routes.get(url.path)
         if route is None:

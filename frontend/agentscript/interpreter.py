@@ -3,8 +3,9 @@
 A tree-walking interpreter over the typed AST of :mod:`.syntax`. Each ``generate`` builds a core
 :class:`Prompt` from the visible ``use`` declarations (evaluated then, in the scope that declared
 them), the identity in scope and the generate's options and shape, and hands it to the core runtime
-(:func:`promptwire.core.generate.generate`) with the ``agentscript`` renderer and the chosen adapter,
-both asked of the plugin host. Trace events are recorded as the reference emits them.
+(:func:`promptwire.core.generate.generate`) with AgentScript's own renderer and the adapter the run
+was given. Trace events are recorded as the reference emits them (worded in :mod:`.trace`), and
+every model call is kept (:attr:`Interpreter.calls`) for whoever shows them after the run.
 
 Tool and memory calls go to the scheme registered for the binding's URI scheme (``tool_scheme``,
 a lookup the caller supplies from the plugin host; the built-ins live in ``promptwire.tools``). A
@@ -16,31 +17,32 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..core.budget import MAX_BUDGET
-from ..core.budget import Budget as CoreBudget
-from ..core.coercion import mismatch, type_kind
-from ..core.errors import FieldError, ModelOutputError, PromptwireError
-from ..core.generate import ModelAdapter, ModelCall, generate
-from ..core.limits import recursion_room
-from ..core.permissions import NotAllowed
-from ..core.prompt import ContextItem, GenerateConfig, Identity, Prompt
-from ..core.references import resolve, resolve_arguments
-from ..core.rendered import RenderedPrompt
-from ..core.text_files import decode_text
-from ..core.tools import REDACTED, ToolContext, ToolRequest, ToolScheme
-from ..core.validation import validate_model
-from ..renderers.agentscript.jsjson import stringify
-from ..renderers.agentscript.shape import shape_contract
+from ...core.budget import Budget as CoreBudget
+from ...core.coercion import field_types, mismatch
+from ...core.errors import FieldError, ModelOutputError, PromptwireError
+from ...core.generate import DebugWriter, ModelAdapter, ModelCall, ProviderRequest, generate
+from ...core.nesting import recursion_room
+from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
+from ...core.references import resolve, resolve_arguments
+from ...core.rendered import RenderedPrompt
+from ...core.text_files import decode_text
+from ...core.tools import REDACTED, ToolContext, ToolRequest, ToolScheme
+from ...core.units import MAX_BUDGET
+from ...core.validation import validate_model
+from ...renderers.agentscript.clipping import Clip
+from ...renderers.agentscript.jsjson import js_number, js_numbers, stringify
+from ...renderers.agentscript.renderer import renderer
+from ...renderers.agentscript.shape import shape_contract
 from .diagnostics import AgentScriptError
-from .source import SourceFile, Span, line_text
-from .source_text import expression_source
+from .positions import SourceFile, Span, line_text
 from .syntax import (
+    ANONYMOUS_MAIN_AGENT,
     Agent,
     Assign,
     Binary,
@@ -72,8 +74,10 @@ from .syntax import (
     String,
     Use,
 )
+from .trace import ProgramCall, Site, budget_json, debug_block, generate_event, notes_events
+from .unparse import expression_source
 
-__all__ = ["Interpreter", "RunError", "Site"]
+__all__ = ["Interpreter", "RunError"]
 
 MAX_CALL_DEPTH = 1000
 # Python frames one program call takes when it sits a few blocks deep (a bare call takes 5, each
@@ -103,30 +107,6 @@ class Binding:
         return {self.kind: self.name, "uri": self.uri}
 
 
-@dataclass(frozen=True)
-class Site:
-    """Where a model call came from: ``file:line:col`` of its generate, its agent and attempt."""
-
-    file: str
-    line: int
-    column: int
-    agent: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
-
-
-def record_notes(trace: list[dict[str, Any]], site: Site, call: ModelCall, debug: IO[str] | None) -> None:
-    """What the adapter changed on the way to the wire: a ``notes`` trace event always, and the
-    notes on ``debug`` too when the generate asked for debug output."""
-    notes = list(call.request.notes)
-    if not notes:
-        return
-    trace.append({"kind": "notes", "data": {"site": str(site), "attempt": call.attempt, "notes": notes}})
-    if call.prompt.config.debug and debug is not None:
-        debug.write("".join(f"note: {note}\n" for note in notes))
-
-
 @dataclass
 class _UseRecord:
     node: Use
@@ -140,6 +120,7 @@ class _Scope:
     config: dict[str, Any] = field(default_factory=dict)
     uses: list[_UseRecord] = field(default_factory=list)
     globals: dict[str, Any] | None = None  # the root's imports, agents and functions
+    agent: Agent | None = None  # the root's: the agent whose function runs in this scope
 
     def lookup(self, name: str) -> tuple[bool, Any]:
         scope: _Scope | None = self
@@ -179,6 +160,18 @@ def _call_room() -> AbstractContextManager[None]:
     return recursion_room(MAX_CALL_DEPTH * FRAMES_PER_CALL + 200)
 
 
+class _ShownClips:
+    """AgentScript's render of each attempt of one generate, keeping what the last one showed of each
+    context item: the trace records those clips instead of clipping every value again."""
+
+    def __init__(self) -> None:
+        self.clips: list[Clip] = []
+
+    def render(self, prompt: Prompt) -> RenderedPrompt:
+        rendered, self.clips = renderer.render_with_clips(prompt)
+        return rendered
+
+
 class _Return(Exception):
     def __init__(self, value: Any) -> None:
         self.value = value
@@ -186,18 +179,19 @@ class _Return(Exception):
 
 @dataclass
 class Interpreter:
-    """One run of a program. ``render`` makes the prompt bytes (the agentscript format), ``adapter``
-    answers the model calls; ``on_call`` sees every attempt with its site."""
+    """One run of a program: ``adapter`` answers its model calls, ``debug`` receives the debug text
+    of the generates that ask for it. After :meth:`run`, ``trace`` holds the reference's trace and
+    ``calls`` every model call in order (also after a failed run: a :class:`PromptwireError` that
+    ends a run carries them as ``error.calls``)."""
 
     program: Program
     adapter: ModelAdapter
-    render: Callable[[Prompt], RenderedPrompt]
-    on_call: Callable[[Site, ModelCall], None] | None = None
     debug: IO[str] | None = None
     tool_scheme: Callable[[str], ToolScheme] | None = None
     tool_context: ToolContext = field(default_factory=lambda: ToolContext(Path.cwd()))
     timeout: float | None = None
     trace: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[ProgramCall] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict)
     _depth: int = 0
     _input: Any = None
@@ -207,6 +201,13 @@ class Interpreter:
     # --- entry ----------------------------------------------------------------------------------
 
     def run(self, input_value: Any = None, *, agent: str | None = None, function: str | None = None) -> Any:
+        try:
+            return self._run(input_value, agent, function)
+        except PromptwireError as exc:
+            exc.calls = tuple(self.calls)
+            raise
+
+    def _run(self, input_value: Any, agent: str | None, function: str | None) -> Any:
         self._here = self.program.file_of()
         self._load_files()
         target = self._entry_agent(agent)
@@ -253,6 +254,7 @@ class Interpreter:
     def _check_input(self, value: Any, func: Function, file: SourceFile) -> None:
         shape = func.params[0].shape
         assert shape is not None
+        kinds = field_types(shape_contract({f.name: _type_text(f.type) for f in shape.fields}).json_schema)
         for shape_field in shape.fields:
             if not isinstance(value, dict) or value.get(shape_field.name) is None:
                 raise self._error(
@@ -260,7 +262,7 @@ class Interpreter:
                     shape_field.span,
                     file,
                 )
-            failed = mismatch(value[shape_field.name], type_kind(_type_text(shape_field.type)))
+            failed = mismatch(value[shape_field.name], kinds[shape_field.name])
             if failed is not None:
                 raise self._error(f"Input field must be a {failed}", shape_field.span, file)
 
@@ -275,11 +277,7 @@ class Interpreter:
                 # workspace) unless allowed, no /proc, FIFO or device, no symlink out.
                 text = decode_text(self.tool_context.read_bytes(path))
                 self._files[item.name] = json.loads(text) if path.suffix == ".json" else text
-            except NotAllowed as exc:
-                raise self._error(
-                    f"Cannot read file '{item.uri}': {exc}", item.span, self.program.file_of(item)
-                ) from None
-            except (OSError, ValueError, PromptwireError) as exc:
+            except (OSError, ValueError, PromptwireError) as exc:  # a refusal names the flag to add
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 raise self._error(
                     f"Cannot read file '{item.uri}': {reason}", item.span, self.program.file_of(item)
@@ -307,8 +305,7 @@ class Interpreter:
             raise self._error(f"Maximum call depth of {MAX_CALL_DEPTH} exceeded", span)
         caller = self._file()
         self._here = self.program.file_of(agent)  # the callee's code runs in the callee's file
-        root = _Scope(None, globals=self._globals(agent))
-        root.agent = agent  # type: ignore[attr-defined]
+        root = _Scope(None, globals=self._globals(agent), agent=agent)
         self._depth += 1
         try:
             for config in agent.config:
@@ -371,7 +368,7 @@ class Interpreter:
                     "data": {
                         "source": expression_source(stmt.value),
                         "label": stmt.label,
-                        "budget": _budget_json(stmt.budget),
+                        "budget": budget_json(stmt.budget),
                     },
                 }
             )
@@ -437,8 +434,7 @@ class Interpreter:
         if isinstance(expr, String):
             return expr.value
         if isinstance(expr, Number):
-            # A JS number: integral values print as integers, as long as a double holds them exactly.
-            return int(expr.value) if expr.value.is_integer() and abs(expr.value) <= 2**53 else expr.value
+            return js_number(int(expr.value)) if expr.value.is_integer() else expr.value
         if isinstance(expr, Boolean):
             return expr.value
         if isinstance(expr, NoneLiteral):
@@ -649,27 +645,59 @@ class Interpreter:
             uses,
             expr.span,
         )
-        agent = getattr(self._current_root(scope), "agent", None)
-        agent_name = agent.name if agent is not None else "__main_agent"
+        agent = self._current_root(scope).agent
+        agent_name = agent.name if agent is not None else ANONYMOUS_MAIN_AGENT
         site = Site(self._file().name, expr.span.start.line, expr.span.start.column, agent_name)
+        shown = _ShownClips()
         try:
             result = generate(
                 prompt,
-                render=self.render,
+                render=shown.render,
                 adapter=self.adapter,
                 model=model.uri if isinstance(model, Binding) else None,
                 locations=locations,
-                on_call=self._reporter(site),
-                debug=self.debug,
-                agent=agent_name,
+                debug=self._debug_writer(agent_name),
                 timeout=self.timeout,
             )
-        except ModelOutputError as exc:
+        except PromptwireError as exc:
+            self._record(site, exc.calls)
+            if not isinstance(exc, ModelOutputError):
+                raise
             start = expr.span.start
             raise self._error(f"{exc} at {start.line}:{start.column}", expr.span) from None
-        event = self._generate_event(prompt, result, agent_name, model, uses, options.max_output)
-        self.trace.append(event)
-        return result.value
+        self._record(site, result.calls)
+        value = js_numbers(result.value)  # the model's numbers, as JSON.parse gives them to the program
+        self.trace.append(
+            generate_event(
+                prompt,
+                result,
+                value,
+                shown.clips,
+                agent=agent_name,
+                model={"name": model.name, "uri": model.uri} if isinstance(model, Binding) else None,
+                budgets=[record.node.budget for record in uses],
+                max_output=options.max_output,
+            )
+        )
+        return value
+
+    def _record(self, site: Site, calls: Iterable[ModelCall]) -> None:
+        """A generate's attempts: kept for the caller, and a ``notes`` trace event for each whose
+        request the adapter changed."""
+        made = [ProgramCall.at(site, call) for call in calls]
+        self.calls.extend(made)
+        self.trace.extend(notes_events(made))
+
+    def _debug_writer(self, agent: str) -> DebugWriter | None:
+        """AgentScript's debug block of each attempt, on ``debug``, for a generate with ``debug: true``."""
+        stream = self.debug
+        if stream is None:
+            return None
+
+        def write(attempt: int, rendered: RenderedPrompt, request: ProviderRequest) -> None:
+            stream.write(debug_block(agent, attempt, rendered, request))
+
+        return write
 
     def _output_budget(self, options: GenerateOptions) -> CoreBudget | None:
         """``max_output`` as the provider limit the reference sends: ``max(1, floor(...))`` (a unit
@@ -690,17 +718,6 @@ class Interpreter:
                 where = uses[int(exc.field[len("context[") : exc.field.index("]")])].node.span
             raise self._error(f"Cannot build the prompt: {exc}", where) from None
 
-    def _reporter(self, site: Site) -> Callable[[ModelCall], None]:
-        """Each attempt goes to ``on_call``; what the adapter changed on the way to the wire (its
-        notes) goes into the trace, and to the debug stream when the generate asks for debug."""
-
-        def report(call: ModelCall) -> None:
-            record_notes(self.trace, site, call, self.debug)
-            if self.on_call is not None:
-                self.on_call(site, call)
-
-        return report
-
     def _option(self, options: Any, key: str, scope: _Scope, default: Any) -> Any:
         prop = options.get(key)
         return default if prop is None else self._eval(prop.value, scope)
@@ -709,70 +726,6 @@ class Interpreter:
         while scope.parent is not None:
             scope = scope.parent
         return scope
-
-    def _generate_event(
-        self,
-        prompt: Prompt,
-        result: Any,
-        agent: str,
-        model: Any,
-        uses: list[_UseRecord],
-        max_output_budget: Budget | None,
-    ) -> dict[str, Any]:
-        """The reference's ``generate`` trace event: budgets as the program wrote them, each context
-        value as it was shown (a clipped string's kept prefix, a list's or object's kept items)."""
-        from ..renderers.agentscript import context_clips
-
-        last = result.calls[-1]
-        config = prompt.config
-        max_output = _budget_json(max_output_budget)
-        schema = prompt.output.json_schema if prompt.output is not None else None
-        clips = context_clips(prompt)
-        context = [
-            {
-                "index": index,
-                "source": item.source,
-                "label": item.label,
-                "value": clip.value,
-                "text": clip.text,
-                "budget": _budget_json(record.node.budget),
-                "clipped": clip.clipped,
-                "originalSize": clip.original_size,
-                "clippedSize": clip.clipped_size,
-            }
-            for index, (item, clip, record) in enumerate(zip(prompt.context, clips, uses, strict=True))
-        ]
-        identity = prompt.identity
-        return {
-            "kind": "generate",
-            "data": {
-                "instruction": prompt.instruction,
-                "config": {
-                    "maxOutput": max_output,
-                    "attempts": config.attempts,
-                    "temperature": config.temperature,
-                    "think": config.think,
-                    "strict": config.strict,
-                    "debug": config.debug,
-                },
-                "attempts": result.attempts,
-                "maxOutput": max_output,
-                "debug": config.debug,
-                "context": {
-                    "agentName": agent,
-                    "model": {"name": model.name, "uri": model.uri} if isinstance(model, Binding) else None,
-                    "identity": {"role": identity.role, "description": identity.description} if identity else None,
-                    "system": last.rendered.system,
-                    "context": context,
-                    "instruction": _instruction_shown(last.prompt),
-                    "returnSchema": schema,
-                    "maxOutput": max_output,
-                    "finalUserMessage": last.rendered.user,
-                },
-                "validation": {"ok": True, "strict": config.strict} if schema is not None else None,
-                "result": result.value,
-            },
-        }
 
     def _file(self) -> SourceFile:
         """The file of the code running now: the called agent's, or the program's before any call."""
@@ -789,12 +742,6 @@ class Interpreter:
             column=span.start.column,
             source_line=line_text(file.text, span.start.line) if file.text else None,
         )
-
-
-def _instruction_shown(prompt: Prompt) -> Any:
-    from ..renderers.agentscript import instruction_value
-
-    return instruction_value(prompt)
 
 
 def _is_index(value: Any) -> bool:
@@ -894,14 +841,6 @@ def _context_budget(budget: Budget | None) -> CoreBudget | None:
 def _counted(budget: Budget) -> CoreBudget:
     """``budget`` for the core, which knows only the unit ``k``: any other unit counts plainly."""
     return CoreBudget(amount=budget.amount, unit="k" if budget.unit == "k" else None)
-
-
-def _budget_json(budget: Budget | None) -> dict[str, Any] | None:
-    """A budget as the reference's trace shows it: the amount and the unit as written."""
-    if budget is None:
-        return None
-    amount = int(budget.amount) if budget.amount.is_integer() else budget.amount
-    return {"amount": amount, "unit": budget.unit}
 
 
 def json_of(value: Any) -> Mapping[str, Any] | Any:

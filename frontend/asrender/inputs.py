@@ -1,12 +1,14 @@
-"""Reading a prompt data file someone else wrote, without letting it take the machine.
+"""What a run reads besides a program: prompt data files, a program's input, canned model replies.
 
-A prompt file is untrusted input: its size is bounded before it is read, its nesting before it is
+Each is a file someone else wrote, read without letting it take the machine. A prompt file is
+untrusted input: its size is bounded before it is read, its nesting before it is
 built, and YAML aliases before they are expanded (a 400-byte "billion laughs" file would otherwise
 grow to gigabytes). JSON is read by JSON's own parser (recognised by content as well as by name);
 YAML by libyaml when it is installed, with the YAML 1.2 core schema, so ``NO`` stays a string and
 ``1.10`` stays 1.10 instead of PyYAML's YAML 1.1 guesses. A key given twice is refused, not
 silently overwritten. Every failure is a :class:`PromptFileError` with the file and, where known,
-the line and column.
+the line and column. A program's input and its canned replies are read the same way, with their
+numbers as the reference's ``JSON.parse`` gives them (:func:`program_input`, :func:`canned_responses`).
 """
 
 from __future__ import annotations
@@ -14,23 +16,20 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import IO, Any, ClassVar
+from typing import Any, ClassVar
 
-from ..core.errors import PromptwireError
-from ..core.limits import MAX_DEPTH, nesting_room
+from ...core.errors import PromptwireError
+from ...core.nesting import MAX_DEPTH, nesting_room
+from ...core.text_files import DEFAULT_MAX_BYTES, read_text
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "MAX_EXPANDED_NODES",
     "PromptFileError",
-    "decode",
+    "canned_responses",
     "parse_data",
-    "read_limited",
-    "read_text",
+    "program_input",
 ]
-
-DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-"""Prompt files larger than this are refused unless the caller raises the limit."""
 
 MAX_EXPANDED_NODES = 1_000_000
 """How many values the aliases of one YAML document may stand for in all (each alias counts the
@@ -48,40 +47,32 @@ class PromptFileError(PromptwireError):
     """A prompt file that cannot be read: the message names the file and, where known, line:col."""
 
 
-def read_limited(stream: IO[bytes], label: str, max_bytes: int) -> bytes:
-    """Read at most ``max_bytes`` bytes, refusing more without reading the rest (``/dev/zero``)."""
-    data = stream.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise PromptFileError(
-            f"{label}: larger than the input limit of {max_bytes} bytes (raise it with --max-input-size)"
-        )
-    return data
+def program_input(inline: str | None, file: str | None, max_bytes: int) -> dict[str, Any]:
+    """The program's input: the ``--input`` text, else the file's, else ``{}``; a JSON object."""
+    from ...renderers.agentscript.jsjson import js_numbers  # a program's rule: a prompt file needs none of it
+
+    if inline is not None:
+        text, label = inline, "--input"
+    elif file is not None:
+        text, label = read_text(file, file, max_bytes), file
+    else:
+        return {}
+    value = js_numbers(parse_data(text, label, json_by_name=True))
+    if not isinstance(value, dict):
+        raise PromptFileError(f"{label} must be a JSON object")
+    return value
 
 
-def read_text(file: str, label: str, max_bytes: int) -> str:
-    """The UTF-8 text of ``file`` (``-``: standard input), at most ``max_bytes`` bytes of it."""
-    try:
-        if file == "-":
-            data = read_limited(sys.stdin.buffer, label, max_bytes)
-        else:
-            with open(file, "rb") as stream:
-                data = read_limited(stream, label, max_bytes)
-    except FileNotFoundError:
-        raise PromptFileError(f"{label}: no such file") from None
-    except IsADirectoryError:
-        raise PromptFileError(f"{label}: is a directory, not a file") from None
-    except OSError as exc:
-        raise PromptFileError(f"{label}: cannot read ({exc.strerror})") from None
-    return decode(data, label)
+def canned_responses(file: str | None, max_bytes: int) -> tuple[Any, ...]:
+    """The replies the offline adapter gives in order, from a JSON array; none without a file."""
+    from ...renderers.agentscript.jsjson import js_numbers
 
-
-def decode(data: bytes, label: str) -> str:
-    """UTF-8 text, a leading byte-order mark dropped; bad bytes are reported by their offset."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise PromptFileError(f"{label}: not UTF-8 text at byte {exc.start}") from None
-    return text[1:] if text.startswith("\ufeff") else text
+    if file is None:
+        return ()
+    responses = parse_data(read_text(file, file, max_bytes), file, json_by_name=True)
+    if not isinstance(responses, list):
+        raise PromptFileError(f"{file}: canned responses must be a JSON array")
+    return tuple(js_numbers(responses))
 
 
 def parse_data(text: str, label: str, *, json_by_name: bool = False, warnings: list[str] | None = None) -> Any:

@@ -61,8 +61,8 @@ def error_line(message: str) -> None:
 def json_text(value: object) -> str:
     """Indented JSON with every unsafe character escaped as JSON does (``\\u2028``, ``\\udc80``):
     the same data, and nothing in it that a terminal acts on or an encoder refuses."""
-    from ..core.json_text import dumps
-    from ..core.limits import nesting_room
+    from ...core.json_text import dumps
+    from ...core.nesting import nesting_room
 
     with nesting_room():  # json's indenting encoder recurses per level; a prompt may nest MAX_DEPTH
         return safe_json(dumps(value, indent=2))

@@ -12,21 +12,17 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ...core.errors import PromptwireError, SourceError
-from ...plugins.manager import PluginHost, default_host
-from ...renderers.agentscript.clipping import Clip
-from ...renderers.agentscript.jsjson import utf16_len
-from ..diagnostics import CheckError
-from ..prompt_files import DEFAULT_MAX_BYTES
-from ..prompt_review import STORE, copy_programs, programs
-from ..run_inputs import canned_responses, program_input
-from ..runner import ProgramCall, RunResult, run
+from ....core.errors import PromptwireError, SourceError
+from ....plugins.manager import PluginHost, default_host
+from ....renderers.agentscript.clipping import Clip
+from ....renderers.agentscript.jsjson import utf16_len
+from ...agentscript.diagnostics import CheckError
+from ..run import ProgramCall, RunOptions, call_heading, request_dict
+from ..snapshot import STORE, programs, run_beside, scratch_copy, siblings
 
 __all__ = ["PROVIDERS", "fingerprint", "program_list", "program_state"]
 
@@ -45,14 +41,10 @@ def _program_path(root: Path, name: str) -> Path:
     return root if root.is_file() else root / name
 
 
-def _siblings(program: Path) -> list[Path]:
-    return [program.with_name(f"{program.stem}.{kind}.json") for kind in ("input", "responses")]
-
-
 def fingerprint(root: Path, name: str) -> str:
     """Changes whenever the program or its input or replies change: what the page polls."""
     parts = []
-    for path in (_program_path(root, name), *_siblings(_program_path(root, name))):
+    for path in (_program_path(root, name), *siblings(_program_path(root, name))):
         try:
             stat = path.stat()
             parts.append(f"{stat.st_mtime_ns}:{stat.st_size}")
@@ -69,10 +61,13 @@ def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict
     state["formats"] = list(host.names("renderers"))
     state["providers"] = list(PROVIDERS)
     folder: Path | None = None  # the scratch copy, once made
+    home = root if root.is_dir() else root.parent
     try:
-        with _scratch_copy(root, program) as (folder, copy):
-            offline = _run(copy, host)
-            dry_runs = {provider: _run(copy, host, provider) for provider in PROVIDERS}
+        with scratch_copy(home, "asrender-serve-") as folder:
+            copy = folder / program.relative_to(home)
+            options = RunOptions()  # run_beside's permissions: the copy, nothing else
+            offline = run_beside(copy, options, host)
+            dry_runs = {p: run_beside(copy, replace(options, adapter=p, dry_run=True), host) for p in PROVIDERS}
     except SourceError as exc:
         text = _unscratched(str(exc), folder)
         file = _unscratched(exc.file, folder)
@@ -114,41 +109,6 @@ def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict
     return state
 
 
-def _run(program: Path, host: PluginHost, provider: str | None = None) -> RunResult:
-    input_file, responses = _siblings(program)
-    return run(
-        program,
-        program_input(None, str(input_file) if input_file.is_file() else None, DEFAULT_MAX_BYTES),
-        adapter=provider or "offline",
-        dry_run=provider is not None,
-        responses=canned_responses(str(responses) if responses.is_file() else None, DEFAULT_MAX_BYTES),
-        host=host,
-        path=program.name,
-        tools=_tools(program.parent),
-    )
-
-
-def _tools(workspace: Path) -> Any:
-    from ...core.permissions import Permissions
-
-    # The default (read the folder; no environment, no network, nothing outside), and writes into the
-    # throw-away copy the program runs in, so a program that keeps a memory still shows its calls.
-    return Permissions(workspace, program_folder=workspace, write=(workspace,))
-
-
-@contextmanager
-def _scratch_copy(root: Path, program: Path) -> Iterator[tuple[Path, Path]]:
-    """A throw-away copy of the program's folder (``root``, or the folder of the file ``root``) and the
-    program inside it. The page is read-only, so the tools and memory of a program write into the
-    copy, and every view starts from what the folder holds. The whole folder is copied, as
-    ``asrender snapshot`` copies it: a program reads files beside it."""
-    folder = root if root.is_dir() else root.parent
-    with tempfile.TemporaryDirectory(prefix="asrender-serve-") as temporary:
-        copy = Path(temporary) / "program"
-        copy_programs(folder, copy)
-        yield copy, copy / program.relative_to(folder)
-
-
 def _unscratched(text: str, folder: Path | None) -> str:
     """``text`` with the scratch folder's paths written relative to it: the page names the user's
     files, not their copies."""
@@ -158,7 +118,7 @@ def _unscratched(text: str, folder: Path | None) -> str:
 
 
 def _call_state(call: ProgramCall, host: PluginHost, formats: list[str]) -> dict[str, Any]:
-    from ...renderers.agentscript.renderer import context_clips
+    from ....renderers.agentscript.renderer import context_clips
 
     renders: dict[str, Any] = {}
     for name in formats:
@@ -179,7 +139,7 @@ def _call_state(call: ProgramCall, host: PluginHost, formats: list[str]) -> dict
         "site": str(call.site),
         "agent": call.site.agent or None,
         "attempt": call.attempt,
-        "title": call.display().split("\n", 1)[0],
+        "title": call_heading(call),
         "renders": renders,
         "context": [_context_state(item, clipped) for item, clipped in zip(call.prompt.context, clips, strict=True)],
     }
@@ -201,7 +161,7 @@ def _context_state(item: Any, clipped: Clip) -> dict[str, Any]:
 def _request_state(calls: list[ProgramCall], index: int) -> dict[str, Any]:
     if index >= len(calls):
         return {"error": "this call was not reached in the dry run"}
-    request = calls[index].request_dict()
+    request = request_dict(calls[index], "")
     return {"model": request["model"], "body": request["body"], "notes": request["notes"]}
 
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ...renderers.agentscript.jsjson import js_number
 from .diagnostics import DEFAULT_FILE, ParseError
 from .lexer import EOF, IDENTIFIER, KEYWORD, NUMBER, STRING, Token, tokenize
-from .source import Position, Span, line_text
+from .positions import Position, Span, line_text
 from .syntax import (
     ANONYMOUS_MAIN_AGENT,
     ANONYMOUS_MAIN_FUNC,
@@ -66,7 +67,6 @@ from .syntax import (
 __all__ = [
     "LABEL_RULES",
     "MAX_NESTING",
-    "js_count",
     "js_parse_float",
     "parse_budget",
     "parse_expression",
@@ -383,15 +383,7 @@ def _integer(cx: _Cx, pos: int, message: str) -> tuple[int, float]:
         raise _error(cx, pos, message)
     if not _INTEGER.fullmatch(token.value):
         raise _error(cx, pos + 1, message)
-    return pos + 1, js_count(token.value)
-
-
-def js_count(digits: str) -> float:
-    """An iteration count as JavaScript reads its digits: exact up to 2**53 (an ``int``), then the
-    nearest double, infinity past 1.8e308. Python cannot even turn thousands of digits into an
-    ``int`` (it refuses more than 4300), and the checks refuse every count that large anyway."""
-    value = float(digits)
-    return int(digits) if value <= 2**53 else value
+    return pos + 1, js_number(token.value)  # the count JavaScript reads; the checks bound it
 
 
 def _return(cx: _Cx, pos: int) -> tuple[int, Stmt]:

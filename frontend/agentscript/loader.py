@@ -7,7 +7,9 @@ importing itself, directly or not, is an error), its non-agent imports are added
 ``import file`` and of ``file://`` / ``sqlite://`` memories made absolute relative to the file that
 wrote them), and agent ``X`` joins the program as a non-main agent.
 
-Every agent and import merged in remembers its file (:class:`~.source.SourceFile`), so its errors
+Every program's source, the main one's and each imported file's, is read by :func:`read_source`.
+
+Every agent and import merged in remembers its file (:class:`~.positions.SourceFile`), so its errors
 and call sites name that file. An imported file is named as the user would type its path from where
 they stand: the folder of the importing file's name joined with the import's path, normalised
 (``asrender examples/newsroom/newsroom.as`` importing ``"./critic.as"`` names
@@ -20,14 +22,24 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from ...core.text_files import DEFAULT_MAX_BYTES, UnreadableFileError, read_text
+from . import ensure_valid, parse
 from .diagnostics import AgentScriptError
-from .language import ensure_valid, parse
-from .source import SourceFile, line_text
+from .positions import SourceFile, line_text
 from .syntax import Import, Program
 
-__all__ = ["load_program", "program_folder", "with_imported_agents"]
+__all__ = ["load_program", "program_folder", "read_source", "with_imported_agents"]
 
 IMPORT_ERROR = "IMPORT_ERROR"
+
+
+def read_source(file: str, label: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """A program's source, read as every run reads one (``asrender``, a Python caller, the
+    inspector, an ``import agent``): UTF-8 from the file's bytes (``-``: standard input), a leading
+    byte-order mark dropped and line ends as written, so a ``\\r\\n`` inside a string literal is
+    the same two characters wherever the program is run from. ``label`` names the file in errors
+    (:class:`~promptwire.core.text_files.UnreadableFileError`); at most ``max_bytes`` are read."""
+    return read_text(file, file if label is None else label, max_bytes)
 
 
 def load_program(source: str, path: str | None = None, *, label_rule: str = "release") -> Program:
@@ -62,12 +74,11 @@ def _merge(program: Program, label_rule: str, stack: tuple[Path, ...]) -> Progra
         path = (base / item.uri).resolve()
         if path in stack:
             raise _error(program, item, f"Circular agent import '{item.uri}'")
-        try:
-            source = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise _error(program, item, f"Cannot read agent file '{item.uri}': {reason}") from None
         name = os.path.normpath(os.path.join(os.path.dirname(program.path or ""), item.uri))
+        try:
+            source = read_source(str(path), name)
+        except UnreadableFileError as exc:
+            raise _error(program, item, f"Cannot read agent file '{item.uri}': {exc.reason}") from None
         other = ensure_valid(_merge(parse(source, name, label_rule=label_rule), label_rule, (*stack, path)))
         found = next((agent for agent in other.agents if agent.name == item.name), None)
         if found is None:

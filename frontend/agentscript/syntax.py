@@ -1,9 +1,16 @@
-"""The AgentScript syntax tree: frozen dataclasses, each with the source span it came from.
+"""The AgentScript syntax tree: slotted dataclasses, each with the source span it came from.
 
 The tree keeps what later stages need and nothing they must re-derive: a number keeps its raw token
 (the ``source:`` line prints it, and budgets parse it), a ``use`` keeps its label as literal text, and
 a ``generate`` keeps its options in source order (the checks report duplicates and unknown keys in
 that order). :func:`~.syntax_json.to_json` turns a tree into JSON for ``asrender parse``.
+
+A tree is not changed once parsed (a changed tree is a new one, made with ``dataclasses.replace``).
+Nodes are slotted (a large program has hundreds of thousands of them) and equal only to themselves:
+trees are compared through their JSON. Every ``asrender`` command but ``plugins`` imports this
+module, so its classes are made cheaply: the generated ``__eq__``/``__hash__``, the ``frozen``
+guards and a ``__repr__`` per class took three quarters of its import (22 ms; 5 ms without them,
+``python -X importtime``), and one ``__repr__`` on :class:`_Node` serves them all.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from .diagnostics import DEFAULT_FILE
-from .source import SourceFile, Span
+from .positions import SourceFile, Span
 
 __all__ = [
     "ANONYMOUS_MAIN_AGENT",
@@ -57,12 +64,23 @@ __all__ = [
     "Use",
 ]
 
+
+class _Node:
+    """What every node shares: a ``repr`` written once, instead of one generated per class."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        shown = [name for name, field in getattr(self, "__dataclass_fields__", {}).items() if field.repr]
+        return f"{type(self).__name__}({', '.join(f'{name}={getattr(self, name)!r}' for name in shown)})"
+
+
 ANONYMOUS_MAIN_AGENT = "__main_agent"
 ANONYMOUS_MAIN_FUNC = "__main"
 
 
-@dataclass(frozen=True, slots=True)
-class Budget:
+@dataclass(slots=True, eq=False, repr=False)
+class Budget(_Node):
     """A budget literal such as ``2k``: ``amount`` 2.0, ``unit`` ``"k"`` (any letters are kept)."""
 
     amount: float
@@ -73,20 +91,20 @@ class Budget:
 # Expressions ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Identifier:
+@dataclass(slots=True, eq=False, repr=False)
+class Identifier(_Node):
     name: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class String:
+@dataclass(slots=True, eq=False, repr=False)
+class String(_Node):
     value: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
+@dataclass(slots=True, eq=False, repr=False)
+class Number(_Node):
     """A number literal: ``value`` is JavaScript's ``parseFloat(raw)`` (so ``2k`` is 2.0)."""
 
     value: float
@@ -94,25 +112,25 @@ class Number:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Boolean:
+@dataclass(slots=True, eq=False, repr=False)
+class Boolean(_Node):
     value: bool
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class NoneLiteral:
+@dataclass(slots=True, eq=False, repr=False)
+class NoneLiteral(_Node):
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ListExpr:
+@dataclass(slots=True, eq=False, repr=False)
+class ListExpr(_Node):
     items: tuple[Expr, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Property:
+@dataclass(slots=True, eq=False, repr=False)
+class Property(_Node):
     """``key: value`` in an object literal or in ``generate`` options; the span starts at the key."""
 
     key: str
@@ -120,34 +138,34 @@ class Property:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectExpr:
+@dataclass(slots=True, eq=False, repr=False)
+class ObjectExpr(_Node):
     properties: tuple[Property, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Member:
+@dataclass(slots=True, eq=False, repr=False)
+class Member(_Node):
     object: Expr
     property: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Index:
+@dataclass(slots=True, eq=False, repr=False)
+class Index(_Node):
     object: Expr
     index: Expr
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Not:
+@dataclass(slots=True, eq=False, repr=False)
+class Not(_Node):
     operand: Expr
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Binary:
+@dataclass(slots=True, eq=False, repr=False)
+class Binary(_Node):
     """``left op right`` with ``op`` one of ``or and == != <``."""
 
     operator: str
@@ -156,23 +174,23 @@ class Binary:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+@dataclass(slots=True, eq=False, repr=False)
+class Call(_Node):
     callee: Expr
     args: tuple[Expr, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class NamedType:
+@dataclass(slots=True, eq=False, repr=False)
+class NamedType(_Node):
     """A shape type by name; unknown names parse and are reported by the checks."""
 
     name: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ListType:
+@dataclass(slots=True, eq=False, repr=False)
+class ListType(_Node):
     item: ShapeType
     span: Span
 
@@ -180,21 +198,21 @@ class ListType:
 ShapeType: TypeAlias = NamedType | ListType
 
 
-@dataclass(frozen=True, slots=True)
-class ShapeField:
+@dataclass(slots=True, eq=False, repr=False)
+class ShapeField(_Node):
     name: str
     type: ShapeType
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
+@dataclass(slots=True, eq=False, repr=False)
+class Shape(_Node):
     fields: tuple[ShapeField, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class GenerateOptions:
+@dataclass(slots=True, eq=False, repr=False)
+class GenerateOptions(_Node):
     """The options object of ``generate``, in source order.
 
     ``max_output`` is the budget of the *last* ``max_output`` key (a repeated key is reported, and the
@@ -214,8 +232,8 @@ class GenerateOptions:
         return found
 
 
-@dataclass(frozen=True, slots=True)
-class Generate:
+@dataclass(slots=True, eq=False, repr=False)
+class Generate(_Node):
     options: GenerateOptions
     shape: Shape | None
     span: Span
@@ -240,8 +258,8 @@ Expr: TypeAlias = (
 # Statements -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+@dataclass(slots=True, eq=False, repr=False)
+class Config(_Node):
     """``model X``, ``role "..."`` or ``description "..."``, in an agent or as a statement."""
 
     key: str
@@ -249,8 +267,8 @@ class Config:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Use:
+@dataclass(slots=True, eq=False, repr=False)
+class Use(_Node):
     """``use value [max budget] [as label]``; the label is literal text, never evaluated."""
 
     value: Expr
@@ -259,24 +277,24 @@ class Use:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Return:
+@dataclass(slots=True, eq=False, repr=False)
+class Return(_Node):
     value: Expr
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Repeat:
+@dataclass(slots=True, eq=False, repr=False)
+class Repeat(_Node):
     """``repeat * count { body }``. A count, like ``ForIn.limit`` and ``LoopUntil.limit``, is an
-    ``int`` up to 2**53 and beyond that the double JavaScript reads (see ``parser.js_count``)."""
+    ``int`` while a double holds it exactly, and beyond that the double JavaScript reads (``jsjson.js_number``)."""
 
     count: float
     body: tuple[Stmt, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ForIn:
+@dataclass(slots=True, eq=False, repr=False)
+class ForIn(_Node):
     item: str
     item_span: Span
     iterable: Expr
@@ -285,24 +303,24 @@ class ForIn:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class LoopUntil:
+@dataclass(slots=True, eq=False, repr=False)
+class LoopUntil(_Node):
     condition: Expr
     limit: float
     body: tuple[Stmt, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class If:
+@dataclass(slots=True, eq=False, repr=False)
+class If(_Node):
     condition: Expr
     then_body: tuple[Stmt, ...]
     else_body: tuple[Stmt, ...] | None
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Assign:
+@dataclass(slots=True, eq=False, repr=False)
+class Assign(_Node):
     """``target = value``; any expression parses as a target, the checks reject the wrong kinds."""
 
     target: Expr
@@ -310,8 +328,8 @@ class Assign:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ExprStmt:
+@dataclass(slots=True, eq=False, repr=False)
+class ExprStmt(_Node):
     expr: Expr
     span: Span
 
@@ -321,8 +339,8 @@ Stmt: TypeAlias = Config | Use | Return | Repeat | ForIn | LoopUntil | If | Assi
 # Declarations -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Import:
+@dataclass(slots=True, eq=False, repr=False)
+class Import(_Node):
     """``import RESOURCE Name from "uri"`` with RESOURCE one of tool, llm, file, agent, memory.
 
     ``file`` is the file it was written in when that is not the program's own (an import merged in
@@ -336,15 +354,15 @@ class Import:
     file: SourceFile | None = field(default=None, repr=False, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
+@dataclass(slots=True, eq=False, repr=False)
+class Param(_Node):
     name: str
     shape: Shape | None
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Function:
+@dataclass(slots=True, eq=False, repr=False)
+class Function(_Node):
     """A ``func``; an unnamed ``main func`` is called ``__main`` as in the reference."""
 
     name: str
@@ -354,8 +372,8 @@ class Function:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Agent:
+@dataclass(slots=True, eq=False, repr=False)
+class Agent(_Node):
     """An ``agent``; an unnamed ``main agent`` is called ``__main_agent`` as in the reference.
 
     ``file`` is the file it was written in when that is not the program's own (an ``import agent``),
@@ -370,8 +388,8 @@ class Agent:
     file: SourceFile | None = field(default=None, repr=False, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Program:
+@dataclass(slots=True, eq=False, repr=False)
+class Program(_Node):
     """A whole ``.as`` file, and once loaded (:mod:`.loader`) the agents it imports from other files.
     ``source`` and ``path`` (the file's) travel along so errors can show the line."""
 

@@ -20,7 +20,7 @@ from dataclasses import fields, is_dataclass
 from json.encoder import encode_basestring
 from typing import Any
 
-from .source import Position, Span
+from .positions import Position, Span
 from .syntax import Budget, Node
 
 __all__ = ["to_json", "write_json"]

@@ -10,18 +10,42 @@ The stored render of ``DIR/a/b.as`` is ``DIR/__prompts__/a/b.as.<format>.txt``: 
 ``b.responses.json`` when they exist, run in a scratch copy of DIR (so tools and memory start from
 what DIR holds and write nowhere that lasts). Rendering one program is the caller's (the CLI's)
 job, so the stored text and ``asrender``'s own output cannot drift apart.
+
+The inspector page runs programs the same way: in a scratch copy of their folder
+(:func:`scratch_copy`), each with its sibling input and replies (:func:`run_beside`).
 """
 
 from __future__ import annotations
 
 import difflib
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["STORE", "RenderFailed", "Review", "StoreUnusable", "copy_programs", "programs", "review"]
+from ...core.permissions import Permissions
+from ...core.text_files import DEFAULT_MAX_BYTES
+from .inputs import canned_responses, program_input
+from .run import RunOptions, RunResult, run
+
+if TYPE_CHECKING:
+    from ...plugins.manager import PluginHost
+
+__all__ = [
+    "STORE",
+    "RenderFailed",
+    "Review",
+    "StoreUnusable",
+    "copy_programs",
+    "programs",
+    "review",
+    "run_beside",
+    "scratch_copy",
+    "siblings",
+]
 
 STORE = "__prompts__"
 
@@ -91,6 +115,38 @@ def copy_programs(directory: Path, destination: Path) -> None:
         return skipped | ({STORE} & set(names) if folder == top else set())
 
     shutil.copytree(directory, destination, symlinks=True, ignore=not_copied)
+
+
+@contextmanager
+def scratch_copy(folder: Path, prefix: str) -> Iterator[Path]:
+    """A throw-away copy of ``folder`` (:func:`copy_programs`) for its programs to run in: their tools
+    and memory write into the copy, and every run starts from what the folder holds."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as temporary:
+        copy = Path(temporary) / folder.resolve().name
+        copy_programs(folder, copy)
+        yield copy
+
+
+def siblings(program: Path) -> tuple[Path, Path]:
+    """``NAME.input.json`` and ``NAME.responses.json`` beside program ``NAME.as``."""
+    return program.with_name(f"{program.stem}.input.json"), program.with_name(f"{program.stem}.responses.json")
+
+
+def run_beside(program: Path, options: RunOptions, host: PluginHost) -> RunResult:
+    """``program`` run as ``asrender NAME.as --input-file NAME.input.json --responses
+    NAME.responses.json`` runs it, each sibling used when it exists (and ``options.responses``
+    otherwise). Unless ``options.tools`` says otherwise, it may read its folder and write into it
+    (the throw-away copy it runs in, so that a program keeping a memory still shows its calls), and
+    nothing else: no environment, no network, no file outside, whatever flags ``asrender`` got."""
+    if options.tools is None:
+        folder = program.resolve().parent
+        options = replace(options, tools=Permissions(folder, program_folder=folder, write=(folder,)))
+    input_file, responses = siblings(program)
+    found = str(input_file) if input_file.is_file() else None
+    if responses.is_file():
+        options = replace(options, responses=canned_responses(str(responses), DEFAULT_MAX_BYTES))
+    input_value = program_input(None, found, DEFAULT_MAX_BYTES)
+    return run(program, input_value, options, host=host)
 
 
 def review(

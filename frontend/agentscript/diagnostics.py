@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..core.errors import PromptwireError, SourceError
-from .source import SourceFile, Span, line_text, shown_line
+from ...core.errors import PromptwireError, SourceError
+from .positions import SourceFile, Span, line_text, shown_line
 
 __all__ = [
     "MAX_SHOWN_DIAGNOSTICS",

@@ -1,9 +1,11 @@
 """The AgentScript language: parse, check and print programs.
 
 These are the functions the rest of promptwire (the interpreter, ``asrender``) calls; the modules
-behind them each do one job: :mod:`.lexer`, :mod:`.parser`, :mod:`.analyzer`, :mod:`.source_text`,
-:mod:`.syntax_json`. Nothing here imports more than the standard library and ``core.errors`` /
-``renderers.agentscript.jsjson``, so a ``check`` costs no heavy import.
+behind them each do one job: :mod:`.lexer`, :mod:`.parser`, :mod:`.analyzer`, :mod:`.unparse`,
+:mod:`.syntax_json`, the run in :mod:`.interpreter` (its trace in :mod:`.trace`). Importing this
+package (or one of its light modules, such as :mod:`.diagnostics` for its error classes) imports
+none of them: each function imports what it needs when first called, so a ``check`` costs no heavy
+import and a prompt-file render none of the language.
 """
 
 from __future__ import annotations
@@ -11,15 +13,19 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from .analyzer import analyze
-from .diagnostics import CheckError, Diagnostic
-from .parser import parse_program
-from .source_text import expression_source
-from .syntax import Program
-from .syntax_json import to_json
+from ...core.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from .diagnostics import Diagnostic
+    from .syntax import Program
+    from .syntax_json import to_json
+    from .unparse import expression_source
 
 __all__ = ["check", "ensure_valid", "expression_source", "parse", "to_json"]
+
+__getattr__ = lazy_exports(__name__, {"expression_source": ".unparse", "to_json": ".syntax_json"})
 
 
 @contextmanager
@@ -65,6 +71,8 @@ def parse(source: str, path: str | None = None, *, label_rule: str = "release") 
     line) or ``"late"`` (one name or string, then a line break). ``path`` only names the file in
     errors. Raises :class:`~.diagnostics.ParseError` (a ``SourceError``) at the first syntax error.
     """
+    from .parser import parse_program
+
     with _collector_paused():
         return parse_program(source, path, label_rule=label_rule)
 
@@ -79,6 +87,8 @@ def check(
     ``import agent`` files are not read. To check a program as it runs, check
     :func:`.loader.load_program`'s result, as ``asrender check`` does.
     """
+    from .analyzer import analyze
+
     if isinstance(program_or_source, str):
         program_or_source = parse(program_or_source, path, label_rule=label_rule)
     with _collector_paused():
@@ -87,6 +97,9 @@ def check(
 
 def ensure_valid(program: Program) -> Program:
     """Return ``program`` if it passes the checks, else raise :class:`CheckError` with every finding."""
+    from .analyzer import analyze
+    from .diagnostics import CheckError
+
     diagnostics = analyze(program)
     if diagnostics:
         raise CheckError(diagnostics, program.source or None, program.path)

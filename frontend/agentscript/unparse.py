@@ -9,7 +9,7 @@ operators and no parentheses (the grammar has none, so precedence alone rebuilt 
 
 from __future__ import annotations
 
-from ..renderers.agentscript.jsjson import quote
+from ...renderers.agentscript.jsjson import quote
 from .syntax import (
     Binary,
     Boolean,

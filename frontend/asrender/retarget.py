@@ -1,4 +1,4 @@
-"""Pointing a program's model calls at a provider: retargeting its model, and dry runs.
+"""Pointing a run's model calls at a provider: retargeting its model, and dry runs.
 
 A program names its model in ``import llm M from "openai://gpt-4o"``. ``--provider`` sends the
 calls to another provider as the reference does (the model name travels, the protocol changes) and
@@ -14,23 +14,34 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..core.contract import OutputContract
-from ..core.generate import ModelAdapter, ProviderRequest, Reply
-from ..core.prompt import GenerateConfig
-from ..core.rendered import RenderedPrompt
+from ...core.contract import OutputContract
+from ...core.generate import ModelAdapter, ProviderRequest, Reply
+from ...core.prompt import GenerateConfig
+from ...core.rendered import RenderedPrompt
 
-__all__ = ["DryRun", "Targeted"]
+__all__ = ["Retargeted"]
 
 
-class Targeted:
-    """``adapter`` asked for the program's model, retargeted to ``provider`` or replaced by ``model``;
-    ``adapters`` finds the adapter registered under a name (``PluginHost.adapter``)."""
+class Retargeted:
+    """``adapter`` (registered as ``name``) asked for the run's model, retargeted to it or replaced by
+    ``model``; ``adapters`` finds the adapter registered under a name (``PluginHost.adapter``). With
+    ``answers`` (the offline adapter) it is a dry run: each request is built, then answered by
+    ``answers`` instead of being sent."""
 
-    def __init__(self, adapter: ModelAdapter, provider: str, model: str | None, adapters: Callable[[str], Any]) -> None:
+    def __init__(
+        self,
+        adapter: ModelAdapter,
+        name: str,
+        model: str | None,
+        adapters: Callable[[str], Any],
+        answers: ModelAdapter | None = None,
+    ) -> None:
         self.adapter = adapter
-        self.name = provider
+        self.name = name
         self.model = model
         self.adapters = adapters
+        self.answers = answers
+        self._answered: ProviderRequest | None = None
 
     def model_for(self, uri: str | None) -> str | None:
         """``--model``, else the program's model: a URI of the provider's own as it is, one of another
@@ -41,7 +52,7 @@ class Targeted:
             return uri
         source = self.adapters(uri.partition("://")[0])  # no adapter reads it: an unknown adapter
         read = getattr(source, "model_name", None)
-        if source is self.adapter or read is None:
+        if source is self.adapters(self.name) or read is None:  # the provider's own URI (or an alias's)
             return uri
         name: str = read(uri)
         return name
@@ -49,33 +60,15 @@ class Targeted:
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
     ) -> ProviderRequest:
+        if self.answers is not None:
+            self._answered = self.answers.build_request(rendered, config, contract, model)
         return self.adapter.build_request(rendered, config, contract, self.model_for(model))
 
     def send(self, request: ProviderRequest, timeout: float | None) -> Any:
-        return self.adapter.send(request, timeout)
+        if self.answers is None:
+            return self.adapter.send(request, timeout)
+        assert self._answered is not None
+        return self.answers.send(self._answered, timeout)
 
     def parse_reply(self, raw: Any) -> Reply:
-        return self.adapter.parse_reply(raw)
-
-
-class DryRun:
-    """Builds each request with ``target`` and answers it with ``answers`` (the offline adapter)."""
-
-    def __init__(self, target: Targeted, answers: ModelAdapter) -> None:
-        self.target = target
-        self.answers = answers
-        self.name = target.name
-        self._offline: ProviderRequest | None = None
-
-    def build_request(
-        self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
-    ) -> ProviderRequest:
-        self._offline = self.answers.build_request(rendered, config, contract, model)
-        return self.target.build_request(rendered, config, contract, model)
-
-    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
-        assert self._offline is not None
-        return self.answers.send(self._offline, timeout)
-
-    def parse_reply(self, raw: Any) -> Reply:
-        return self.answers.parse_reply(raw)
+        return (self.answers or self.adapter).parse_reply(raw)

@@ -19,7 +19,7 @@ import re
 from typing import NamedTuple
 
 from .diagnostics import DEFAULT_FILE, ParseError
-from .source import LineMap, Position, Span, line_text
+from .positions import LineMap, Position, Span, line_text
 
 __all__ = [
     "EOF",

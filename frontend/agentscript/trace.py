@@ -1,0 +1,158 @@
+"""What a run of a program shows of its model calls: where each came from, what was sent, and the
+reference's trace events and debug text for a ``generate``.
+
+The interpreter evaluates; this module words what it saw. A ``generate`` gives one
+:class:`ProgramCall` per attempt (its :class:`Site`, the prompt, the render that was sent, the
+request and the reply), a ``notes`` event for each attempt whose request the adapter changed, then
+the ``generate`` event itself (:func:`generate_event`); with ``debug: true`` each attempt's
+:func:`debug_block` goes to the debug stream before it is sent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ...core.generate import ModelCall
+from ...renderers.agentscript.renderer import instruction_value
+
+if TYPE_CHECKING:
+    from ...core.generate import GenerateResult, ProviderRequest
+    from ...core.prompt import Prompt
+    from ...core.rendered import RenderedPrompt
+    from ...renderers.agentscript.clipping import Clip
+    from .syntax import Budget
+
+__all__ = ["ProgramCall", "Site", "budget_json", "debug_block", "generate_event", "notes_events"]
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a model call came from: ``file:line:col`` of its generate, and its agent."""
+
+    file: str
+    line: int
+    column: int
+    agent: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(slots=True)
+class ProgramCall(ModelCall):
+    """One model call of a run (each attempt of each generate, in order): the attempt as
+    ``generate`` made it (its prompt, the render that was sent, the request, the reply and why it
+    was rejected, if it was), and the :class:`Site` it came from."""
+
+    site: Site = field(kw_only=True)
+
+    @classmethod
+    def at(cls, site: Site, call: ModelCall) -> ProgramCall:
+        return cls(call.attempt, call.prompt, call.rendered, call.request, call.reply, call.error, site=site)
+
+
+def notes_events(calls: Iterable[ProgramCall]) -> list[dict[str, Any]]:
+    """What the adapter changed on the way to the wire: a ``notes`` event per attempt that has any."""
+    return [
+        {"kind": "notes", "data": {"site": str(call.site), "attempt": call.attempt, "notes": list(call.request.notes)}}
+        for call in calls
+        if call.request.notes
+    ]
+
+
+def debug_block(agent: str, attempt: int, rendered: RenderedPrompt, request: ProviderRequest) -> str:
+    """AgentScript's debug block for one attempt (written to stderr before the call), then what the
+    adapter changed in its request, one ``note:`` line each."""
+    contract = rendered.output
+    schema = "" if contract is None else json.dumps(contract.json_schema, indent=2, ensure_ascii=False)
+    user = rendered.user
+    final = user if isinstance(user, str) else json.dumps(user, ensure_ascii=False)
+    lines = [
+        f"--- AgentScript generate debug: {agent} attempt {attempt} ---",
+        "System:",
+        rendered.system or "",
+        "Final user message:",
+        final or "",
+        "Return schema:",
+        schema,
+        "--- end AgentScript generate debug ---",
+        *(f"note: {note}" for note in request.notes),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def budget_json(budget: Budget | None) -> dict[str, Any] | None:
+    """A budget as the reference's trace shows it: the amount and the unit as written."""
+    if budget is None:
+        return None
+    amount = int(budget.amount) if budget.amount.is_integer() else budget.amount
+    return {"amount": amount, "unit": budget.unit}
+
+
+def generate_event(
+    prompt: Prompt,
+    result: GenerateResult,
+    value: Any,
+    clips: Sequence[Clip],
+    *,
+    agent: str,
+    model: Mapping[str, Any] | None,
+    budgets: Sequence[Budget | None],
+    max_output: Budget | None,
+) -> dict[str, Any]:
+    """The reference's ``generate`` trace event: budgets as the program wrote them (``budgets``, one
+    per context item, and ``max_output``), each context value as the last attempt showed it
+    (``clips``: a clipped string's kept prefix, a list's or object's kept items), and the result
+    ``value`` as the program received it."""
+    last = result.calls[-1]
+    config = prompt.config
+    max_output_json = budget_json(max_output)
+    schema = prompt.output.json_schema if prompt.output is not None else None
+    context = [
+        {
+            "index": index,
+            "source": item.source,
+            "label": item.label,
+            "value": clip.value,
+            "text": clip.text,
+            "budget": budget_json(budget),
+            "clipped": clip.clipped,
+            "originalSize": clip.original_size,
+            "clippedSize": clip.clipped_size,
+        }
+        for index, (item, clip, budget) in enumerate(zip(prompt.context, clips, budgets, strict=True))
+    ]
+    identity = prompt.identity
+    return {
+        "kind": "generate",
+        "data": {
+            "instruction": prompt.instruction,
+            "config": {
+                "maxOutput": max_output_json,
+                "attempts": config.attempts,
+                "temperature": config.temperature,
+                "think": config.think,
+                "strict": config.strict,
+                "debug": config.debug,
+            },
+            "attempts": result.attempts,
+            "maxOutput": max_output_json,
+            "debug": config.debug,
+            "context": {
+                "agentName": agent,
+                "model": None if model is None else dict(model),
+                "identity": {"role": identity.role, "description": identity.description} if identity else None,
+                "system": last.rendered.system,
+                "context": context,
+                "instruction": instruction_value(last.prompt),
+                "returnSchema": schema,
+                "maxOutput": max_output_json,
+                "finalUserMessage": last.rendered.user,
+            },
+            "validation": {"ok": True, "strict": config.strict} if schema is not None else None,
+            "result": value,
+        },
+    }

@@ -1,0 +1,201 @@
+"""A run: a program (or a prompt file) and how to run it in; its value, trace and model calls out.
+
+:class:`RunOptions` is the one record of how a run is made. Whoever starts a run builds it once (the
+command line from its flags, ``asrender snapshot`` and the inspector from the defaults, Python
+callers) and varies it with :func:`dataclasses.replace`. :func:`run` runs a program; :func:`run_prompt`
+asks one prompt, the one-``generate`` case of the same machinery. Both go through
+:func:`model_adapter`, and both return every call as it was sent: the display format is rendered
+afterwards, by whoever shows the calls (:func:`shown`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from ...adapters.offline import OfflineAdapter
+from ...plugins.manager import PluginHost, default_host
+from ..agentscript.trace import ProgramCall, Site, notes_events
+from .retarget import Retargeted
+
+if TYPE_CHECKING:
+    from ...core.generate import ModelAdapter
+    from ...core.prompt import Prompt
+    from ...core.rendered import RenderedPrompt
+    from ...core.tools import ToolContext
+
+__all__ = [
+    "ProgramCall",
+    "RunOptions",
+    "RunResult",
+    "call_block",
+    "call_heading",
+    "model_adapter",
+    "request_dict",
+    "run",
+    "run_prompt",
+    "shown",
+]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run is made: where its model calls go, what answers them offline, the format they are
+    shown in, and for a program its entry point and what its tools may touch."""
+
+    adapter: str = "offline"
+    """The provider's adapter (``offline``: canned replies, then mock values)."""
+    model: str | None = None
+    """Replaces the model a program names (a prompt file names none)."""
+    dry_run: bool = False
+    """Build every request for ``adapter`` and answer it offline: nothing is sent."""
+    timeout: float | None = None
+    """Seconds per request (None: the adapter's default)."""
+    responses: Sequence[Any] = ()
+    """Canned model replies, used in order (offline and dry runs)."""
+    format: str = "agentscript"
+    """The format calls are shown in (a prompt file's calls are also sent in it)."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """The format's renderer options."""
+    agent: str | None = None
+    """A program's entry agent (its main agent by default)."""
+    function: str | None = None
+    """The entry agent's function (its main func by default)."""
+    tools: ToolContext | None = None
+    """What a program may touch (by default: reading its folder, nothing else)."""
+    label_rule: str = "release"
+    """How a program's ``use ... as`` labels end (see :func:`..agentscript.parse`)."""
+    debug: IO[str] | None = None
+    """Where the debug text of a ``generate`` with ``debug: true`` goes."""
+
+
+@dataclass
+class RunResult:
+    value: Any
+    trace: list[dict[str, Any]]
+    calls: list[ProgramCall] = field(default_factory=list)
+    sent_as: tuple[str, Mapping[str, Any]] = ("agentscript", {})
+    """The format (and its options) the calls were rendered in to be sent."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"value": ..., "trace": [...]}`` as the reference CLI prints it."""
+        from ..agentscript.interpreter import json_of
+
+        return {"value": json_of(self.value), "trace": self.trace}
+
+
+def model_adapter(host: PluginHost, options: RunOptions) -> ModelAdapter:
+    """The adapter a run's calls go to: the offline one with the canned replies, or the provider's,
+    retargeted to the model the run asks for and, in a dry run, answered offline."""
+    answers = OfflineAdapter(options.responses)  # each run answers from a queue of its own
+    if options.adapter == "offline":
+        return answers
+    provider = host.load("adapters", options.adapter)
+    return Retargeted(provider, options.adapter, options.model, host.adapter, answers if options.dry_run else None)
+
+
+def run(
+    source_or_path: str | Path,
+    input: Any = None,
+    options: RunOptions | None = None,
+    *,
+    host: PluginHost | None = None,
+    path: str | None = None,
+) -> RunResult:
+    """Parse, check and run a program, offline unless ``options`` say otherwise, keeping every call.
+
+    ``source_or_path`` is a ``Path`` (its source read as every program's is:
+    :func:`..agentscript.loader.read_source`) or the program text (``path`` then names it in errors
+    and locates its imports). A failed run raises with its calls so far on the error
+    (``error.calls``).
+    """
+    from ...core.permissions import Permissions
+    from ..agentscript import ensure_valid
+    from ..agentscript.interpreter import Interpreter
+    from ..agentscript.loader import load_program, program_folder, read_source
+
+    options = options or RunOptions()
+    if isinstance(source_or_path, Path):
+        path = str(source_or_path)
+        source = read_source(path)
+    else:
+        source = source_or_path
+    host = host or default_host()
+    program = ensure_valid(load_program(source, path, label_rule=options.label_rule))
+    interpreter = Interpreter(
+        program,
+        model_adapter(host, options),
+        debug=options.debug,
+        tool_scheme=host.tool_scheme,
+        tool_context=options.tools or Permissions(program_folder(path), program_folder=program_folder(path)),
+        timeout=options.timeout,
+    )
+    value = interpreter.run(input, agent=options.agent, function=options.function)
+    return RunResult(value, interpreter.trace, interpreter.calls)
+
+
+def run_prompt(
+    prompt: Prompt, label: str, options: RunOptions | None = None, *, host: PluginHost | None = None
+) -> RunResult:
+    """A prompt read from a prompt file, asked as one ``generate`` (its attempts, repair text and
+    checks) through the adapter a program's calls would go to.
+
+    Unlike a program, whose calls are sent in AgentScript's own text, a prompt file is sent as
+    ``options.format`` renders it: the file is the prompt, and the format is how the user wants it
+    sent. Its calls are all at ``label:1:1``; the trace holds the ``notes`` events. A failed call
+    raises with the attempts made on the error (``error.calls``).
+    """
+    from ...core.errors import PromptwireError
+    from ...core.generate import generate
+
+    options = options or RunOptions()
+    host = host or default_host()
+    renderer = host.load("renderers", options.format)
+    site = Site(label, 1, 1, "")
+    try:
+        result = generate(
+            prompt,
+            render=lambda current: renderer.render(current, **options.options),
+            adapter=model_adapter(host, options),
+            timeout=options.timeout,
+        )
+    except PromptwireError as exc:
+        exc.calls = tuple(ProgramCall.at(site, call) for call in exc.calls)
+        raise
+    calls = [ProgramCall.at(site, call) for call in result.calls]
+    return RunResult(result.value, notes_events(calls), calls, (options.format, options.options))
+
+
+def shown(result: RunResult, options: RunOptions, host: PluginHost) -> list[RenderedPrompt]:
+    """Each call of ``result`` in the display format (``options.format``, with its options): the
+    render that was sent when that is the one asked for, else rendered now, after the run."""
+    if (options.format, dict(options.options)) == (result.sent_as[0], dict(result.sent_as[1])):
+        return [call.rendered for call in result.calls]
+    render = host.load("renderers", options.format).render
+    return [render(call.prompt, **options.options) for call in result.calls]
+
+
+def call_heading(call: ProgramCall) -> str:
+    """``=== SITE agent A attempt N ===``: where a call came from, as ``asrender`` heads its render."""
+    agent = f" agent {call.site.agent}" if call.site.agent else ""
+    return f"=== {call.site}{agent} attempt {call.attempt} ==="
+
+
+def call_block(call: ProgramCall, rendered: RenderedPrompt) -> str:
+    """The call as ``asrender`` shows it: its heading, then ``rendered`` (the call in the display format)."""
+    return f"{call_heading(call)}\n{rendered.display()}"
+
+
+def request_dict(call: ProgramCall, provider: str) -> dict[str, Any]:
+    """The request of a dry run: what would be sent, where, and the notes."""
+    return {
+        "site": str(call.site),
+        "agent": call.site.agent or None,
+        "attempt": call.attempt,
+        "provider": provider,
+        "model": call.request.kwargs.get("model"),
+        "body": dict(call.request.kwargs),
+        "notes": list(call.request.notes),
+    }
