@@ -20,10 +20,13 @@ from promptwire.adapters.anthropic import AnthropicAdapter
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
+from promptwire.adapters.status import stream_failure
 from promptwire.core.errors import (
+    BadRequestError,
     MalformedResponseError,
     ProviderConnectionError,
     ProviderError,
+    QuotaExhaustedError,
     RateLimitedError,
     RefusalError,
     ServerError,
@@ -338,3 +341,36 @@ def test_a_streaming_adapter_without_an_async_client_streams_from_a_worker_threa
     items, whole = asyncio.run(streamed())
     assert items[:-1] == ['{"ok": ', "true}"] and items[-1].value == whole.value == {"ok": True}
     assert len(adapter._clients) == 1  # the sync client, used from worker threads
+
+
+@pytest.mark.parametrize(
+    ("error", "expected", "message"),
+    [
+        (
+            {"message": "Slow down", "type": "requests", "code": "rate_limit_exceeded"},
+            RateLimitedError,
+            "rate_limit_exceeded: Slow down",
+        ),
+        (
+            {"message": "Spent", "type": "insufficient_quota", "code": "insufficient_quota"},
+            QuotaExhaustedError,
+            "insufficient_quota: Spent",
+        ),
+        (
+            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+            ServerError,
+            "overloaded_error: Overloaded",
+        ),
+        (
+            {"type": "error", "error": {"type": "invalid_request_error", "message": "No"}},
+            BadRequestError,
+            "invalid_request_error: No",
+        ),
+        ({"code": "vector_store_timeout", "message": "Later"}, ServerError, "vector_store_timeout: Later"),
+        ({"message": "Something broke"}, ServerError, "Something broke"),
+        ("model runner has unexpectedly stopped", ServerError, "model runner has unexpectedly stopped"),
+    ],
+)
+def test_an_error_event_is_the_class_its_kind_stands_for(error: object, expected: type, message: str) -> None:
+    failure = stream_failure(error, secret="sk-secret")
+    assert (type(failure), failure.status, str(failure)) == (expected, 200, f"LLM provider stream failed: {message}")
