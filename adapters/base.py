@@ -285,9 +285,9 @@ class StreamingAdapter(ProviderAdapter):
     @abstractmethod
     def post_stream(self, client: Any, body: bytes) -> Any:
         """Open the stream of one request whose JSON body is ``body`` (the stream flags set) with
-        ``client``: return the SDK's iterable of events (closed with its ``close()``), or, with
-        the async client, what is awaited for its async iterable (closed with ``aclose()`` or an
-        awaited ``close()``)."""
+        ``client``: return the SDK's iterable of events (closed with its ``close()``, if it has
+        one), or, with the async client, what is awaited for its async iterable (closed with
+        ``aclose()`` or an awaited ``close()``)."""
 
     @abstractmethod
     def stream_reader(self) -> StreamReader:
@@ -305,7 +305,9 @@ class StreamingAdapter(ProviderAdapter):
                     if text:
                         yield text
             finally:
-                events.close()
+                close = getattr(events, "close", None)  # a plain iterable has nothing to close
+                if close is not None:
+                    close()
             yield Whole(reader.whole())
 
     async def astream(self, request: ProviderRequest, timeout: float | None) -> AsyncIterator[str | Whole]:

@@ -7,8 +7,9 @@ Its behaviour is chosen by the request's ``model`` name: ``ok`` answers, ``eNNN`
 HTTP status in the protocol's own error body (``e429q``: a spent quota, OpenAI's
 ``insufficient_quota`` code or Anthropic's spend-limit ``error_code``; ``e401echo``: the body
 quotes the API key the request carried, as some proxies do), ``slow`` sleeps past the client's
-timeout, ``delayNNN`` answers after NNN milliseconds, ``hang`` never answers and waits for the
-client to hang up (recorded in ``hung_up``), ``garbage`` sends a body that is not JSON,
+timeout, ``delayNNN`` answers after NNN milliseconds, ``wordsNNN`` with a text of NNN words (no
+JSON), ``hang`` never answers and waits for the client to hang up (recorded in ``hung_up``),
+``garbage`` sends a body that is not JSON,
 ``html200`` a captive portal's page, ``emptyjson`` ``{}``, ``html502`` a proxy's HTML error page,
 ``bigpage`` a 100 kB one, ``truncated`` half a body before closing the connection, ``refusal`` the
 model declining (OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers).
@@ -87,8 +88,16 @@ def _error_body(path: str, status: int, model: str, key: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": "error", "param": None, "code": code}}
 
 
+def _text(body: dict[str, Any]) -> str:
+    """The model's text: ``{"ok": true}``, or for ``wordsNNN`` NNN words (a stream sends a word a piece)."""
+    model = str(body.get("model", ""))
+    if model.startswith("words") and model[5:].isdigit():
+        return " ".join(f"word{index}" for index in range(int(model[5:])))
+    return '{"ok": true}'
+
+
 def _chat_completion(body: dict[str, Any]) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": '{"ok": true}'}
+    message: dict[str, Any] = {"role": "assistant", "content": _text(body)}
     if body.get("model") == "refusal":
         message = {"role": "assistant", "content": None, "refusal": REFUSAL}
     return {
@@ -105,7 +114,7 @@ def _ollama_chat(body: dict[str, Any]) -> dict[str, Any]:
     return {
         "model": body.get("model"),
         "created_at": "2026-11-24T00:00:00Z",
-        "message": {"role": "assistant", "content": '{"ok": true}', "thinking": "Easy."},
+        "message": {"role": "assistant", "content": _text(body), "thinking": "Easy."},
         "done": True,
         "done_reason": "stop",
         "prompt_eval_count": 12,
@@ -114,7 +123,7 @@ def _ollama_chat(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _response(body: dict[str, Any]) -> dict[str, Any]:
-    part = {"type": "output_text", "text": '{"ok": true}', "annotations": []}
+    part = {"type": "output_text", "text": _text(body), "annotations": []}
     if body.get("model") == "refusal":
         part = {"type": "refusal", "refusal": REFUSAL}
     return {
@@ -156,7 +165,7 @@ def _anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
         "model": body.get("model"),
         "content": [
             {"type": "thinking", "thinking": "Easy.", "signature": "sig"},
-            {"type": "text", "text": '{"ok": true}'},
+            {"type": "text", "text": _text(body)},
         ],
         "stop_reason": "end_turn",
         "stop_sequence": None,
