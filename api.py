@@ -51,23 +51,26 @@ def build_request(
     *,
     format: str = "agentscript",
     host: PluginHost | None = None,
+    stream: bool = False,
 ) -> ProviderRequest:
     """The request ``provider`` would send for ``prompt`` (rendered in ``format``), sending nothing.
 
     A :class:`RenderedPrompt` is used as it is, with default generation options and its own output
     contract. ``request.kwargs`` is the SDK call's keyword arguments; ``request.notes`` says what
-    the adapter dropped or changed.
+    the adapter dropped or changed. With ``stream``, the request as a streamed call sends it: the
+    same, with the provider's stream flags.
     """
+    from .core.exchange import streamed_request
+
     host = host or default_host()
+    adapter = host.adapter(provider)  # a built-in's stand-in: the SDK stays unimported
     if isinstance(prompt, RenderedPrompt):
-        direct: ProviderRequest = host.adapter(provider).build_request(prompt, GenerateConfig(), prompt.output, model)
-        return direct
-    model_prompt = validate_model(Prompt, prompt, root="prompt")
-    rendered = host.renderer(format).render(model_prompt)
-    request: ProviderRequest = host.adapter(provider).build_request(
-        rendered, model_prompt.config, model_prompt.output, model
-    )
-    return request
+        request: ProviderRequest = adapter.build_request(prompt, GenerateConfig(), prompt.output, model)
+    else:
+        model_prompt = validate_model(Prompt, prompt, root="prompt")
+        rendered = host.renderer(format).render(model_prompt)
+        request = adapter.build_request(rendered, model_prompt.config, model_prompt.output, model)
+    return streamed_request(adapter, request) if stream else request
 
 
 def generate(

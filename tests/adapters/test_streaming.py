@@ -374,3 +374,16 @@ def test_a_streaming_adapter_without_an_async_client_streams_from_a_worker_threa
 def test_an_error_event_is_the_class_its_kind_stands_for(error: object, expected: type, message: str) -> None:
     failure = stream_failure(error, secret="sk-secret")
     assert (type(failure), failure.status, str(failure)) == (expected, 200, f"LLM provider stream failed: {message}")
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_build_request_shows_a_streamed_request_as_it_is_sent(server: FakeProvider, name: str) -> None:
+    import promptwire
+    from promptwire import PluginHost
+
+    host = PluginHost(entry_points=False)
+    shown = promptwire.build_request(_prompt(), name, "ok", host=host, stream=True)
+    unstreamed = promptwire.build_request(_prompt(), name, "ok", host=host)
+    generate(_prompt(), render=renderer.render, adapter=ADAPTERS[name](server.root), model="ok", on_text=_shown)
+    assert server.raw_bodies == [to_bytes(shown.kwargs)]
+    assert _sent_unstreamed(name, to_bytes(shown.kwargs)) == to_bytes(unstreamed.kwargs)
