@@ -289,22 +289,20 @@ def _driven(
     its text passed on, its reply or failure given back; the result last."""
     step: ProviderRequest | GenerateResult = next(steps)
     while isinstance(step, ProviderRequest):
-        received = _Received(adapter, streaming)
+        call = _Call(adapter, streaming)
         try:
-            if received.streaming:
+            if streaming:
                 with contextlib.closing(exchange.stream(adapter, step, timeout)) as items:
                     for item in items:
-                        if (text := received.take(item)) is not None:
+                        if (text := call.take(item)) is not None:
                             yield text
             else:
-                received.take(exchange.Whole(adapter.send(step, timeout)))
-            reply = received.reply()
+                call.take(exchange.Whole(adapter.send(step, timeout)))
         except Exception as exc:  # the loop decides what a failed call means
-            step = _next_step(steps, failure=exc)
-            continue
-        if (text := received.late_text(reply)) is not None:
+            call.failure = exc
+        text, step = call.settled(steps)
+        if text is not None:
             yield text
-        step = _next_step(steps, reply)
     yield step
 
 
@@ -314,26 +312,60 @@ async def _adriven(
     """:func:`_driven` on an event loop."""
     step: ProviderRequest | GenerateResult = next(steps)
     while isinstance(step, ProviderRequest):
-        received = _Received(adapter, streaming)
+        call = _Call(adapter, streaming)
         try:
-            if received.streaming:
+            if streaming:
                 items = exchange.astream(adapter, step, timeout)
                 try:
                     async for item in items:
-                        if (text := received.take(item)) is not None:
+                        if (text := call.take(item)) is not None:
                             yield text
                 finally:  # its connection, however the iteration ends
                     await exchange.aclose(items)
             else:
-                received.take(exchange.Whole(await exchange.asend(adapter, step, timeout)))
-            reply = received.reply()
+                call.take(exchange.Whole(await exchange.asend(adapter, step, timeout)))
         except Exception as exc:  # the loop decides what a failed call means
-            step = _next_step(steps, failure=exc)
-            continue
-        if (text := received.late_text(reply)) is not None:
+            call.failure = exc
+        text, step = call.settled(steps)
+        if text is not None:
             yield text
-        step = _next_step(steps, reply)
     yield step
+
+
+class _Call:
+    """What one call brought, for the drivers: the whole reply (or the failure), and whether any
+    of its text came as it arrived; :meth:`settled` hands it to the loop."""
+
+    __slots__ = ("adapter", "failure", "shown", "streaming", "whole")
+
+    def __init__(self, adapter: ModelAdapter, streaming: bool) -> None:
+        self.adapter = adapter
+        self.streaming = streaming
+        self.whole: exchange.Whole | None = None
+        self.failure: Exception | None = None
+        self.shown = False
+
+    def take(self, item: str | exchange.Whole) -> str | None:
+        """An item of the stream: text to pass on, or (``None``) the whole reply, kept."""
+        if isinstance(item, exchange.Whole):
+            self.whole = item
+            return None
+        self.shown = self.shown or bool(item)
+        return item
+
+    def settled(self, steps: _Loop) -> tuple[str | None, ProviderRequest | GenerateResult]:
+        """The reply read and given to the loop (or the failure thrown in): the reply's text to pass
+        on now (when streaming and none of it came as it arrived), and the loop's next step."""
+        try:
+            if self.failure is not None:
+                raise self.failure
+            if self.whole is None:
+                raise exchange.cut_short()
+            reply = self.adapter.parse_reply(self.whole.raw)
+        except Exception as exc:
+            return None, _next_step(steps, failure=exc)
+        late = reply.text if self.streaming and not self.shown and reply.text else None
+        return late, _next_step(steps, reply)
 
 
 def _next_step(
@@ -345,35 +377,6 @@ def _next_step(
     except StopIteration as done:
         result: GenerateResult = done.value
         return result
-
-
-class _Received:
-    """What one call brought: the whole reply, and whether any of its text came as it arrived."""
-
-    __slots__ = ("adapter", "shown", "streaming", "whole")
-
-    def __init__(self, adapter: ModelAdapter, streaming: bool) -> None:
-        self.adapter = adapter
-        self.streaming = streaming
-        self.whole: exchange.Whole | None = None
-        self.shown = False
-
-    def take(self, item: str | exchange.Whole) -> str | None:
-        """An item of the stream: text to pass on, or (``None``) the whole reply, kept."""
-        if isinstance(item, exchange.Whole):
-            self.whole = item
-            return None
-        self.shown = self.shown or bool(item)
-        return item
-
-    def reply(self) -> Reply:
-        if self.whole is None:
-            raise exchange.cut_short()
-        return self.adapter.parse_reply(self.whole.raw)
-
-    def late_text(self, reply: Reply) -> str | None:
-        """The reply's text to pass on now, when streaming and none of it came as it arrived."""
-        return reply.text if self.streaming and not self.shown and reply.text else None
 
 
 def _accept(reply: Reply, contract: OutputContract | None, strict: bool, locations: Mapping[str, str] | None) -> Any:
