@@ -21,7 +21,9 @@ it, else does without:
 
 So a plugin adapter written with the three synchronous methods works everywhere: streamed calls
 show its whole text when it comes, and on an event loop its calls take a worker thread each (the
-loop's default executor: a few at a time, where an async client takes a hundred).
+loop's default executor: a few at a time, where an async client takes a hundred). A cancelled call
+in a worker thread ends the awaiting task at once, but its request runs to its end in the thread:
+synchronous I/O cannot be interrupted.
 """
 
 from __future__ import annotations

@@ -294,7 +294,7 @@ def _driven(
             if streaming:
                 with contextlib.closing(exchange.stream(adapter, step, timeout)) as items:
                     for item in items:
-                        if (text := call.take(item)) is not None:
+                        if text := call.take(item):
                             yield text
             else:
                 call.take(exchange.Whole(adapter.send(step, timeout)))
@@ -318,7 +318,7 @@ async def _adriven(
                 items = exchange.astream(adapter, step, timeout)
                 try:
                     async for item in items:
-                        if (text := call.take(item)) is not None:
+                        if text := call.take(item):
                             yield text
                 finally:  # its connection, however the iteration ends
                     await exchange.aclose(items)
@@ -346,7 +346,8 @@ class _Call:
         self.shown = False
 
     def take(self, item: str | exchange.Whole) -> str | None:
-        """An item of the stream: text to pass on, or (``None``) the whole reply, kept."""
+        """An item of the stream: text to pass on, or (``None``) the whole reply, kept. Empty
+        text is nothing to pass on."""
         if isinstance(item, exchange.Whole):
             self.whole = item
             return None
