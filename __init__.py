@@ -14,7 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import build_request, generate, render, renderers_available
+    from .api import agenerate, astream, build_request, generate, render, renderers_available, stream
     from .core import (
         Budget,
         ChatTurn,
@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from .plugins import PluginHost, hookimpl
 
 _HOMES: dict[str, str] = {
-    **dict.fromkeys(("build_request", "generate", "render", "renderers_available"), ".api"),
+    **dict.fromkeys(
+        ("agenerate", "astream", "build_request", "generate", "render", "renderers_available", "stream"), ".api"
+    ),
     **dict.fromkeys(
         (
             "Budget",
@@ -77,11 +79,14 @@ __all__ = [
     "RenderWarning",
     "RenderedPrompt",
     "Section",
+    "agenerate",
+    "astream",
     "build_request",
     "generate",
     "hookimpl",
     "render",
     "renderers_available",
+    "stream",
 ]
 
 

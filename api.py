@@ -1,22 +1,23 @@
-"""The four front-door functions: render a prompt, build a provider's request, generate, list
-the formats. ``promptwire`` re-exports them (``promptwire.render``...)."""
+"""The front-door functions: render a prompt, build a provider's request, generate (whole or
+streamed, from synchronous code or on an event loop), list the formats. ``promptwire`` re-exports
+them (``promptwire.render``...)."""
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
 from .core import GenerateConfig, Prompt, RenderedPrompt
+from .core import generate as _core
 from .core.errors import FieldError as _FieldError
 from .core.errors import UnsupportedFieldsWarning
-from .core.generate import GenerateResult, ProviderRequest
-from .core.generate import generate as _run_generate
+from .core.generate import GenerateResult, ModelAdapter, ProviderRequest, TextCallback
 from .core.rendered import warning_lines
 from .core.validation import validate_model
 from .plugins import PluginHost, default_host
 
-__all__ = ["build_request", "generate", "render", "renderers_available"]
+__all__ = ["agenerate", "astream", "build_request", "generate", "render", "renderers_available", "stream"]
 
 
 def render(
@@ -50,23 +51,26 @@ def build_request(
     *,
     format: str = "agentscript",
     host: PluginHost | None = None,
+    stream: bool = False,
 ) -> ProviderRequest:
     """The request ``provider`` would send for ``prompt`` (rendered in ``format``), sending nothing.
 
     A :class:`RenderedPrompt` is used as it is, with default generation options and its own output
     contract. ``request.kwargs`` is the SDK call's keyword arguments; ``request.notes`` says what
-    the adapter dropped or changed.
+    the adapter dropped or changed. With ``stream``, the request as a streamed call sends it: the
+    same, with the provider's stream flags.
     """
+    from .core.exchange import streamed_request
+
     host = host or default_host()
+    adapter = host.adapter(provider)  # a built-in's stand-in: the SDK stays unimported
     if isinstance(prompt, RenderedPrompt):
-        direct: ProviderRequest = host.adapter(provider).build_request(prompt, GenerateConfig(), prompt.output, model)
-        return direct
-    model_prompt = validate_model(Prompt, prompt, root="prompt")
-    rendered = host.renderer(format).render(model_prompt)
-    request: ProviderRequest = host.adapter(provider).build_request(
-        rendered, model_prompt.config, model_prompt.output, model
-    )
-    return request
+        request: ProviderRequest = adapter.build_request(prompt, GenerateConfig(), prompt.output, model)
+    else:
+        model_prompt = validate_model(Prompt, prompt, root="prompt")
+        rendered = host.renderer(format).render(model_prompt)
+        request = adapter.build_request(rendered, model_prompt.config, model_prompt.output, model)
+    return streamed_request(adapter, request) if stream else request
 
 
 def generate(
@@ -78,6 +82,7 @@ def generate(
     host: PluginHost | None = None,
     timeout: float | None = None,
     responses: list[Any] | None = None,
+    on_text: TextCallback | None = None,
     **config: Any,
 ) -> GenerateResult:
     """Ask ``provider`` for the prompt's output: attempts, the repair text, coercion and validation
@@ -86,7 +91,84 @@ def generate(
     adapter. The result holds the value and every attempt's request and reply; a failure is raised
     with the attempts made on it (``error.calls``). The adapter is chosen as ``asrender`` chooses a
     run's (:func:`promptwire.frontend.asrender.run.model_adapter`).
+
+    With ``on_text``, each call is streamed: the request carries the provider's stream flags (and
+    nothing else changes), ``on_text`` receives the reply's text as it arrives, and the whole text
+    is still read and checked at the end, so the result is the same. A provider that does not
+    stream gives its whole text at once.
     """
+    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config)
+    return _core.generate(prepared, render=render, adapter=adapter, model=model, timeout=timeout, on_text=on_text)
+
+
+async def agenerate(
+    prompt: Prompt | Mapping[str, Any],
+    provider: str = "offline",
+    model: str | None = None,
+    *,
+    format: str = "agentscript",
+    host: PluginHost | None = None,
+    timeout: float | None = None,
+    responses: list[Any] | None = None,
+    on_text: TextCallback | None = None,
+    **config: Any,
+) -> GenerateResult:
+    """:func:`generate`, awaited: each call is made with the provider SDK's async client (a plugin
+    adapter without one sends from a worker thread), so many run at once on one event loop.
+    Cancelling it cancels the call in flight: its connection is closed."""
+    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config)
+    return await _core.agenerate(
+        prepared, render=render, adapter=adapter, model=model, timeout=timeout, on_text=on_text
+    )
+
+
+def stream(
+    prompt: Prompt | Mapping[str, Any],
+    provider: str = "offline",
+    model: str | None = None,
+    *,
+    format: str = "agentscript",
+    host: PluginHost | None = None,
+    timeout: float | None = None,
+    responses: list[Any] | None = None,
+    **config: Any,
+) -> Iterator[str | GenerateResult]:
+    """:func:`generate`, streamed, as an iterator: the text of each attempt's reply as it arrives
+    (``str``), then the :class:`GenerateResult`, last. Closing the iterator early (leaving a ``for``
+    loop) closes the call in flight."""
+    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config)
+    return _core.generate_stream(prepared, render=render, adapter=adapter, model=model, timeout=timeout)
+
+
+def astream(
+    prompt: Prompt | Mapping[str, Any],
+    provider: str = "offline",
+    model: str | None = None,
+    *,
+    format: str = "agentscript",
+    host: PluginHost | None = None,
+    timeout: float | None = None,
+    responses: list[Any] | None = None,
+    **config: Any,
+) -> AsyncIterator[str | GenerateResult]:
+    """:func:`stream` on an event loop, as an async iterator (``async for``), with the SDK's async
+    client."""
+    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config)
+    return _core.agenerate_stream(prepared, render=render, adapter=adapter, model=model, timeout=timeout)
+
+
+def _prepared(
+    prompt: Prompt | Mapping[str, Any],
+    provider: str,
+    model: str | None,
+    format: str,
+    host: PluginHost | None,
+    timeout: float | None,
+    responses: list[Any] | None,
+    config: Mapping[str, Any],
+) -> tuple[Prompt, Callable[[Prompt], RenderedPrompt], ModelAdapter]:
+    """The prompt with ``config`` applied, the format's render and the adapter, as every
+    ``generate`` above takes them."""
     from .frontend.asrender.run import RunOptions, model_adapter
 
     host = host or default_host()
@@ -97,9 +179,7 @@ def generate(
     if responses is not None and provider != "offline":
         raise _FieldError("responses", "canned replies are for the offline adapter")
     options = RunOptions(adapter=provider, model=model, timeout=timeout, responses=responses or ())
-    adapter = model_adapter(host, options)
-    renderer = host.load("renderers", format)
-    return _run_generate(model_prompt, render=renderer.render, adapter=adapter, model=model, timeout=timeout)
+    return model_prompt, host.load("renderers", format).render, model_adapter(host, options)
 
 
 def renderers_available(host: PluginHost | None = None) -> tuple[str, ...]:

@@ -10,11 +10,15 @@ complete plugin to copy. What a plugin finds here:
   format cannot express), the :class:`Renderer` protocol, and :func:`builtin_renderer` to build a
   format on one of promptwire's;
 * for an adapter: :class:`ProviderAdapter`, the skeleton the built-in ones are written on (see
-  ``promptwire.adapters.base``), with :class:`Endpoint`; what it is given and returns
+  ``promptwire.adapters.base``), with :class:`Endpoint`, and :class:`StreamingAdapter` for a
+  provider that streams (a :class:`StreamReader` reads its events; :class:`Whole` ends a stream;
+  :func:`api_stream` opens an OpenAI or Anthropic SDK stream); what it is given and returns
   (:class:`GenerateConfig`, :class:`OutputContract`, :class:`ProviderRequest`, :class:`Reply`,
   :class:`ToolCall`, :class:`ToolDefinition`); the :class:`ProviderError` classes, each saying what
   failed and whether it is worth retrying; and the helpers that make them (:func:`status_error`
-  reads an HTTP status and a provider's error code) and the request helpers of the skeleton;
+  reads an HTTP status and a provider's error code, :func:`stream_failure` an error event inside a
+  stream, :func:`cut_short` is a stream that ended too soon) and the request helpers of the
+  skeleton;
 * for a reader: :class:`FieldError`, which names the bad field;
 * for a tool scheme: :class:`ToolScheme`, :class:`ToolRequest`, :class:`ToolContext`,
   :class:`ToolOutcome`, :class:`MemoryOutcome`, :class:`ToolError`.
@@ -28,13 +32,24 @@ from __future__ import annotations
 from .adapters.base import (
     Endpoint,
     ProviderAdapter,
+    StreamingAdapter,
+    StreamReader,
+    api_stream,
     part_left_out,
     returns_left_out,
     split_data_url,
     tool_arguments,
     usage_of,
 )
-from .adapters.status import connection_failed, malformed_json, missing_part, read_reply, refused, status_error
+from .adapters.status import (
+    connection_failed,
+    malformed_json,
+    missing_part,
+    read_reply,
+    refused,
+    status_error,
+    stream_failure,
+)
 from .core.contract import OutputContract
 from .core.errors import (
     AuthenticationError,
@@ -52,6 +67,7 @@ from .core.errors import (
     RegistrationError,
     ServerError,
 )
+from .core.exchange import Whole, cut_short
 from .core.generate import ProviderRequest, Reply
 from .core.prompt import GenerateConfig, Prompt, ToolCall, ToolDefinition
 from .core.rendered import Message, RenderedPrompt, RenderWarning
@@ -88,6 +104,8 @@ __all__ = [
     "Renderer",
     "Reply",
     "ServerError",
+    "StreamReader",
+    "StreamingAdapter",
     "ToolCall",
     "ToolContext",
     "ToolDefinition",
@@ -95,8 +113,11 @@ __all__ = [
     "ToolOutcome",
     "ToolRequest",
     "ToolScheme",
+    "Whole",
+    "api_stream",
     "builtin_renderer",
     "connection_failed",
+    "cut_short",
     "hookimpl",
     "malformed_json",
     "missing_part",
@@ -106,6 +127,7 @@ __all__ = [
     "returns_left_out",
     "split_data_url",
     "status_error",
+    "stream_failure",
     "tool_arguments",
     "unexpressed_fields",
     "usage_of",

@@ -6,20 +6,37 @@
 ``output_config`` (the schema as structured output, and the effort of a thinking level) and
 ``tools``. The current SDK and API refuse ``temperature``: it is dropped and the notes say so, as
 they say everything else changed on the way. The SDK is imported only to send (``client``, ``post``).
+
+Streamed (``"stream": true``), the events are folded into the ``Message`` the reply would have been:
+``message_start`` (with the input tokens), each content block from its start and deltas (text,
+thinking and its signature, tool input JSON), ``message_delta`` (the stop reason, the output
+tokens); a stream without ``message_stop`` was cut short, and an ``error`` event is the provider's
+failure (the SDK raises it).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..core.contract import OutputContract
 from ..core.errors import ProviderError
+from ..core.exchange import cut_short
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from .base import Endpoint, ProviderAdapter, part_left_out, returns_left_out, split_data_url, usage_of
+from .base import (
+    Endpoint,
+    StreamingAdapter,
+    StreamReader,
+    api_stream,
+    part_left_out,
+    returns_left_out,
+    split_data_url,
+    usage_of,
+)
 from .status import missing_part, refused
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicAdapter", "adapter"]
@@ -76,7 +93,7 @@ def _thinking_budget(kwargs: dict[str, Any], config: GenerateConfig, notes: list
     kwargs["thinking"] = {"type": "enabled", "budget_tokens": budget}
 
 
-class AnthropicAdapter(ProviderAdapter):
+class AnthropicAdapter(StreamingAdapter):
     name = "anthropic"
     description = "Anthropic Messages API through the official SDK (pip install 'promptwire[anthropic]')"
     protocol = "anthropic"
@@ -129,10 +146,23 @@ class AnthropicAdapter(ProviderAdapter):
 
         return anthropic.Anthropic(api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds)
 
+    def async_client(self, endpoint: Endpoint, seconds: float) -> Any:
+        import anthropic
+
+        return anthropic.AsyncAnthropic(api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds)
+
     def post(self, client: Any, body: bytes) -> Any:
         import anthropic
 
         return client.post("/v1/messages", cast_to=anthropic.types.Message, content=body)
+
+    def post_stream(self, client: Any, body: bytes) -> Any:
+        import anthropic
+
+        return api_stream(anthropic, client, "/v1/messages", anthropic.types.RawMessageStreamEvent, body)
+
+    def stream_reader(self) -> StreamReader:
+        return EventReader()
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import anthropic
@@ -162,6 +192,65 @@ class AnthropicAdapter(ProviderAdapter):
             finish_reason=raw.stop_reason,
             tool_calls=calls,
         )
+
+
+_DELTAS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
+"""Each kind of content delta, and its field of text: the block's text, thinking, or input JSON."""
+
+
+class EventReader:
+    """Messages stream events folded into the ``Message`` the reply would have been sent whole as."""
+
+    def __init__(self) -> None:
+        self.message: dict[str, Any] | None = None
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.pieces: dict[int, list[str]] = {}
+        self.stopped = False
+
+    def feed(self, event: Any) -> str | None:
+        kind = event.type
+        if kind == "content_block_delta":
+            delta = event.delta
+            field = _DELTAS.get(delta.type)
+            if field is not None:
+                piece = getattr(delta, field)
+                if not isinstance(piece, str):
+                    raise TypeError(f"a {delta.type} is {type(piece).__name__}, not text")
+                self.pieces.setdefault(event.index, []).append(piece)
+                return piece if field == "text" else None
+            if delta.type == "signature_delta":
+                self.blocks[event.index]["signature"] = delta.signature
+        elif kind == "message_start":
+            self.message = event.message.model_dump(exclude_unset=True, warnings=False)
+        elif kind == "content_block_start":
+            self.blocks[event.index] = event.content_block.model_dump(exclude_unset=True, warnings=False)
+        elif kind == "message_delta":
+            if self.message is None:
+                raise ValueError("message_delta before message_start")
+            self.message.update(event.delta.model_dump(exclude_unset=True, warnings=False))
+            usage = event.usage.model_dump(exclude_none=True, warnings=False) if event.usage is not None else {}
+            self.message["usage"] = {**self.message.get("usage", {}), **usage}
+        elif kind == "message_stop":
+            self.stopped = True
+        return None
+
+    def whole(self) -> Any:
+        import anthropic
+
+        if self.message is None or not self.stopped:
+            raise cut_short()
+        content = []
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            joined = "".join(self.pieces.get(index, ()))
+            if block.get("type") == "text":
+                block["text"] = block.get("text", "") + joined
+            elif block.get("type") == "thinking":
+                block["thinking"] = block.get("thinking", "") + joined
+            elif joined:  # a tool's input, as JSON text in pieces
+                block["input"] = json.loads(joined)
+            content.append(block)
+        return anthropic.types.Message.construct(**{**self.message, "content": content})
 
 
 def _split_system(messages: tuple[Message, ...], notes: list[str]) -> tuple[str, list[dict[str, Any]]]:

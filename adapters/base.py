@@ -24,6 +24,13 @@ A new provider fills in ``build_request``, ``client`` (its SDK's client for an e
 (one request body sent with that client) and ``reply``, and reads its SDK's exceptions in
 ``failure``. No SDK is imported here: an adapter imports its own in ``client`` and ``failure``, so
 building a request never loads one.
+
+On an event loop (``asend``) the skeleton uses the SDK's async client when ``async_client`` gives
+one (kept per event loop: an async client belongs to the loop it first ran on), and ``post`` is
+called with it and returns what is awaited (the SDKs' async clients mirror their sync ones, so one
+``post`` serves both); without one, ``send`` runs in a worker thread. A provider whose replies can
+be streamed derives from :class:`StreamingAdapter` and adds how a stream is asked for
+(``stream_flags``), opened (``post_stream``) and read (``stream_reader``).
 """
 
 from __future__ import annotations
@@ -32,24 +39,29 @@ import contextlib
 import copy
 import json
 import os
+import sys
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar, NamedTuple
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from typing import Any, ClassVar, NamedTuple, Protocol
 from urllib.parse import unquote
 
 from ..core.contract import OutputContract
 from ..core.errors import AuthenticationError, BadRequestError, ProviderError, ProviderTimeoutError
+from ..core.exchange import Whole, aclose, stepped_in_thread
 from ..core.generate import ProviderRequest, Reply
 from ..core.json_text import to_bytes
 from ..core.prompt import GenerateConfig, ToolDefinition
 from ..core.rendered import RenderedPrompt
 from ..core.timeout import DEFAULT_TIMEOUT
-from .status import connection_failed, malformed_json, read_reply, sdk_status_error
+from .status import connection_failed, malformed_json, missing_part, read_reply, sdk_status_error, stream_failure
 
 __all__ = [
     "Endpoint",
     "ProviderAdapter",
+    "StreamReader",
+    "StreamingAdapter",
+    "api_stream",
     "model_name",
     "part_left_out",
     "returns_left_out",
@@ -91,6 +103,9 @@ class ProviderAdapter(ABC):
         self.api_key = api_key
         self.base_url = base_url
         self._clients: dict[tuple[Endpoint, float], Any] = {}
+        self._async_clients: weakref.WeakKeyDictionary[Any, dict[tuple[Endpoint, float], Any]] = (
+            weakref.WeakKeyDictionary()
+        )
         weakref.finalize(self, _close_all, self._clients)  # also runs at exit, before modules go
 
     def model_name(self, uri: str | None) -> str:
@@ -125,14 +140,60 @@ class ProviderAdapter(ABC):
     def post(self, client: Any, body: bytes) -> Any:
         """Send one request whose JSON body is ``body`` with ``client``; return what the SDK returns."""
 
+    def async_client(self, endpoint: Endpoint, seconds: float) -> Any:
+        """The SDK's async client for ``endpoint``, built as :meth:`client` builds the sync one, or
+        ``None`` (this skeleton's answer): the provider has none, and :meth:`asend` runs
+        :meth:`send` in a worker thread. With one, :meth:`post` is also called with it and returns
+        what is awaited."""
+        return None
+
     def send(self, request: ProviderRequest, timeout: float | None) -> Any:
-        seconds = timeout or DEFAULT_TIMEOUT
-        endpoint = self.endpoint(request)
+        seconds, endpoint = self._where(request, timeout)
+        with self._told(endpoint, seconds):
+            return self.post(self._kept(endpoint, seconds), to_bytes(request.kwargs))
+
+    async def asend(self, request: ProviderRequest, timeout: float | None) -> Any:
+        """:meth:`send` on an event loop, with the async client (or in a worker thread without one)."""
+        seconds, endpoint = self._where(request, timeout)
+        with self._told(endpoint, seconds):
+            client = self._kept_async(endpoint, seconds)
+            if client is not None:
+                return await self.post(client, to_bytes(request.kwargs))
+        import asyncio
+
+        return await asyncio.to_thread(self.send, request, timeout)
+
+    async def aclose(self) -> None:
+        """Close the async clients kept for the running event loop (each loop's are also dropped
+        with the loop; this closes their connections now)."""
+        import asyncio
+
+        for client in self._async_clients.pop(asyncio.get_running_loop(), {}).values():
+            if client is not None:
+                await aclose(client)
+
+    def _where(self, request: ProviderRequest, timeout: float | None) -> tuple[float, Endpoint]:
+        return timeout or DEFAULT_TIMEOUT, self.endpoint(request)
+
+    def _kept(self, endpoint: Endpoint, seconds: float) -> Any:
         client = self._clients.get((endpoint, seconds))
+        if client is None:
+            client = self._clients[endpoint, seconds] = self.client(endpoint, seconds)
+        return client
+
+    def _kept_async(self, endpoint: Endpoint, seconds: float) -> Any:
+        import asyncio
+
+        kept = self._async_clients.setdefault(asyncio.get_running_loop(), {})
+        if (endpoint, seconds) not in kept:
+            kept[endpoint, seconds] = self.async_client(endpoint, seconds)
+        return kept[endpoint, seconds]
+
+    @contextlib.contextmanager
+    def _told(self, endpoint: Endpoint, seconds: float) -> Iterator[None]:
+        """Every failure of the call inside told as the :class:`ProviderError` :meth:`failure` reads in it."""
         try:
-            if client is None:
-                client = self._clients[endpoint, seconds] = self.client(endpoint, seconds)
-            return self.post(client, to_bytes(request.kwargs))
+            yield
         except Exception as exc:
             error = self.failure(exc, endpoint, seconds)
             if error is None:
@@ -143,9 +204,17 @@ class ProviderAdapter(ABC):
         """The :class:`ProviderError` that ``exc``, raised by the call, stands for; ``None`` leaves
         it as it is (a bug is not a provider's failure). An adapter reads its SDK's exceptions and
         leaves the rest to this: a 200 whose body is not JSON, the SDK's own ``JSONDecodeError``,
-        which must never pass for the model's output not being JSON (that one is retried)."""
+        which must never pass for the model's output not being JSON (that one is retried); and the
+        HTTP client's own timeouts and broken connections (``httpx``/``httpx2``, which the SDKs
+        do not always wrap: a stream cut in the middle, for one)."""
         if isinstance(exc, json.JSONDecodeError):
             return malformed_json(exc, endpoint.key)
+        for name in ("httpx2", "httpx"):
+            http = sys.modules.get(name)  # loaded, if the exception is one of its
+            if http is not None and isinstance(exc, http.TimeoutException):
+                return self.timed_out(endpoint, seconds)
+            if http is not None and isinstance(exc, http.TransportError):
+                return connection_failed(exc)
         return None
 
     def api_failure(
@@ -159,8 +228,10 @@ class ProviderAdapter(ABC):
             return self.timed_out(endpoint, seconds)
         if isinstance(exc, sdk.APIConnectionError):
             return connection_failed(exc)
-        if isinstance(exc, sdk.APIStatusError):
+        if isinstance(exc, sdk.APIStatusError) and exc.status_code >= 400:
             return sdk_status_error(exc, code=getattr(exc, code), secret=endpoint.key)
+        if isinstance(exc, sdk.APIError):  # an error event in a stream begun with 200
+            return stream_failure(exc.body, secret=endpoint.key)
         return None
 
     def timed_out(self, endpoint: Endpoint, seconds: float) -> ProviderTimeoutError:
@@ -178,6 +249,124 @@ class ProviderAdapter(ABC):
     def parameters(self, tool: ToolDefinition) -> dict[str, Any]:
         """The tool's parameter schema, or :attr:`no_parameters` when it takes none."""
         return tool.parameters or copy.deepcopy(dict(self.no_parameters))
+
+
+class StreamReader(Protocol):
+    """Reads one stream's events (:meth:`StreamingAdapter.stream_reader` makes one per call)."""
+
+    def feed(self, event: Any) -> str | None:
+        """Take one event of the stream; return the text it adds to the reply, if any. An error
+        event raises the :class:`ProviderError` it stands for (``stream_failure``)."""
+
+    def whole(self) -> Any:
+        """The whole reply, as :meth:`ProviderAdapter.reply` reads it (the SDK's object of a reply
+        sent whole); :func:`promptwire.core.exchange.cut_short` when the stream ended before the
+        provider said it was complete."""
+
+
+class StreamingAdapter(ProviderAdapter):
+    """The skeleton of a provider whose replies can be streamed. Besides the skeleton's, it says
+    how a stream is asked for (:attr:`stream_flags`), opened (:meth:`post_stream`) and read
+    (:meth:`stream_reader`); the skeleton sends, maps failures as :meth:`send` does, passes on the
+    text as it arrives, closes the stream however the iteration ends (a consumer that stops early,
+    a cancelled task: the connection is closed, no request is left running) and hands the whole
+    reply to :meth:`~ProviderAdapter.reply`, which reads it as it reads one sent whole."""
+
+    stream_flags: ClassVar[Mapping[str, Any]] = {"stream": True}
+    """What a streamed request's body adds to the body :meth:`build_request` built. The rule: a
+    streamed request is the built one with these keys set (in place where the body has the key
+    already, at the end where it has not), nothing else changed; a dry run of a streamed run shows
+    them, as sent."""
+
+    def streamed(self, request: ProviderRequest) -> ProviderRequest:
+        """``request`` with :attr:`stream_flags` set: the rule is in their docstring."""
+        return ProviderRequest({**request.kwargs, **self.stream_flags}, request.notes, request.endpoint)
+
+    @abstractmethod
+    def post_stream(self, client: Any, body: bytes) -> Any:
+        """Open the stream of one request whose JSON body is ``body`` (the stream flags set) with
+        ``client``: return the SDK's iterable of events (closed with its ``close()``, if it has
+        one), or, with the async client, what is awaited for its async iterable (closed with
+        ``aclose()`` or an awaited ``close()``)."""
+
+    @abstractmethod
+    def stream_reader(self) -> StreamReader:
+        """A new :class:`StreamReader` for one stream's events."""
+
+    def stream(self, request: ProviderRequest, timeout: float | None) -> Iterator[str | Whole]:
+        """The reply's text as it arrives, then the :class:`Whole` reply (see :mod:`promptwire.core.exchange`)."""
+        seconds, endpoint = self._where(request, timeout)
+        reader = self.stream_reader()
+        with self._told(endpoint, seconds):
+            events = self.post_stream(self._kept(endpoint, seconds), to_bytes(request.kwargs))
+            try:
+                for event in events:
+                    text = read_reply(reader.feed, event)
+                    if text:
+                        yield text
+            finally:
+                close = getattr(events, "close", None)  # a plain iterable has nothing to close
+                if close is not None:
+                    close()
+            yield Whole(reader.whole())
+
+    async def astream(self, request: ProviderRequest, timeout: float | None) -> AsyncIterator[str | Whole]:
+        """:meth:`stream` on an event loop, with the async client (or stepped in a worker thread without one)."""
+        seconds, endpoint = self._where(request, timeout)
+        with self._told(endpoint, seconds):
+            client = self._kept_async(endpoint, seconds)
+        if client is None:
+            async for item in stepped_in_thread(lambda: self.stream(request, timeout)):
+                yield item
+            return
+        reader = self.stream_reader()
+        with self._told(endpoint, seconds):
+            events = await self.post_stream(client, to_bytes(request.kwargs))
+            try:
+                async for event in events:
+                    text = read_reply(reader.feed, event)
+                    if text:
+                        yield text
+            finally:
+                await aclose(events)
+            yield Whole(reader.whole())
+
+
+def api_stream(sdk: Any, client: Any, path: str, event_type: Any, body: bytes) -> Any:
+    """:meth:`StreamingAdapter.post_stream` for the ``openai`` and ``anthropic`` SDKs: the stream of
+    ``event_type`` events of a POST of ``body`` to ``path``, in the SDK's ``Stream`` or, for its
+    async client, ``AsyncStream`` (awaited), once its response is known to be an event stream: a
+    200 of another kind to a streamed request (a captive portal's page, a proxy's JSON) is a
+    malformed response quoting it, as it is unstreamed."""
+    import inspect
+
+    if inspect.iscoroutinefunction(client.post):
+        opening = client.post(
+            path, cast_to=event_type, content=body, stream=True, stream_cls=sdk.AsyncStream[event_type]
+        )
+        return _opened_event_stream(opening)
+    opened = client.post(path, cast_to=event_type, content=body, stream=True, stream_cls=sdk.Stream[event_type])
+    if not _is_event_stream(opened.response):
+        opened.response.read()
+        raise _not_an_event_stream(opened.response)
+    return opened
+
+
+async def _opened_event_stream(opening: Any) -> Any:
+    opened = await opening
+    if not _is_event_stream(opened.response):
+        await opened.response.aread()
+        raise _not_an_event_stream(opened.response)
+    return opened
+
+
+def _is_event_stream(response: Any) -> bool:
+    return str(response.headers.get("content-type", "")).startswith("text/event-stream")
+
+
+def _not_an_event_stream(response: Any) -> ProviderError:
+    kind = response.headers.get("content-type") or "no content type"
+    return missing_part(f"LLM provider answered a streamed request with {kind}, not an event stream", response.text)
 
 
 def model_name(uri: str | None, protocol: str) -> str:

@@ -51,6 +51,10 @@ class OfflineAdapter:
         schema = request.kwargs.get("schema")
         return {"mock": None if schema is None else with_nesting_room(mock_value, schema)}
 
+    async def asend(self, request: ProviderRequest, timeout: float | None) -> Any:
+        """:meth:`send` on an event loop: nothing to wait for, so no worker thread."""
+        return self.send(request, timeout)
+
     def parse_reply(self, raw: Any) -> Reply:
         if "canned" in raw and isinstance(raw["canned"], str):
             return Reply(text=raw["canned"], raw=raw)

@@ -6,6 +6,11 @@
 (``ollama://HOST:PORT/MODEL``), else the adapter's, else ``OLLAMA_BASE_URL``, then ``OLLAMA_HOST``.
 Ollama takes images as bare base64 on the message; what it cannot carry is in the notes. The SDK is
 imported only to send (``client``, ``post``), with an explicit timeout (its default waits forever).
+
+Streamed, the body's ``stream`` is ``true``; the reply comes as NDJSON lines, each a chat response
+holding a piece of the message, folded into the one the last line (``done: true``, with the token
+counts) would have been sent whole as. A stream without it was cut short; an error line is the
+provider's failure.
 """
 
 from __future__ import annotations
@@ -17,11 +22,12 @@ from urllib.parse import unquote, urlsplit
 
 from ..core.contract import OutputContract
 from ..core.errors import BadRequestError, MalformedResponseError, ProviderError, body_excerpt
+from ..core.exchange import cut_short
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from .base import Endpoint, ProviderAdapter, part_left_out, returns_left_out, split_data_url
-from .status import connection_failed, status_error
+from .base import Endpoint, StreamingAdapter, StreamReader, part_left_out, returns_left_out, split_data_url
+from .status import connection_failed, status_error, stream_failure
 
 __all__ = ["OllamaAdapter", "adapter", "model_and_host"]
 
@@ -50,7 +56,7 @@ def model_and_host(model: str | None, default_host: str | None = None) -> tuple[
     return unquote(parts.netloc), fallback
 
 
-class OllamaAdapter(ProviderAdapter):
+class OllamaAdapter(StreamingAdapter):
     name = "ollama"
     description = "Ollama /api/chat through the official SDK (pip install 'promptwire[ollama]')"
     protocol = "ollama"
@@ -107,6 +113,11 @@ class OllamaAdapter(ProviderAdapter):
 
         return ollama.Client(host=endpoint.url, timeout=seconds)
 
+    def async_client(self, endpoint: Endpoint, seconds: float) -> Any:
+        import ollama
+
+        return ollama.AsyncClient(host=endpoint.url, timeout=seconds)
+
     def post(self, client: Any, body: bytes) -> Any:
         import ollama
 
@@ -114,17 +125,24 @@ class OllamaAdapter(ProviderAdapter):
         # its request helper takes the bytes as they are and reads the reply as chat() does.
         return client._request(ollama.ChatResponse, "POST", "/api/chat", content=body)
 
+    def post_stream(self, client: Any, body: bytes) -> Any:
+        import ollama
+
+        return client._request(ollama.ChatResponse, "POST", "/api/chat", content=body, stream=True)
+
+    def stream_reader(self) -> StreamReader:
+        return LineReader()
+
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
-        import httpx
         import ollama
         import pydantic
 
         endpoint = endpoint._replace(key=os.environ.get("OLLAMA_API_KEY"))
+        if isinstance(exc, ollama.ResponseError) and exc.status_code == -1:  # an error line in a stream
+            return stream_failure(str(exc.error), secret=endpoint.key)
         if isinstance(exc, ollama.ResponseError):
             return status_error(exc.status_code, str(exc.error), secret=endpoint.key)
-        if isinstance(exc, httpx.TimeoutException):  # before TransportError, its base class
-            return self.timed_out(endpoint, seconds)
-        if isinstance(exc, ConnectionError | httpx.TransportError):
+        if isinstance(exc, ConnectionError):  # the SDK's own, for a refused connection
             return connection_failed(exc)
         if isinstance(exc, pydantic.ValidationError):  # JSON, but not an Ollama chat reply
             excerpt = body_excerpt(str(exc))
@@ -150,6 +168,37 @@ class OllamaAdapter(ProviderAdapter):
         )
 
     parse_reply = reply  # the SDK checks the reply's shape itself (a ValidationError, read in failure)
+
+
+class LineReader:
+    """Ollama's chat stream: each line's piece of the message (text, thinking, tool calls) joined
+    into the last line's response, the one with ``done``, its reason and the token counts."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.thinking: list[str] = []
+        self.calls: list[Any] = []
+        self.last: Any = None
+
+    def feed(self, part: Any) -> str | None:
+        message = part.message
+        if message.thinking:
+            self.thinking.append(message.thinking)
+        if message.tool_calls:
+            self.calls.extend(message.tool_calls)
+        if part.done:
+            self.last = part
+        if not message.content:
+            return None
+        self.texts.append(message.content)
+        return message.content  # type: ignore[no-any-return]
+
+    def whole(self) -> Any:
+        if self.last is None:
+            raise cut_short()
+        joined = {"content": "".join(self.texts), "thinking": "".join(self.thinking) or None}
+        message = self.last.message.model_copy(update={**joined, "tool_calls": self.calls or None})
+        return self.last.model_copy(update={"message": message})
 
 
 def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:

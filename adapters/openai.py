@@ -7,19 +7,25 @@ the way. The SDK is imported only to send (``client``, ``post``, ``failure``); i
 with ``max_retries=0`` so that one attempt of ``generate`` is one request. The body goes out as the
 skeleton writes it (compact, these keys in this order) and is posted through the SDK's client, which
 adds the headers, sends, maps the errors and reads the reply.
+
+Streamed, the request adds ``"stream": true`` and ``"stream_options": {"include_usage": true}``
+(Chat Completions sends the usage only when asked, in a last chunk without choices); the chunks
+are folded into the ``ChatCompletion`` the reply would have been, which :meth:`reply` reads.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from ..core.contract import OutputContract
 from ..core.errors import ProviderError
+from ..core.exchange import cut_short
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import Message, RenderedPrompt
-from .base import Endpoint, ProviderAdapter, returns_left_out, tool_arguments, usage_of
+from .base import Endpoint, StreamingAdapter, StreamReader, api_stream, returns_left_out, tool_arguments, usage_of
 from .status import missing_part, refused
 
 __all__ = ["OpenAIAdapter", "adapter"]
@@ -29,7 +35,7 @@ EFFORTS = {True: "medium", "low": "low", "medium": "medium", "high": "high"}
 """The OpenAI reasoning effort of each ``think`` value that has one."""
 
 
-class OpenAIAdapter(ProviderAdapter):
+class OpenAIAdapter(StreamingAdapter):
     name = "openai"
     description = "OpenAI Chat Completions through the official SDK (pip install 'promptwire[openai]')"
     protocol = "openai"
@@ -37,6 +43,7 @@ class OpenAIAdapter(ProviderAdapter):
     default_url = "https://api.openai.com/v1"
     url_variable = "OPENAI_BASE_URL"
     key_variable = "OPENAI_API_KEY"
+    stream_flags: ClassVar[Mapping[str, Any]] = {"stream": True, "stream_options": {"include_usage": True}}
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -79,10 +86,24 @@ class OpenAIAdapter(ProviderAdapter):
 
         return openai.OpenAI(api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds)
 
+    def async_client(self, endpoint: Endpoint, seconds: float) -> Any:
+        import openai
+
+        return openai.AsyncOpenAI(api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds)
+
     def post(self, client: Any, body: bytes) -> Any:
         from openai.types.chat import ChatCompletion
 
         return client.post("/chat/completions", cast_to=ChatCompletion, content=body)
+
+    def post_stream(self, client: Any, body: bytes) -> Any:
+        import openai
+        from openai.types.chat import ChatCompletionChunk
+
+        return api_stream(openai, client, "/chat/completions", ChatCompletionChunk, body)
+
+    def stream_reader(self) -> StreamReader:
+        return ChunkReader()
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import openai
@@ -117,6 +138,85 @@ class OpenAIAdapter(ProviderAdapter):
             function["description"] = tool.description
         function["parameters"] = self.parameters(tool)
         return {"type": "function", "function": function}
+
+
+class ChunkReader:
+    """Chat Completions chunks folded into the ``ChatCompletion`` the reply would have been sent
+    whole as: its text, refusal, reasoning (compatible servers' ``reasoning_content``) and tool
+    calls joined from their pieces, the finish reason, and the usage of the last chunk. A stream
+    without a finish reason was cut short."""
+
+    def __init__(self) -> None:
+        self.head: Any = None
+        self.texts: list[str] = []
+        self.refusals: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.finish: str | None = None
+        self.usage: Any = None
+
+    def feed(self, chunk: Any) -> str | None:
+        if self.head is None:
+            self.head = chunk
+        if chunk.usage is not None:
+            self.usage = chunk.usage
+        if not chunk.choices:
+            return None
+        choice = chunk.choices[0]
+        if choice.finish_reason is not None:
+            self.finish = choice.finish_reason
+        delta = choice.delta
+        if delta.refusal:
+            self.refusals.append(_text_piece(delta.refusal))
+        if delta.tool_calls:
+            self._call_pieces(delta.tool_calls)
+        if delta.model_extra and delta.model_extra.get("reasoning_content"):
+            self.reasoning.append(_text_piece(delta.model_extra["reasoning_content"]))
+        text = delta.content
+        if not text:
+            return None
+        self.texts.append(_text_piece(text))
+        return text  # type: ignore[no-any-return]
+
+    def _call_pieces(self, pieces: Any) -> None:
+        for piece in pieces:
+            call = self.calls.setdefault(piece.index, {"id": None, "type": "function", "function": {}})
+            if piece.id:
+                call["id"] = piece.id
+            function = call["function"]
+            for name in ("name", "arguments"):
+                part = getattr(piece.function, name, None) if piece.function is not None else None
+                if part:
+                    function[name] = function.get(name, "") + _text_piece(part)
+
+    def whole(self) -> Any:
+        from openai.types.chat import ChatCompletion
+
+        if self.finish is None:
+            raise cut_short()
+        texts = "".join(self.texts)
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": texts if texts or not (self.refusals or self.calls) else None,
+            "refusal": "".join(self.refusals) or None,
+        }
+        if self.calls:
+            message["tool_calls"] = [self.calls[index] for index in sorted(self.calls)]
+        if self.reasoning:
+            message["reasoning_content"] = "".join(self.reasoning)
+        head = self.head
+        whole = {"id": head.id, "object": "chat.completion", "created": head.created, "model": head.model}
+        whole["choices"] = [{"index": 0, "message": message, "finish_reason": self.finish}]
+        if self.usage is not None:
+            whole["usage"] = self.usage.model_dump(exclude_unset=True, warnings=False)
+        return ChatCompletion.construct(**whole)
+
+
+def _text_piece(piece: object) -> str:
+    """A piece of streamed text; anything else is a malformed stream (quoted by the skeleton)."""
+    if not isinstance(piece, str):
+        raise TypeError(f"a piece of streamed text is {type(piece).__name__}, not text")
+    return piece
 
 
 def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:

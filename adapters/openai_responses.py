@@ -4,20 +4,27 @@ The same client, key, base URL and error classes as the ``openai`` adapter; the 
 Responses form (``instructions`` for the system text, ``input`` messages with ``input_text`` /
 ``input_image`` parts, ``text.format`` for the schema, ``reasoning.effort``, ``max_output_tokens``)
 and the reply gives ``output_text``, the reasoning summary, usage and tool calls.
+
+Streamed (``"stream": true``), the text comes from the ``response.output_text.delta`` events, and
+the whole reply is the ``response`` of the closing ``response.completed`` (or
+``response.incomplete``) event, usage included; a ``response.failed`` or ``error`` event is the
+provider's failure, a stream without a closing event one cut short.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from ..core.contract import OutputContract
+from ..core.exchange import cut_short
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from .base import part_left_out, returns_left_out, tool_arguments, usage_of
-from .openai import SCHEMA_NAME, OpenAIAdapter
-from .status import missing_part, refused
+from .base import StreamReader, api_stream, part_left_out, returns_left_out, tool_arguments, usage_of
+from .openai import SCHEMA_NAME, OpenAIAdapter, _text_piece
+from .status import missing_part, refused, stream_failure
 
 __all__ = ["OpenAIResponsesAdapter", "adapter"]
 
@@ -26,6 +33,7 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
     name = "openai-responses"
     description = "OpenAI Responses API through the official SDK (pip install 'promptwire[openai]')"
     path = "responses"
+    stream_flags: ClassVar[Mapping[str, Any]] = {"stream": True}  # the usage comes with the closing event
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -74,6 +82,15 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
 
         return client.post("/responses", cast_to=Response, content=body)
 
+    def post_stream(self, client: Any, body: bytes) -> Any:
+        import openai
+        from openai.types.responses import ResponseStreamEvent
+
+        return api_stream(openai, client, "/responses", ResponseStreamEvent, body)
+
+    def stream_reader(self) -> StreamReader:
+        return EventReader()
+
     def reply(self, raw: Any) -> Reply:
         output = getattr(raw, "output", None)
         if not isinstance(output, list):
@@ -104,6 +121,32 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
             finish_reason=incomplete.reason if incomplete is not None else raw.status,
             tool_calls=calls,
         )
+
+
+class EventReader:
+    """Responses stream events: the text of each ``response.output_text.delta``, and the response
+    of the closing event as the whole reply."""
+
+    def __init__(self) -> None:
+        self.response: Any = None
+
+    def feed(self, event: Any) -> str | None:
+        kind = event.type
+        if kind == "response.output_text.delta":
+            return _text_piece(event.delta)
+        if kind in ("response.completed", "response.incomplete"):
+            self.response = event.response
+        elif kind == "response.failed":
+            error = event.response.error
+            raise stream_failure({"code": getattr(error, "code", None), "message": getattr(error, "message", None)})
+        elif kind == "error":
+            raise stream_failure({"code": event.code, "message": event.message})
+        return None
+
+    def whole(self) -> Any:
+        if self.response is None:
+            raise cut_short()
+        return self.response
 
 
 def _items(message: Message, index: int, notes: list[str]) -> list[dict[str, Any]]:

@@ -4,6 +4,8 @@ By status: 400, 413, 422 and other 4xx are a bad request; 401 authentication; 40
 403 permission; 404 an unknown model; 408 a timeout; 409 and 5xx (Anthropic's 529 among them) the
 server; 429 rate limiting, unless the provider's error code says a quota or spending limit is used
 up (OpenAI's ``insufficient_quota``, Anthropic's spend and ramp limits), which waiting does not fix.
+An error event in a stream that began with 200 is read the same way, by the status its kind stands
+for (``stream_failure``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ __all__ = [
     "refused",
     "sdk_status_error",
     "status_error",
+    "stream_failure",
 ]
 
 _CLASSES: dict[int, type[ProviderError]] = {
@@ -66,12 +69,56 @@ def status_error(
 ) -> ProviderError:
     """The error for an HTTP failure: ``body`` is what the provider answered (excerpted, ``secret``
     masked), ``code`` the provider's error code when it gave one."""
-    if code in QUOTA_CODES:
-        cls: type[ProviderError] = QuotaExhaustedError
-    else:
-        cls = _CLASSES.get(status) or (ServerError if status >= 500 else BadRequestError)
     excerpt = body_excerpt(body, secret)
-    return cls(f"LLM provider request failed ({status}): {excerpt}", provider=provider, status=status, body=excerpt)
+    return _class_of(status, code)(
+        f"LLM provider request failed ({status}): {excerpt}", provider=provider, status=status, body=excerpt
+    )
+
+
+def _class_of(status: int, code: object) -> type[ProviderError]:
+    if isinstance(code, str) and code in QUOTA_CODES:
+        return QuotaExhaustedError
+    return _CLASSES.get(status) or (ServerError if status >= 500 else BadRequestError)
+
+
+_STREAM_KINDS = {
+    "invalid_request_error": 400,  # Anthropic's error types
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "timeout_error": 408,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 529,
+    "rate_limit_exceeded": 429,  # OpenAI's codes and types
+    "insufficient_quota": 429,
+    "server_error": 500,
+}
+"""The HTTP status each kind of error event stands for."""
+
+
+def stream_failure(error: object, *, secret: str | None = None) -> ProviderError:
+    """The error for an error event in a stream that began with 200: the provider's error object
+    (OpenAI's ``{"message", "type", "code"}``, the Responses ``error`` event, Anthropic's
+    ``{"type": "error", "error": {"type", "message"}}``, or just a message, Ollama's). Its kind (the
+    code, else the type) picks the class as the status it stands for would (``overloaded_error``
+    a server error, ``rate_limit_exceeded`` a rate limit, ``insufficient_quota`` a spent quota); an
+    unknown kind is the provider's own failure, a :class:`ServerError`. Its status is the stream's,
+    200."""
+    if isinstance(error, dict) and isinstance(error.get("error"), dict):
+        error = error["error"]
+    if isinstance(error, dict):
+        kinds = [error.get("code"), error.get("type")]
+        kind = next((k for k in kinds if isinstance(k, str) and k in _STREAM_KINDS), None)
+        label = kind or next((k for k in kinds if isinstance(k, str) and k), None)
+        told = f"{label}: {error.get('message')}" if label else str(error.get("message"))
+    else:
+        kind, told = None, str(error)
+    excerpt = body_excerpt(told, secret)
+    cls = _class_of(_STREAM_KINDS.get(kind or "", 500), kind)
+    return cls(f"LLM provider stream failed: {excerpt}", status=200, body=excerpt)
 
 
 def sdk_status_error(exc: Any, *, code: object = None, secret: str | None = None) -> ProviderError:

@@ -9,7 +9,10 @@ ratio, the target, pass or fail.
   for ``json.dumps`` is the yardstick: linear code grows as it does), and peak memory against the
   size of the output (``render_scaling.py``);
 * parse + check of a 2 MB program against the standard library's pure-Python ``tokenize`` of the
-  same text (``as_parse.py``).
+  same text (``as_parse.py``);
+* a hundred concurrent ``agenerate`` calls against one server delay, the delays' sum and the bare
+  SDK's async client, and streamed text per chunk against the SDK's own stream iteration, with
+  promptwire's own cost per chunk (``async_stream.py``).
 
 Each script also runs alone, with more detail. The machine's load average is printed before and
 after: on a shared machine every figure moves, the ratios (both sides timed in the same run) much
@@ -30,6 +33,7 @@ import warnings
 from dataclasses import dataclass
 
 import as_parse
+import async_stream
 import chat_render
 import render_scaling
 
@@ -169,6 +173,13 @@ def parse_rows(runs: int) -> list[Row]:
     ]
 
 
+def async_stream_rows(quick: bool) -> list[Row]:
+    return [
+        Row(row["what"], _time(row["promptwire"]), _time(row["yardstick"]), row["ratio"], row["target"], row["pass"])
+        for row in async_stream.rows(quick)
+    ]
+
+
 def _load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
@@ -187,6 +198,7 @@ def main() -> None:
         lambda: generate_rows(200 if args.quick else 1000),
         lambda: big_rows([0.1, 1.0] if args.quick else [0.1, 1.0, 10.0]),
         lambda: parse_rows(3 if args.quick else 5),
+        lambda: async_stream_rows(args.quick),
     ]
     for section in sections:
         for row in section():

@@ -9,16 +9,27 @@ in ``Prompt.retry``, which every format shows as its repair text; everything els
 The attempts come back on the result, or on the error when none succeeded (``error.calls``): the
 caller reads them afterwards, the loop calls nobody back but the render, the adapter and the
 caller's debug writer.
+
+The loop's decisions are made once, in a generator (:func:`_loop`) that yields each request to send
+and is given back its reply (or the exception its call raised). Drivers step it: :func:`generate`
+and :func:`generate_stream` from synchronous code, :func:`agenerate` and :func:`agenerate_stream`
+on an event loop with the adapter's async client. A streamed call (``on_text``, or the ``_stream``
+functions) sends the request with the provider's stream flags and passes on the reply's text as it
+arrives; the whole text is still read, coerced and checked at the end, and a reply none of whose
+text came as it arrived (an adapter that does not stream) is passed on whole when it comes. How one
+call is exchanged with the adapter, and what an adapter may add for it, is :mod:`.exchange`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from . import exchange
 from .coercion import ResultError, check_result
 from .contract import OutputContract
 from .errors import ModelOutputError, PromptwireError, ProviderError
@@ -34,7 +45,11 @@ __all__ = [
     "NotJsonError",
     "ProviderRequest",
     "Reply",
+    "TextCallback",
+    "agenerate",
+    "agenerate_stream",
     "generate",
+    "generate_stream",
     "read_json",
 ]
 
@@ -67,7 +82,9 @@ class ProviderRequest:
 
 class ModelAdapter(Protocol):
     """A provider: ``build_request`` is pure (the exact request, printable in a dry run), ``send``
-    makes the call, ``parse_reply`` reads what came back."""
+    makes the call, ``parse_reply`` reads what came back. Streaming and async calls use the optional
+    ``streamed``, ``stream``, ``asend`` and ``astream`` when an adapter has them (see
+    :mod:`.exchange`), and do without when it has not."""
 
     name: str
 
@@ -107,6 +124,9 @@ DebugWriter = Callable[[int, RenderedPrompt, ProviderRequest], None]
 """Shows one attempt of a generate that asks for debug output: its number, its render and its
 request (with the adapter's notes), before the request is sent. Each front end writes its own."""
 
+TextCallback = Callable[[str], None]
+"""Receives a streamed reply's text, piece by piece, as it arrives (each attempt's in turn)."""
+
 
 def generate(
     prompt: Prompt,
@@ -117,18 +137,100 @@ def generate(
     locations: Mapping[str, str] | None = None,
     debug: DebugWriter | None = None,
     timeout: float | None = None,
+    on_text: TextCallback | None = None,
 ) -> GenerateResult:
     """Run ``prompt.config.attempts`` attempts at most; return the first accepted result.
 
     ``locations`` maps contract fields to their ``L:C`` for messages; with ``prompt.config.debug``
     each attempt is shown to ``debug`` before it is sent. The last failure is raised when no
     attempt succeeds, any failure with the attempts made so far on it (``error.calls``).
-    ``timeout`` is seconds per request (None: the adapter's default).
+    ``timeout`` is seconds per request (None: the adapter's default). With ``on_text`` each call
+    is streamed and its text given to ``on_text`` as it arrives.
     """
     check_timeout(timeout)
+    streaming = on_text is not None
+    for item in _driven(
+        _loop(prompt, render, adapter, model, locations, debug, streaming), adapter, timeout, streaming
+    ):
+        if isinstance(item, GenerateResult):
+            return item
+        if on_text is not None:
+            on_text(item)
+    raise AssertionError("unreachable: a driver ends with the result")  # pragma: no cover
+
+
+def generate_stream(
+    prompt: Prompt,
+    *,
+    render: Callable[[Prompt], RenderedPrompt],
+    adapter: ModelAdapter,
+    model: str | None = None,
+    locations: Mapping[str, str] | None = None,
+    debug: DebugWriter | None = None,
+    timeout: float | None = None,
+) -> Iterator[str | GenerateResult]:
+    """:func:`generate` streamed, as an iterator: each reply's text as it arrives, then the result.
+    Closing it early closes the call in flight (its connection)."""
+    check_timeout(timeout)
+    return _driven(_loop(prompt, render, adapter, model, locations, debug, True), adapter, timeout, True)
+
+
+async def agenerate(
+    prompt: Prompt,
+    *,
+    render: Callable[[Prompt], RenderedPrompt],
+    adapter: ModelAdapter,
+    model: str | None = None,
+    locations: Mapping[str, str] | None = None,
+    debug: DebugWriter | None = None,
+    timeout: float | None = None,
+    on_text: TextCallback | None = None,
+) -> GenerateResult:
+    """:func:`generate` on an event loop: the same attempts and checks, each call sent with the
+    adapter's async client (see :mod:`.exchange`). Cancelling it cancels the call in flight."""
+    check_timeout(timeout)
+    streaming = on_text is not None
+    steps = _loop(prompt, render, adapter, model, locations, debug, streaming)
+    async for item in _adriven(steps, adapter, timeout, streaming):
+        if isinstance(item, GenerateResult):
+            return item
+        if on_text is not None:
+            on_text(item)
+    raise AssertionError("unreachable: a driver ends with the result")  # pragma: no cover
+
+
+def agenerate_stream(
+    prompt: Prompt,
+    *,
+    render: Callable[[Prompt], RenderedPrompt],
+    adapter: ModelAdapter,
+    model: str | None = None,
+    locations: Mapping[str, str] | None = None,
+    debug: DebugWriter | None = None,
+    timeout: float | None = None,
+) -> AsyncIterator[str | GenerateResult]:
+    """:func:`generate_stream` on an event loop, as an async iterator."""
+    check_timeout(timeout)
+    return _adriven(_loop(prompt, render, adapter, model, locations, debug, True), adapter, timeout, True)
+
+
+_Loop = Generator[ProviderRequest, Reply, GenerateResult]
+"""The attempts: each request to send is yielded; the driver sends back its reply, or throws in the
+exception its call raised; the result is the return value."""
+
+
+def _loop(
+    prompt: Prompt,
+    render: Callable[[Prompt], RenderedPrompt],
+    adapter: ModelAdapter,
+    model: str | None,
+    locations: Mapping[str, str] | None,
+    debug: DebugWriter | None,
+    streaming: bool,
+) -> _Loop:
     calls: list[ModelCall] = []
     try:
-        return _attempts(prompt, render, adapter, model, locations, debug, timeout, calls)
+        return (yield from _attempts(prompt, render, adapter, model, locations, debug, streaming, calls))
     except PromptwireError as exc:
         exc.calls = tuple(calls)
         raise
@@ -141,9 +243,9 @@ def _attempts(
     model: str | None,
     locations: Mapping[str, str] | None,
     debug: DebugWriter | None,
-    timeout: float | None,
+    streaming: bool,
     calls: list[ModelCall],
-) -> GenerateResult:
+) -> _Loop:
     config = prompt.config
     contract = prompt.output
     current = prompt
@@ -151,9 +253,11 @@ def _attempts(
         rendered = render(current)
         try:
             request = adapter.build_request(rendered, config, contract, model)
+            if streaming:
+                request = exchange.streamed_request(adapter, request)
             if config.debug and debug is not None:
                 debug(attempt, rendered, request)
-            reply = adapter.parse_reply(adapter.send(request, timeout))
+            reply = yield request
         except ProviderError as exc:
             if exc.provider is None:  # an adapter need not repeat its own name on every error
                 exc.provider = adapter.name
@@ -176,6 +280,104 @@ def _attempts(
         calls.append(ModelCall(attempt, current, rendered, request, reply))
         return GenerateResult(value, attempt, calls)
     raise AssertionError("unreachable: attempts is at least 1")  # pragma: no cover
+
+
+def _driven(
+    steps: _Loop, adapter: ModelAdapter, timeout: float | None, streaming: bool
+) -> Iterator[str | GenerateResult]:
+    """``steps`` driven from synchronous code: each request sent (streamed when the loop streams),
+    its text passed on, its reply or failure given back; the result last."""
+    step: ProviderRequest | GenerateResult = next(steps)
+    while isinstance(step, ProviderRequest):
+        call = _Call(adapter, streaming)
+        try:
+            if streaming:
+                with contextlib.closing(exchange.stream(adapter, step, timeout)) as items:
+                    for item in items:
+                        if text := call.take(item):
+                            yield text
+            else:
+                call.take(exchange.Whole(adapter.send(step, timeout)))
+        except Exception as exc:  # the loop decides what a failed call means
+            call.failure = exc
+        text, step = call.settled(steps)
+        if text is not None:
+            yield text
+    yield step
+
+
+async def _adriven(
+    steps: _Loop, adapter: ModelAdapter, timeout: float | None, streaming: bool
+) -> AsyncIterator[str | GenerateResult]:
+    """:func:`_driven` on an event loop."""
+    step: ProviderRequest | GenerateResult = next(steps)
+    while isinstance(step, ProviderRequest):
+        call = _Call(adapter, streaming)
+        try:
+            if streaming:
+                items = exchange.astream(adapter, step, timeout)
+                try:
+                    async for item in items:
+                        if text := call.take(item):
+                            yield text
+                finally:  # its connection, however the iteration ends
+                    await exchange.aclose(items)
+            else:
+                call.take(exchange.Whole(await exchange.asend(adapter, step, timeout)))
+        except Exception as exc:  # the loop decides what a failed call means
+            call.failure = exc
+        text, step = call.settled(steps)
+        if text is not None:
+            yield text
+    yield step
+
+
+class _Call:
+    """What one call brought, for the drivers: the whole reply (or the failure), and whether any
+    of its text came as it arrived; :meth:`settled` hands it to the loop."""
+
+    __slots__ = ("adapter", "failure", "shown", "streaming", "whole")
+
+    def __init__(self, adapter: ModelAdapter, streaming: bool) -> None:
+        self.adapter = adapter
+        self.streaming = streaming
+        self.whole: exchange.Whole | None = None
+        self.failure: Exception | None = None
+        self.shown = False
+
+    def take(self, item: str | exchange.Whole) -> str | None:
+        """An item of the stream: text to pass on, or (``None``) the whole reply, kept. Empty
+        text is nothing to pass on."""
+        if isinstance(item, exchange.Whole):
+            self.whole = item
+            return None
+        self.shown = self.shown or bool(item)
+        return item
+
+    def settled(self, steps: _Loop) -> tuple[str | None, ProviderRequest | GenerateResult]:
+        """The reply read and given to the loop (or the failure thrown in): the reply's text to pass
+        on now (when streaming and none of it came as it arrived), and the loop's next step."""
+        try:
+            if self.failure is not None:
+                raise self.failure
+            if self.whole is None:
+                raise exchange.cut_short()
+            reply = self.adapter.parse_reply(self.whole.raw)
+        except Exception as exc:
+            return None, _next_step(steps, failure=exc)
+        late = reply.text if self.streaming and not self.shown and reply.text else None
+        return late, _next_step(steps, reply)
+
+
+def _next_step(
+    steps: _Loop, reply: Reply | None = None, failure: Exception | None = None
+) -> ProviderRequest | GenerateResult:
+    """What the loop does with a call's reply (or failure): its next request, or its result."""
+    try:
+        return steps.throw(failure) if failure is not None else steps.send(reply)  # type: ignore[arg-type]
+    except StopIteration as done:
+        result: GenerateResult = done.value
+        return result
 
 
 def _accept(reply: Reply, contract: OutputContract | None, strict: bool, locations: Mapping[str, str] | None) -> Any:

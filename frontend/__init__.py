@@ -13,7 +13,7 @@ from ..core.exports import lazy_exports
 if TYPE_CHECKING:
     from .agentscript import check, ensure_valid, parse
     from .agentscript.diagnostics import CheckError, Diagnostic, ParseError
-    from .asrender.run import RunOptions, RunResult, run
+    from .asrender.run import RunOptions, RunResult, arun, run
 
 __all__ = [
     "CheckError",
@@ -21,6 +21,7 @@ __all__ = [
     "ParseError",
     "RunOptions",
     "RunResult",
+    "arun",
     "check",
     "ensure_valid",
     "parse",
@@ -36,6 +37,7 @@ _HOMES = {
     "ParseError": ".agentscript.diagnostics",
     "RunOptions": ".asrender.run",
     "RunResult": ".asrender.run",
+    "arun": ".asrender.run",
     "run": ".asrender.run",
 }
 

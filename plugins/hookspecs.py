@@ -77,11 +77,18 @@ def register_adapters(register: RegisterCallback) -> None:
         (``status_error`` reads an HTTP status); and ``parse_reply(raw) -> Reply``. Optionally
         ``model_name(uri) -> str``: the model a URI of the adapter's own protocol (``NAME://...``)
         names, so that ``asrender --provider`` can send a program's model of that protocol to
-        another provider. ``promptwire.plugin.ProviderAdapter`` is a skeleton that does all but the
-        provider's own part (the request, the call, its errors, the reply).
+        another provider. Optionally too, for streamed and awaited calls (see
+        ``promptwire.core.exchange``): ``streamed(request)``, the request with the provider's
+        stream flags; ``stream(request, timeout)``, the reply's text as it arrives then the
+        ``Whole`` reply; ``asend`` and ``astream``, the same on an event loop. Without them the
+        adapter still serves both: its whole text is passed on when it comes, and on an event loop
+        its calls run in worker threads. ``promptwire.plugin.ProviderAdapter`` is a skeleton that
+        does all but the provider's own part (the request, the call, its errors, the reply);
+        ``StreamingAdapter`` adds streaming to it.
 
     The host serves it from ``PluginHost.adapter(name)`` under its name and aliases: to
-    ``promptwire.generate(prompt, provider=name)``, ``promptwire.build_request`` and
+    ``promptwire.generate(prompt, provider=name)`` (and ``agenerate``, ``stream``,
+    ``astream``), ``promptwire.build_request`` and
     ``asrender --provider NAME`` (which retargets a program's model to it: a URI of another
     protocol becomes the name that protocol's adapter reads in it). It lists the name under this
     plugin in ``asrender plugins``.

@@ -86,6 +86,16 @@ class LazyAdapter(Lazy):
     def model_name(self, uri: str | None) -> Any:
         return self._real.model_name(uri)
 
+    def __getattr__(self, name: str) -> Any:
+        """The optional methods of streamed and awaited calls (``streamed``, ``stream``, ``asend``,
+        ``astream``: see ``promptwire.core.exchange``) are the real adapter's, when it has them."""
+        if name in _OPTIONAL_ADAPTER_METHODS:
+            return getattr(self._real, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+_OPTIONAL_ADAPTER_METHODS = frozenset({"streamed", "stream", "asend", "astream"})
+
 
 @dataclass(frozen=True)
 class LazyToolScheme(Lazy):

@@ -1,19 +1,32 @@
 """A fake provider on 127.0.0.1 that speaks the providers' wire protocols (OpenAI Chat Completions
-and Responses, Anthropic Messages, Ollama chat), for tests of the real SDK clients over real HTTP:
-the SDKs' HTTP clients cannot be intercepted by mocking libraries, so a test points the SDK's base
-URL here. promptwire's adapter tests use it; so can a plugin author's. Its behaviour is chosen by the request's ``model`` name: ``ok`` answers,
-``eNNN`` answers with that HTTP status in the protocol's own error body (``e429q``: a spent quota,
-OpenAI's ``insufficient_quota`` code or Anthropic's spend-limit ``error_code``; ``e401echo``: the
-body quotes the API key the request carried, as some proxies do), ``slow`` sleeps past the client's
-timeout, ``garbage`` sends a body that is not JSON, ``html200`` a captive portal's page,
-``emptyjson`` ``{}``, ``html502`` a proxy's HTML error page,
+and Responses, Anthropic Messages, Ollama chat), whole and streamed, for tests of the real SDK
+clients over real HTTP: the SDKs' HTTP clients cannot be intercepted by mocking libraries, so a
+test points the SDK's base URL here. promptwire's adapter tests use it; so can a plugin author's.
+
+Its behaviour is chosen by the request's ``model`` name: ``ok`` answers, ``eNNN`` answers with that
+HTTP status in the protocol's own error body (``e429q``: a spent quota, OpenAI's
+``insufficient_quota`` code or Anthropic's spend-limit ``error_code``; ``e401echo``: the body
+quotes the API key the request carried, as some proxies do), ``slow`` sleeps past the client's
+timeout, ``delayNNN`` answers after NNN milliseconds, ``wordsNNN`` with a text of NNN words (no
+JSON), ``hang`` never answers and waits for the client to hang up (recorded in ``hung_up``),
+``garbage`` sends a body that is not JSON,
+``html200`` a captive portal's page, ``emptyjson`` ``{}``, ``html502`` a proxy's HTML error page,
 ``bigpage`` a 100 kB one, ``truncated`` half a body before closing the connection, ``refusal`` the
 model declining (OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers).
+
+A request that asks for a stream (``"stream": true``) gets the reply as its provider streams it
+(see :mod:`.provider_streams`), in chunked transfer encoding; then ``truncated`` cuts the
+connection in the middle of an event, ``short`` ends the stream cleanly after its first piece of
+text but before the provider's closing events, ``streamerror`` and ``streamrate`` send the
+protocol's error event (the provider failed; a rate limit) after the first piece of text, and
+``hang`` sends the first piece of text, then waits for the client to hang up.
 Every request body is recorded."""
 
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from .provider_streams import STREAMS
 
 __all__ = ["REFUSAL", "REPLIES", "FakeProvider", "fake_provider"]
 
@@ -38,6 +53,8 @@ class FakeProvider:
     raw_bodies: list[bytes] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     reply: Reply | None = None
+    hung_up: list[str] = field(default_factory=list)
+    """The model of each request whose client hung up while the server was still answering it."""
 
 
 REFUSAL = "I can't help with that."
@@ -71,8 +88,16 @@ def _error_body(path: str, status: int, model: str, key: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": "error", "param": None, "code": code}}
 
 
+def _text(body: dict[str, Any]) -> str:
+    """The model's text: ``{"ok": true}``, or for ``wordsNNN`` NNN words (a stream sends a word a piece)."""
+    model = str(body.get("model", ""))
+    if model.startswith("words") and model[5:].isdigit():
+        return " ".join(f"word{index}" for index in range(int(model[5:])))
+    return '{"ok": true}'
+
+
 def _chat_completion(body: dict[str, Any]) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": '{"ok": true}'}
+    message: dict[str, Any] = {"role": "assistant", "content": _text(body)}
     if body.get("model") == "refusal":
         message = {"role": "assistant", "content": None, "refusal": REFUSAL}
     return {
@@ -89,7 +114,7 @@ def _ollama_chat(body: dict[str, Any]) -> dict[str, Any]:
     return {
         "model": body.get("model"),
         "created_at": "2026-11-24T00:00:00Z",
-        "message": {"role": "assistant", "content": '{"ok": true}', "thinking": "Easy."},
+        "message": {"role": "assistant", "content": _text(body), "thinking": "Easy."},
         "done": True,
         "done_reason": "stop",
         "prompt_eval_count": 12,
@@ -98,7 +123,7 @@ def _ollama_chat(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _response(body: dict[str, Any]) -> dict[str, Any]:
-    part = {"type": "output_text", "text": '{"ok": true}', "annotations": []}
+    part = {"type": "output_text", "text": _text(body), "annotations": []}
     if body.get("model") == "refusal":
         part = {"type": "refusal", "refusal": REFUSAL}
     return {
@@ -140,7 +165,7 @@ def _anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
         "model": body.get("model"),
         "content": [
             {"type": "thinking", "thinking": "Easy.", "signature": "sig"},
-            {"type": "text", "text": '{"ok": true}'},
+            {"type": "text", "text": _text(body)},
         ],
         "stop_reason": "end_turn",
         "stop_sequence": None,
@@ -173,8 +198,14 @@ def fake_provider() -> Iterator[FakeProvider]:
             body = json.loads(raw or b"{}")
             state.requests.append(body)
             model = str(body.get("model", ""))
+            streamed = body.get("stream") is True
             if model == "slow":
                 time.sleep(1)
+            elif model.startswith("delay") and model[5:].isdigit():
+                time.sleep(int(model[5:]) / 1000)
+            elif model == "hang" and not streamed:
+                self._wait_for_hang_up(model)
+                return
             if model.startswith("e") and model[1:4].isdigit():
                 key = self.headers.get("x-api-key") or self.headers.get("authorization", "").removeprefix("Bearer ")
                 self._send(int(model[1:4]), _error_body(self.path, int(model[1:4]), model, key))
@@ -195,7 +226,7 @@ def fake_provider() -> Iterator[FakeProvider]:
                 page = b"<html><body>\n" + b"<p>The gateway is having a bad day.</p>\n" * 2500 + b"</body></html>"
                 self._send_bytes(502, page, "text/html")
                 return
-            if model == "truncated":  # the connection closes before the promised body is complete
+            if model == "truncated" and not streamed:  # the connection closes before the promised body is complete
                 self.send_response(200)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", "500")
@@ -203,8 +234,56 @@ def fake_provider() -> Iterator[FakeProvider]:
                 self.wfile.write(b'{"id": "chatcmpl-1", "choi')
                 self.close_connection = True
                 return
-            reply = state.reply or REPLIES.get(self.path, _chat_completion)
-            self._send(200, reply(body))
+            reply = (state.reply or REPLIES.get(self.path, _chat_completion))(body)
+            if streamed:
+                self._stream(reply, body, model)
+            else:
+                self._send(200, reply)
+
+        def _stream(self, reply: dict[str, Any], body: dict[str, Any], model: str) -> None:
+            """The reply as the route's provider streams it, one chunk of the chunked encoding per
+            event; the stream models cut it, end it early, fail it or hang after its opening."""
+            protocol = STREAMS[self.path]
+            events, opening = protocol.events(reply, body)
+            self.protocol_version = "HTTP/1.1"  # chunked transfer encoding; the connection still closes after
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("content-type", protocol.content_type)
+            self.send_header("transfer-encoding", "chunked")
+            self.send_header("connection", "close")
+            self.end_headers()
+            if model in ("truncated", "short", "streamerror", "streamrate", "hang"):
+                events = events[:opening]
+            try:
+                for event in events:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                if model == "truncated":  # half of the next event, then the connection drops
+                    self.wfile.write(b"40\r\n" + b'data: {"id": "cut')
+                    return
+                if model in ("streamerror", "streamrate"):
+                    error = protocol.error("rate" if model == "streamrate" else "server")
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(error), error))
+                if model == "hang":
+                    self._wait_for_hang_up(model)
+                    return
+                self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up in the middle
+                state.hung_up.append(model)
+
+        def _wait_for_hang_up(self, model: str) -> None:
+            """Answer nothing more until the client closes the connection (at most a minute, so a
+            test that never does fails instead of hanging the server)."""
+            self.close_connection = True
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                ready, _, _ = select.select([self.connection], [], [], 0.01)
+                try:
+                    closed = bool(ready) and not self.connection.recv(1, socket.MSG_PEEK)
+                except OSError:  # reset by the client
+                    closed = True
+                if closed:
+                    state.hung_up.append(model)
+                    return
 
         def _send(self, status: int, data: dict[str, Any]) -> None:
             self._send_bytes(status, json.dumps(data).encode(), "application/json")
@@ -219,8 +298,11 @@ def fake_provider() -> Iterator[FakeProvider]:
             except (BrokenPipeError, ConnectionResetError):  # the client gave up first (a timeout test)
                 self.close_connection = True
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 256  # a hundred concurrent clients connect at once
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     state.root = f"http://127.0.0.1:{server.server_address[1]}"

@@ -18,7 +18,7 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "embedding.md"
 
 def test_the_snippets_run_in_order(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     snippets = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.DOTALL)
-    assert len(snippets) == 5
+    assert len(snippets) == 6
     namespace: dict[str, Any] = {}
     with fake_provider() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
@@ -31,8 +31,9 @@ def test_the_snippets_run_in_order(monkeypatch: pytest.MonkeyPatch, capsys: pyte
         (UnsupportedFieldsWarning, "identity, context.source"),  # as the snippets' comments say
         (UnsupportedFieldsWarning, "sections"),
     ]
-    (sent,) = server.requests
+    sent, *checks = server.requests
     assert sent["messages"] == namespace["messages"]  # what was rendered is what went out
+    assert [check.get("stream", False) for check in checks] == [True, True, False, False, False]
     assert namespace["answer"] == {"ok": True}
     history = namespace["rendered"].sections[2].body
     assert history.startswith("[\n  ") and len(history) < 80  # clipped to its budget

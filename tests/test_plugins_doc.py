@@ -48,8 +48,8 @@ def _snippets() -> list[str]:
 def my_plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     """The guide's renderer and adapter as one plugin module, importable as ``my_plugin``."""
     module = types.ModuleType("my_plugin")
-    renderer, adapter, _ = _snippets()
-    exec(renderer + "\n" + adapter, module.__dict__)
+    renderer, adapter, streaming, _ = _snippets()
+    exec(renderer + "\n" + adapter + "\n" + streaming, module.__dict__)
     monkeypatch.setitem(sys.modules, "my_plugin", module)
     return module
 
@@ -64,9 +64,36 @@ def test_the_snippets_make_a_plugin(my_plugin: types.ModuleType) -> None:
     assert [warning.field for warning in rendered.warnings] == ["context"]
 
 
+def test_the_streaming_snippet_streams_and_fails_as_the_built_in_adapters_do(
+    my_plugin: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from promptwire.core.generate import agenerate, generate
+    from promptwire.renderers.agentscript import renderer, shape_contract
+    from promptwire.testing.provider_servers import fake_provider
+
+    prompt = promptwire.Prompt(instruction="Say ok.", output=shape_contract({"ok": "boolean"}))
+    adapter = my_plugin.StreamingCompat()
+    shown: list[str] = []
+    with fake_provider() as server:
+        monkeypatch.setenv("COMPAT_BASE_URL", server.base_url)
+        result = generate(prompt, render=renderer.render, adapter=adapter, model="ok", on_text=shown.append)
+        awaited = asyncio.run(agenerate(prompt, render=renderer.render, adapter=adapter, model="ok"))
+        with pytest.raises(promptwire.ProviderError) as caught:
+            generate(prompt, render=renderer.render, adapter=adapter, model="short", on_text=shown.append)
+        with pytest.raises(promptwire.ProviderError) as failed:
+            generate(prompt, render=renderer.render, adapter=adapter, model="streamrate", on_text=shown.append)
+    assert shown[:2] == ['{"ok": ', "true}"] and result.value == awaited.value == {"ok": True}
+    assert result.calls[0].reply is not None and result.calls[0].reply.usage["total_tokens"] == 15  # type: ignore[index]
+    assert server.requests[0]["stream_options"] == {"include_usage": True} and "stream" not in server.requests[1]
+    assert "stream ended before the reply was complete" in str(caught.value)
+    assert type(failed.value).__name__ == "RateLimitedError"
+
+
 def test_the_test_snippet_passes(my_plugin: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     namespace: dict[str, Any] = {}
-    exec(_snippets()[2], namespace)
+    exec(_snippets()[3], namespace)
     namespace["test_compat_over_http"](monkeypatch)
     namespace["test_compat_failures"](monkeypatch)
 

@@ -1,9 +1,11 @@
 """Every provider failure, through every built-in adapter's real SDK over real HTTP, is the error
 class that says what went wrong, after exactly one request, with the provider, the status and a
-short excerpt of the body, and never the API key."""
+short excerpt of the body, and never the API key; the same whether the call is made whole or
+streamed, from synchronous code or on an event loop with the SDK's async client."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import string
 from collections.abc import Callable, Iterator
@@ -36,7 +38,7 @@ from promptwire.core.errors import (
     ServerError,
     body_excerpt,
 )
-from promptwire.core.generate import NotJsonError, generate
+from promptwire.core.generate import GenerateResult, NotJsonError, agenerate, generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import REFUSAL, REPLIES, FakeProvider, fake_provider
 
@@ -87,9 +89,22 @@ def server() -> Iterator[FakeProvider]:
         yield running
 
 
-def _failure(adapter: Any, model: str, **options: Any) -> ProviderError:
+PATHS = ["sync", "stream", "async", "astream"]
+"""How a call is made: whole or streamed (``on_text``), with the sync client or the async one."""
+
+
+def _generate(path: str, adapter: Any, model: str, **options: Any) -> GenerateResult:
+    """One ``generate`` of :func:`_prompt` made the ``path`` way."""
+    if path.endswith("stream"):
+        options["on_text"] = lambda text: None
+    if path.startswith("a"):
+        return asyncio.run(agenerate(_prompt(), render=renderer.render, adapter=adapter, model=model, **options))
+    return generate(_prompt(), render=renderer.render, adapter=adapter, model=model, **options)
+
+
+def _failure(adapter: Any, model: str, path: str = "sync", **options: Any) -> ProviderError:
     with pytest.raises(ProviderError) as caught:
-        generate(_prompt(), render=renderer.render, adapter=adapter, model=model, **options)
+        _generate(path, adapter, model, **options)
     return caught.value
 
 
@@ -103,10 +118,11 @@ def _assert_told_plainly(error: ProviderError) -> None:
 
 @pytest.mark.parametrize(("model", "expected", "status"), FAULTS, ids=[fault[0] for fault in FAULTS])
 @pytest.mark.parametrize("name", ADAPTERS)
+@pytest.mark.parametrize("path", PATHS)
 def test_each_http_fault_is_its_class_after_one_request(
-    server: FakeProvider, name: str, model: str, expected: type[ProviderError], status: int
+    server: FakeProvider, path: str, name: str, model: str, expected: type[ProviderError], status: int
 ) -> None:
-    error = _failure(ADAPTERS[name](server.root), model)
+    error = _failure(ADAPTERS[name](server.root), model, path)
     assert len(server.requests) == 1  # no SDK retry, and a provider failure is not a generate attempt
     assert type(error) is expected
     assert (error.provider, error.status, error.retryable) == (name, status, expected.retryable)
@@ -115,8 +131,9 @@ def test_each_http_fault_is_its_class_after_one_request(
 
 
 @pytest.mark.parametrize("name", KEYED)
-def test_a_spent_quota_is_not_a_rate_limit(server: FakeProvider, name: str) -> None:
-    error = _failure(ADAPTERS[name](server.root), "e429q")  # OpenAI's code, Anthropic's error_code
+@pytest.mark.parametrize("path", PATHS)
+def test_a_spent_quota_is_not_a_rate_limit(server: FakeProvider, path: str, name: str) -> None:
+    error = _failure(ADAPTERS[name](server.root), "e429q", path)  # OpenAI's code, Anthropic's error_code
     assert (type(error), error.status, error.retryable) == (QuotaExhaustedError, 429, False)
     assert len(server.requests) == 1
 
@@ -128,8 +145,9 @@ def test_ollama_has_no_quota_code_so_its_429_is_a_rate_limit(server: FakeProvide
 
 
 @pytest.mark.parametrize("name", KEYED)
-def test_a_body_that_quotes_the_key_is_masked(server: FakeProvider, name: str) -> None:
-    error = _failure(ADAPTERS[name](server.root), "e401echo")
+@pytest.mark.parametrize("path", PATHS)
+def test_a_body_that_quotes_the_key_is_masked(server: FakeProvider, path: str, name: str) -> None:
+    error = _failure(ADAPTERS[name](server.root), "e401echo", path)
     sent = server.headers[0]
     assert KEY in sent.get("authorization", "") + sent.get("x-api-key", "")  # the key did travel
     assert type(error) is AuthenticationError
@@ -138,8 +156,9 @@ def test_a_body_that_quotes_the_key_is_masked(server: FakeProvider, name: str) -
 
 
 @pytest.mark.parametrize("name", ADAPTERS)
-def test_a_proxy_page_of_100_kb_is_a_short_excerpt(server: FakeProvider, name: str) -> None:
-    error = _failure(ADAPTERS[name](server.root), "bigpage")
+@pytest.mark.parametrize("path", PATHS)
+def test_a_proxy_page_of_100_kb_is_a_short_excerpt(server: FakeProvider, path: str, name: str) -> None:
+    error = _failure(ADAPTERS[name](server.root), "bigpage", path)
     assert (type(error), error.status) == (ServerError, 502)
     assert error.body is not None and error.body.startswith("<html><body> <p>The gateway is having a bad day.</p>")
     assert error.body.endswith("...") and len(error.body) == 300
@@ -147,26 +166,28 @@ def test_a_proxy_page_of_100_kb_is_a_short_excerpt(server: FakeProvider, name: s
 
 
 @pytest.mark.parametrize("name", ADAPTERS)
-def test_a_timeout_and_a_truncated_body_and_a_refused_connection(server: FakeProvider, name: str) -> None:
+@pytest.mark.parametrize("path", PATHS)
+def test_a_timeout_and_a_truncated_body_and_a_refused_connection(server: FakeProvider, path: str, name: str) -> None:
     adapter = ADAPTERS[name](server.root)
-    slow = _failure(adapter, "slow", timeout=0.2)
+    slow = _failure(adapter, "slow", path, timeout=0.2)
     assert (type(slow), slow.status, slow.retryable) == (ProviderTimeoutError, None, True)
     assert "timed out after 0.2s" in str(slow)
-    truncated = _failure(adapter, "truncated", timeout=5)
+    truncated = _failure(adapter, "truncated", path, timeout=5)  # streamed: cut in the middle of an event
     assert (type(truncated), truncated.retryable) == (ProviderConnectionError, True)
     assert len(server.requests) == 2
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
-    refused = _failure(ADAPTERS[name](f"http://127.0.0.1:{port}"), "ok", timeout=5)
+    refused = _failure(ADAPTERS[name](f"http://127.0.0.1:{port}"), "ok", path, timeout=5)
     assert (type(refused), refused.provider) == (ProviderConnectionError, name)
     for error in (slow, truncated, refused):
         _assert_told_plainly(error)
 
 
 @pytest.mark.parametrize("name", KEYED)
-def test_a_refusal_is_not_retried(server: FakeProvider, name: str) -> None:
-    error = _failure(ADAPTERS[name](server.root), "refusal")
+@pytest.mark.parametrize("path", PATHS)
+def test_a_refusal_is_not_retried(server: FakeProvider, path: str, name: str) -> None:
+    error = _failure(ADAPTERS[name](server.root), "refusal", path)
     assert type(error) is RefusalError
     assert str(error) == f"LLM provider refused: {REFUSAL}"
     assert (error.status, error.retryable) == (200, False)

@@ -190,6 +190,8 @@ class Interpreter:
     tool_scheme: Callable[[str], ToolScheme] | None = None
     tool_context: ToolContext = field(default_factory=lambda: ToolContext(Path.cwd()))
     timeout: float | None = None
+    on_text: Callable[[str], None] | None = None
+    """Receives each model call's reply text as it arrives: the calls are then streamed."""
     trace: list[dict[str, Any]] = field(default_factory=list)
     calls: list[ProgramCall] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict)
@@ -658,6 +660,7 @@ class Interpreter:
                 locations=locations,
                 debug=self._debug_writer(agent_name),
                 timeout=self.timeout,
+                on_text=self.on_text,
             )
         except PromptwireError as exc:
             self._record(site, exc.calls)

@@ -6,14 +6,16 @@ calls to another provider as the reference does (the model name travels, the pro
 URI's protocol to say (``ollama://HOST:PORT/MODEL`` names a host too), so it is asked. A dry run
 builds every request exactly as it would be sent (the adapters' ``build_request`` is pure: no SDK
 is imported) and answers each call offline, so the program runs on and every request of every
-attempt can be shown.
+attempt can be shown; a streamed dry run builds each request with the provider's stream flags, as
+a streamed run sends it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+from ...core import exchange
 from ...core.contract import OutputContract
 from ...core.generate import ModelAdapter, ProviderRequest, Reply
 from ...core.prompt import GenerateConfig
@@ -64,11 +66,28 @@ class Retargeted:
             self._answered = self.answers.build_request(rendered, config, contract, model)
         return self.adapter.build_request(rendered, config, contract, self.model_for(model))
 
+    def streamed(self, request: ProviderRequest) -> ProviderRequest:
+        return exchange.streamed_request(self.adapter, request)
+
     def send(self, request: ProviderRequest, timeout: float | None) -> Any:
-        if self.answers is None:
-            return self.adapter.send(request, timeout)
-        assert self._answered is not None
-        return self.answers.send(self._answered, timeout)
+        adapter, request = self._target(request)
+        return adapter.send(request, timeout)
+
+    async def asend(self, request: ProviderRequest, timeout: float | None) -> Any:
+        return await exchange.asend(*self._target(request), timeout)
+
+    def stream(self, request: ProviderRequest, timeout: float | None) -> Iterator[Any]:
+        return exchange.stream(*self._target(request), timeout)
+
+    def astream(self, request: ProviderRequest, timeout: float | None) -> AsyncIterator[Any]:
+        return exchange.astream(*self._target(request), timeout)
 
     def parse_reply(self, raw: Any) -> Reply:
         return (self.answers or self.adapter).parse_reply(raw)
+
+    def _target(self, request: ProviderRequest) -> tuple[ModelAdapter, ProviderRequest]:
+        """Who answers ``request``: the provider, or in a dry run the offline adapter (its own request)."""
+        if self.answers is None:
+            return self.adapter, request
+        assert self._answered is not None
+        return self.answers, self._answered

@@ -2,16 +2,17 @@
 
 :class:`RunOptions` is the one record of how a run is made. Whoever starts a run builds it once (the
 command line from its flags, ``asrender snapshot`` and the inspector from the defaults, Python
-callers) and varies it with :func:`dataclasses.replace`. :func:`run` runs a program; :func:`run_prompt`
-asks one prompt, the one-``generate`` case of the same machinery. Both go through
-:func:`model_adapter`, and both return every call as it was sent: the display format is rendered
-afterwards, by whoever shows the calls (:func:`shown`).
+callers) and varies it with :func:`dataclasses.replace`. :func:`run` runs a program (:func:`arun`
+on an event loop); :func:`run_prompt` asks one prompt, the one-``generate`` case of the same
+machinery. All go through :func:`model_adapter`, and all return every call as it was sent: the
+display format is rendered afterwards, by whoever shows the calls (:func:`shown`). With
+``on_text`` the calls are streamed, their text passed on as it arrives.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "ProgramCall",
     "RunOptions",
     "RunResult",
+    "arun",
     "call_block",
     "call_heading",
     "model_adapter",
@@ -69,6 +71,9 @@ class RunOptions:
     """How a program's ``use ... as`` labels end (see :func:`..agentscript.parse`)."""
     debug: IO[str] | None = None
     """Where the debug text of a ``generate`` with ``debug: true`` goes."""
+    on_text: Callable[[str], None] | None = None
+    """Receives each model call's reply text as it arrives: with it, every call is streamed (its
+    request carries the provider's stream flags, a dry run's too, and shows them)."""
 
 
 @dataclass
@@ -111,26 +116,71 @@ def run(
     and locates its imports). A failed run raises with its calls so far on the error
     (``error.calls``).
     """
+    options = options or RunOptions()
+    host = host or default_host()
+    return _run(model_adapter(host, options), source_or_path, input, options, host, path)
+
+
+async def arun(
+    source_or_path: str | Path,
+    input: Any = None,
+    options: RunOptions | None = None,
+    *,
+    host: PluginHost | None = None,
+    path: str | None = None,
+) -> RunResult:
+    """:func:`run`, awaited. The interpreter is synchronous, so the program runs in a thread of its
+    own while each of its model calls is made on the caller's event loop with the provider SDK's
+    async client (:class:`promptwire.core.on_loop.OnLoop`): many programs run at once on one loop
+    and share its connections. ``options.on_text`` is called on the loop. Cancelling ``arun``
+    cancels the model call in flight (its connection is closed) and stops the program at its next
+    call; it returns once the program's thread has ended.
+    """
+    import asyncio
+
+    from ...core.on_loop import OnLoop
+
+    options = options or RunOptions()
+    host = host or default_host()
+    loop = asyncio.get_running_loop()
+    adapter = OnLoop(model_adapter(host, options), loop)
+    on_text = options.on_text
+    if on_text is not None:
+
+        def on_loop(text: str) -> None:
+            loop.call_soon_threadsafe(on_text, text)
+
+        options = replace(options, on_text=on_loop)
+    return await adapter.run(lambda: _run(adapter, source_or_path, input, options, host, path))
+
+
+def _run(
+    adapter: ModelAdapter,
+    source_or_path: str | Path,
+    input: Any,
+    options: RunOptions,
+    host: PluginHost,
+    path: str | None,
+) -> RunResult:
     from ...core.permissions import Permissions
     from ..agentscript import ensure_valid
     from ..agentscript.interpreter import Interpreter
     from ..agentscript.loader import load_program, program_folder, read_source
 
-    options = options or RunOptions()
     if isinstance(source_or_path, Path):
         path = str(source_or_path)
         source = read_source(path)
     else:
         source = source_or_path
-    host = host or default_host()
     program = ensure_valid(load_program(source, path, label_rule=options.label_rule))
     interpreter = Interpreter(
         program,
-        model_adapter(host, options),
+        adapter,
         debug=options.debug,
         tool_scheme=host.tool_scheme,
         tool_context=options.tools or Permissions(program_folder(path), program_folder=program_folder(path)),
         timeout=options.timeout,
+        on_text=options.on_text,
     )
     value = interpreter.run(input, agent=options.agent, function=options.function)
     return RunResult(value, interpreter.trace, interpreter.calls)
@@ -160,6 +210,7 @@ def run_prompt(
             render=lambda current: renderer.render(current, **options.options),
             adapter=model_adapter(host, options),
             timeout=options.timeout,
+            on_text=options.on_text,
         )
     except PromptwireError as exc:
         exc.calls = tuple(ProgramCall.at(site, call) for call in exc.calls)

@@ -1,0 +1,129 @@
+"""A program run on an event loop (``promptwire.frontend.arun``): the interpreter in a thread of
+its own, each model call made on the loop with the SDK's async client. It gives what ``run``
+gives, many programs overlap on one loop, the streamed text reaches the loop, and cancelling a
+run closes the call in flight and leaves no thread or request running."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from promptwire.core.errors import RateLimitedError
+from promptwire.frontend import RunOptions, arun, run
+from promptwire.frontend.asrender.run import request_dict
+from promptwire.testing.provider_servers import FakeProvider, fake_provider
+
+PROGRAM = """import llm Model from "openai://MODEL"
+
+main agent Checker {
+    model Model
+    role "Checker"
+    description "Check twice."
+
+    main func(input) {
+        use input.claim as claim
+        first = generate({ input: "Check the claim." }) -> { ok boolean }
+        second = generate({ input: "Check it again." }) -> { ok boolean }
+        { first: first, second: second }
+    }
+}
+"""
+OPENAI = RunOptions(adapter="openai")
+
+
+def _program(model: str) -> str:
+    return PROGRAM.replace("MODEL", model)
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
+    with fake_provider() as running:
+        monkeypatch.setenv("OPENAI_BASE_URL", running.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        yield running
+
+
+def _program_threads() -> list[str]:
+    return [thread.name for thread in threading.enumerate() if thread.name.startswith("promptwire run")]
+
+
+def test_an_awaited_run_gives_what_a_run_gives() -> None:
+    options = RunOptions(responses=[{"ok": True}, "not json", {"ok": False}])
+    program = _program("gpt-4o").replace(
+        'generate({ input: "Check it again." })', 'generate({ input: "Again.", attempts: 2 })'
+    )
+    expected = run(program, {"claim": "c"}, options)
+    awaited = asyncio.run(arun(program, {"claim": "c"}, options))
+    assert (awaited.value, awaited.trace) == (expected.value, expected.trace)
+    assert [call.rendered for call in awaited.calls] == [call.rendered for call in expected.calls]
+    assert [call.error for call in awaited.calls] == [None, "LLM provider did not return JSON: not json", None]
+
+
+def test_programs_on_one_loop_overlap_their_model_calls(server: FakeProvider) -> None:
+    async def twenty() -> list[Any]:
+        return await asyncio.gather(*(arun(_program("delay250"), {"claim": "c"}, OPENAI) for _ in range(20)))
+
+    start = time.perf_counter()
+    results = asyncio.run(twenty())
+    wall = time.perf_counter() - start
+    assert [result.value for result in results] == [{"first": {"ok": True}, "second": {"ok": True}}] * 20
+    assert len(server.requests) == 40
+    assert wall < 40 * 0.25 / 4  # one after another: 10 s; each program's two calls in turn: about 0.5 s
+    assert _program_threads() == []
+
+
+def test_the_streamed_text_of_an_awaited_run_reaches_the_loop(server: FakeProvider) -> None:
+    seen: list[tuple[str, int]] = []
+
+    async def streamed() -> Any:
+        options = replace(OPENAI, on_text=lambda text: seen.append((text, threading.get_ident())))
+        return await arun(_program("ok"), {"claim": "c"}, options)
+
+    result = asyncio.run(streamed())
+    assert [text for text, _ in seen] == ['{"ok": ', "true}"] * 2
+    assert {ident for _, ident in seen} == {threading.get_ident()}  # called on the loop, not the program's thread
+    assert all(call.request.kwargs["stream"] is True for call in result.calls)
+    assert all(body.endswith(b',"stream":true,"stream_options":{"include_usage":true}}') for body in server.raw_bodies)
+
+
+def test_cancelling_an_awaited_run_closes_its_call_and_stops_the_program(server: FakeProvider) -> None:
+    async def cancelled() -> None:
+        task = asyncio.ensure_future(arun(_program("hang"), {"claim": "c"}, OPENAI))
+        while not server.requests:
+            await asyncio.sleep(0.005)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancelled())
+    deadline = time.monotonic() + 5
+    while not server.hung_up:
+        assert time.monotonic() < deadline, "the call in flight was not closed"
+        time.sleep(0.005)
+    assert server.hung_up == ["hang"]
+    assert len(server.requests) == 1  # the program's second call was never made
+    assert _program_threads() == []  # and its thread has ended
+
+
+def test_a_failed_awaited_run_raises_the_providers_error(server: FakeProvider) -> None:
+    with pytest.raises(RateLimitedError) as caught:
+        asyncio.run(arun(_program("e429"), {"claim": "c"}, OPENAI))
+    assert caught.value.provider == "openai"
+    assert _program_threads() == []
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_dry_run_shows_the_stream_flags_of_a_streamed_run(streamed: bool) -> None:
+    options = RunOptions(adapter="anthropic", dry_run=True, on_text=(lambda text: None) if streamed else None)
+    (first, second) = run(_program("gpt-4o"), {"claim": "c"}, options).calls
+    body = request_dict(first, "anthropic")["body"]
+    assert list(body)[-1] == ("stream" if streamed else "output_config")
+    assert body.get("stream") is (True if streamed else None)
+    awaited = asyncio.run(arun(_program("gpt-4o"), {"claim": "c"}, options)).calls
+    assert [call.request for call in awaited] == [first.request, second.request]
