@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -8,10 +7,7 @@ from typing import Any
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from chromium import CHROMIUM, launch
-
 from snapshot_ext import RawTextSnapshot
 
 PROVIDER_ENVIRONMENT = (

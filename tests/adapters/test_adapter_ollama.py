@@ -17,7 +17,7 @@ from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import fake_provider
 
 HOST = PluginHost(entry_points=False)
-USE_CONTEXT = Path(__file__).parent / "data" / "as" / "runs" / "use_context.as"
+USE_CONTEXT = Path(__file__).parents[1] / "data" / "as" / "runs" / "use_context.as"
 INPUT = {"question": "What is AgentScript?", "docs": {"summary": "AgentScript makes prompt context explicit."}}
 
 # The reference's request bodies for its use-context example (JSON.stringify, compact).

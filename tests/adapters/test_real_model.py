@@ -34,7 +34,7 @@ pytestmark = pytest.mark.real_model
 CACHE = Path(os.environ.get("PROMPTWIRE_REAL_MODEL_DIR", Path.home() / ".cache" / "promptwire-real-model"))
 SERVER = Path(os.environ.get("PROMPTWIRE_LLAMA_SERVER", CACHE / "build" / "bin" / "llama-server"))
 WEIGHTS = Path(os.environ.get("PROMPTWIRE_REAL_MODEL", CACHE / "gemma3-270m-q4_k_m.gguf"))
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PROGRAMS = sorted(EXAMPLES.glob("*.as"))
 KEY = "sk-local"
 

@@ -1,7 +1,7 @@
 """The reader accepts every message Agens 0.2.0 renders without complaint, and prints it as Agens does.
 
 Each test states one rule of Agens' prompt building in words and pins the exact bytes. What crashes
-Agens itself is refused with a FieldError naming the field (tests/test_agens.py has that list).
+Agens itself is refused with a FieldError naming the field (tests/agens/test_agens.py has that list).
 """
 
 from __future__ import annotations

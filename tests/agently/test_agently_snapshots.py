@@ -36,6 +36,10 @@ class Priority(IntEnum):
 
 
 class Step(BaseModel):
+    # Agently prints a model inside a generic (``list[Step]``) with its module, and pytest names this
+    # module after its path: a fixed name keeps the pinned text where the file moves.
+    __module__ = "tests.test_agently_snapshots"
+
     name: str = Field(min_length=2, description="step name")
     done: bool
 

@@ -15,7 +15,7 @@ from promptwire.frontend.agentscript import check, ensure_valid, parse
 from promptwire.frontend.agentscript.analyzer import CODES
 from promptwire.frontend.agentscript.diagnostics import CheckError, format_diagnostics
 
-DATA = Path(__file__).parent / "data" / "as"
+DATA = Path(__file__).parents[1] / "data" / "as"
 REJECTED = sorted(
     path
     for path in (DATA / "invalid").glob("*.as")

@@ -26,7 +26,7 @@ from promptwire.frontend.asrender.cli import main
 from promptwire.frontend.asrender.run import RunOptions
 from promptwire.testing.provider_servers import fake_provider
 
-RUNS = Path(__file__).parent / "data" / "as" / "runs"
+RUNS = Path(__file__).parents[1] / "data" / "as" / "runs"
 CASES: dict[str, dict[str, Any]] = {
     path.name.removesuffix(".expected.json"): json.loads(path.read_text(encoding="utf-8"))
     for path in sorted(RUNS.glob("*.expected.json"))

@@ -348,7 +348,7 @@ def test_check_fails_exactly_when_the_run_fails_before_it_starts(program: tuple[
 
 # --- tool and memory paths resolve the same way from anywhere --------------------------------
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXAMPLE_PROGRAMS = sorted(
     path.relative_to(EXAMPLES).as_posix()
     for path in EXAMPLES.rglob("*.as")

@@ -26,7 +26,7 @@ from promptwire.frontend.agentscript.syntax import Use
 from promptwire.frontend.agentscript.syntax_json import write_json
 from promptwire.frontend.asrender.cli import main
 
-DATA = Path(__file__).parent / "data" / "as"
+DATA = Path(__file__).parents[1] / "data" / "as"
 PROGRAMS = [path.read_text(encoding="utf-8") for path in sorted(DATA.rglob("*.as"))]
 FRAGMENTS = [
     "{", "}", "(", ")", "[", "]", ".", ",", ":", "=", "==", "->", "<", "not", "use", "max", "as", "2k", "1e5",

@@ -145,7 +145,7 @@ def test_runtime_errors_have_the_references_text_and_place(body: str, message: s
 
 def test_a_context_budget_too_large_to_count_clips_nothing() -> None:
     # The reference's context limit, 1e23 here, is longer than any text: nothing is clipped. (As
-    # an output limit no provider takes it: the checks refuse it, tests/test_as_bad_programs.py.)
+    # an output limit no provider takes it: the checks refuse it, tests/agentscript/test_as_bad_programs.py.)
     result = run(_program('use "abc" max 99999999999999999999k as t\ngenerate({ input: "x" })'), {}, host=HOST)
     assert result.calls[0].rendered.user == 'Context:\n[t]\nsource: "abc"\nabc\nInstruction:\nx'
     (data,) = [event["data"] for event in result.trace if event["kind"] == "generate"]

@@ -36,7 +36,7 @@ from promptwire.frontend.agentscript.syntax import (
     Use,
 )
 
-DATA = Path(__file__).parent / "data" / "as"
+DATA = Path(__file__).parents[1] / "data" / "as"
 VALID = sorted((DATA / "valid").glob("*.as"))
 PARSE_FAILURES = sorted(
     path

@@ -21,7 +21,7 @@ from promptwire.frontend import run
 from promptwire.frontend.agentscript.diagnostics import CheckError
 from promptwire.frontend.asrender.run import RunOptions, RunResult
 
-DATA = Path(__file__).parent / "data" / "as"
+DATA = Path(__file__).parents[1] / "data" / "as"
 RUNS: dict[str, dict[str, Any]] = json.loads((DATA / "runs.json").read_text(encoding="utf-8"))
 REFERENCE: dict[str, Any] = json.loads((DATA / "reference_calls.json").read_text(encoding="utf-8"))
 CALLS: dict[str, list[list[str]]] = REFERENCE["calls"]

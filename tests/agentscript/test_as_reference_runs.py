@@ -20,7 +20,7 @@ from promptwire.frontend import run
 from promptwire.frontend.agentscript.interpreter import RunError
 from promptwire.frontend.asrender.run import RunOptions
 
-DATA = Path(__file__).parent / "data" / "as"
+DATA = Path(__file__).parents[1] / "data" / "as"
 RUNS: dict[str, dict[str, Any]] = json.loads((DATA / "runs.json").read_text(encoding="utf-8"))
 HOST = PluginHost(entry_points=False)
 

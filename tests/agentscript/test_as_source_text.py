@@ -11,7 +11,7 @@ from promptwire.frontend.agentscript import expression_source, parse, to_json
 from promptwire.frontend.agentscript.parser import parse_expression
 from promptwire.frontend.agentscript.syntax import Use
 
-DATA = Path(__file__).parent / "data" / "as"
+DATA = Path(__file__).parents[1] / "data" / "as"
 
 
 def _use_sources(name: str) -> list[str]:

@@ -11,7 +11,7 @@ import pytest
 
 from promptwire.frontend.asrender.cli import main
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 PROGRAM = """import llm Model from "openai://gpt-4o-mini"
 

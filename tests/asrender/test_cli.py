@@ -9,7 +9,7 @@ import pytest
 
 from promptwire.frontend.asrender.cli import main
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "support-ticket.yaml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-ticket.yaml"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

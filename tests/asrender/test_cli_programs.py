@@ -15,7 +15,7 @@ from promptwire.frontend.agentscript.positions import SHOWN_WIDTH, shown_line
 from promptwire.frontend.agentscript.syntax_json import to_json, write_json
 from promptwire.frontend.asrender.cli import main
 
-DATA = Path(__file__).parent / "data" / "as"
+DATA = Path(__file__).parents[1] / "data" / "as"
 VALID = sorted((DATA / "valid").glob("*.as"))
 INVALID = sorted((DATA / "invalid").glob("*.as"))
 

@@ -14,7 +14,7 @@ from promptwire.core.errors import FieldError
 from promptwire.frontend.asrender.cli import main
 from promptwire.testing.provider_servers import fake_provider
 
-TC09 = Path(__file__).parent / "data" / "as" / "valid" / "tc09_retry.as"
+TC09 = Path(__file__).parents[1] / "data" / "as" / "valid" / "tc09_retry.as"
 INPUT = '{"text": "Buy now!!!"}'
 
 

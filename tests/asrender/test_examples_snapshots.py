@@ -16,7 +16,7 @@ from promptwire.tools import memory_records
 
 from corpus import layout_formats
 
-EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.yaml"))
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.yaml"))
 FORMATS = layout_formats(PluginHost(entry_points=False))
 
 
@@ -41,7 +41,7 @@ def pinned_memory_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(memory_records, "now", lambda: "2026-01-02T03:04:05.678Z")
 
 
-EXAMPLE_FOLDER = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLE_FOLDER = Path(__file__).resolve().parents[2] / "examples"
 # Every example program, those of a sub-folder too (examples/newsroom: a program and the agent it imports).
 PROGRAMS = sorted(
     path for path in EXAMPLE_FOLDER.rglob("*.as") if "plugins" not in path.relative_to(EXAMPLE_FOLDER).parts
@@ -85,7 +85,7 @@ def test_lessons_are_kept_across_runs(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, snapshot: SnapshotAssertion, tmp_path: Path
 ) -> None:
     # The second run of examples/lessons.as finds the lesson the first run stored beside the program.
-    examples = Path(__file__).resolve().parent.parent / "examples"
+    examples = Path(__file__).resolve().parents[2] / "examples"
     for name in ("lessons.as", "lessons.input.json", "lessons.responses.json"):
         shutil.copy(examples / name, tmp_path / name)
     monkeypatch.chdir(tmp_path)

@@ -1,7 +1,7 @@
 """The inspector page's picker follows the folder while the page is open, in headless Chromium
 (Debian's ``chromium`` driven by Playwright; nothing downloads a browser). A program added shows
 up in the picker; the program shown going away is said in the status line, and coming back brings
-the page back. ``tests/test_inspector_page.py`` drives the rest of the page. CI installs both
+the page back. ``tests/asrender/test_inspector_page.py`` drives the rest of the page. CI installs both
 Chromium and Playwright; without them these tests fail and say what is missing."""
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import WAIT_MS
 
 from promptwire.frontend.asrender.inspector.server import InspectorServer
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from chromium import WAIT_MS
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SIBLINGS = (".as", ".input.json", ".responses.json")
 
 

@@ -1,6 +1,6 @@
 """The inspector server's answers that no browser is needed to check: which requests it refuses
 (another host, another site's page), and the program list the page polls, listed again only when
-it may have changed. ``tests/test_inspector_state.py`` checks what a program's state holds."""
+it may have changed. ``tests/asrender/test_inspector_state.py`` checks what a program's state holds."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from promptwire.frontend.asrender.inspector import server as server_module
 from promptwire.frontend.asrender.inspector.server import InspectorServer
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture

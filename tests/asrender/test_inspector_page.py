@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from chromium import WAIT_MS
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture

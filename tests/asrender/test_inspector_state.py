@@ -15,7 +15,7 @@ import pytest
 from promptwire.frontend.asrender.inspector.server import InspectorServer, make_server
 from promptwire.frontend.asrender.inspector.state import program_list, program_state
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from promptwire.frontend.asrender.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 # In code blocks and inline code alike: `asrender [check] examples/...` up to the end of the command.
 COMMANDS = [match.group(1) for match in re.finditer(r"\basrender ((?:check |parse )?examples/[^`\n]*)", README)]

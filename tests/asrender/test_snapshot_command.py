@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PROGRAMS = sorted(
     name
     for name in (path.relative_to(EXAMPLES).as_posix() for path in EXAMPLES.rglob("*.as"))

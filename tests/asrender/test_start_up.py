@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RUN = ["evidence-qa.as", "--input-file", "evidence-qa.input.json", "--responses", "evidence-qa.responses.json"]
 NEVER_ON_A_RUN = {"openai", "anthropic", "ollama", "httpx", "jsonschema", "jinja2", "yaml", "agently"}
 LANGUAGE_ONLY = {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from promptwire import PluginHost, Prompt
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "formats.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
 HOST = PluginHost(entry_points=False)
 
 

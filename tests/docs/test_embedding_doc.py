@@ -13,7 +13,7 @@ import pytest
 from promptwire.core.errors import UnsupportedFieldsWarning
 from promptwire.testing.provider_servers import fake_provider
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "embedding.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "embedding.md"
 
 
 def test_the_snippets_run_in_order(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

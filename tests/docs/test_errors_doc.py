@@ -9,7 +9,7 @@ from pathlib import Path
 from promptwire.core import errors, generate
 from promptwire.core.coercion import ResultError
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "errors.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "errors.md"
 CLASSES = {**vars(errors), "NotJsonError": generate.NotJsonError, "ResultError": ResultError}
 
 

@@ -18,7 +18,7 @@ import pytest
 import promptwire
 from promptwire.plugins import hookspecs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "plugins.md"
 TEXT = DOC.read_text(encoding="utf-8")
 

@@ -11,7 +11,7 @@ import pytest
 from promptwire.core.tools import ToolContext, ToolError, ToolRequest
 from promptwire.plugins.builtins import TOOL_SCHEMES
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "tools.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
 
 
 def _snippets() -> list[str]:

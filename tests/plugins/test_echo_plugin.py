@@ -25,7 +25,7 @@ except metadata.PackageNotFoundError:  # pragma: no cover - the README test comm
     )
 
 BUILT_IN_ADAPTERS = "offline, openai, openai-responses, ollama, anthropic"
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def asrender(*args: str, plugins: str | None = None, url: str = "") -> subprocess.CompletedProcess[str]:

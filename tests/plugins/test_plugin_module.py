@@ -14,7 +14,7 @@ import promptwire.plugin
 from promptwire import PluginHost, Prompt
 from promptwire.core.errors import UnknownNameError
 
-ECHO = Path(__file__).resolve().parent.parent / "examples" / "plugins" / "promptwire-echo" / "src"
+ECHO = Path(__file__).resolve().parents[2] / "examples" / "plugins" / "promptwire-echo" / "src"
 
 
 def test_every_name_it_lists_is_there() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 USER_TEST = """
 class TestPrompts:

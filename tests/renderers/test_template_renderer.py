@@ -23,7 +23,7 @@ from promptwire.renderers.template import TemplateError, renderer
 
 from corpus import CORPUS
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PLAIN = EXAMPLES / "templates" / "plain.j2"
 PROMPT = Prompt(
     identity={"role": "Analyst", "description": "Careful."},
