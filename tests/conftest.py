@@ -1,14 +1,26 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from syrupy.assertion import SnapshotAssertion
 
 from chromium import CHROMIUM, launch
 from snapshot_ext import RawTextSnapshot
+
+# One Hypothesis profile a run, named by HYPOTHESIS_PROFILE. Both start from Hypothesis' own ``ci``
+# profile: derandomized (the same examples every run, so a failure comes back on a rerun, and on
+# another machine), no example database, no deadline (a shared machine's timing is not a property
+# of the code) and no too_slow health check. ``ci``, what .ci/run and the README's test command use,
+# runs 100 examples a test; ``dev``, the default for a quick local run, a quarter of that. A test
+# that needs a different count asks for a multiple (hypothesis_profile.examples).
+settings.register_profile("ci", settings.get_profile("ci"), max_examples=100)
+settings.register_profile("dev", settings.get_profile("ci"), max_examples=25)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 PROVIDER_ENVIRONMENT = (
     "OPENAI_API_KEY",

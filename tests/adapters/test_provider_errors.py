@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptwire import Prompt
@@ -39,6 +39,8 @@ from promptwire.core.errors import (
 from promptwire.core.generate import NotJsonError, generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import REFUSAL, REPLIES, FakeProvider, fake_provider
+
+from hypothesis_profile import examples
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -275,7 +277,7 @@ def shared_server() -> Iterator[FakeProvider]:
         yield running
 
 
-@settings(max_examples=50, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(0.5))
 @given(data=st.data())
 @pytest.mark.parametrize("name", ADAPTERS)
 def test_any_reply_shape_is_an_answer_or_a_promptwire_error(

@@ -30,7 +30,7 @@ from promptwire.renderers.agens import (
 )
 from promptwire.renderers.agens.jason import encode
 
-DETERMINISTIC = settings(derandomize=True, deadline=None, max_examples=50)
+from hypothesis_profile import examples
 
 # --- Agens.Prefixes.default/0, verbatim -----------------------------------------------------------------
 
@@ -760,20 +760,20 @@ def _reference_render(msg: dict[str, Any], context: str | None, order: str) -> t
     return system, user
 
 
-@settings(max_examples=150, derandomize=True, deadline=None)
+@settings(max_examples=examples(1.5))
 @given(_messages, _contexts, st.sampled_from(["declared", "alphabetical"]))
 def test_matches_the_reference_restatement(message: dict[str, Any], context: str | None, order: str) -> None:
     assert render(message, context=context, order=order) == _reference_render(message, context, order)
 
 
-@DETERMINISTIC
+@settings(max_examples=examples(0.5))
 @given(_messages, _contexts)
 def test_front_door_equals_the_registered_renderer(message: dict[str, Any], context: str | None) -> None:
     rendered = promptwire.render(to_prompt(message, context), "agens")
     assert (rendered.system, rendered.user) == render(message, context=context)
 
 
-@DETERMINISTIC
+@settings(max_examples=examples(0.5))
 @given(_messages, _contexts)
 def test_every_section_ends_with_one_newline(message: dict[str, Any], context: str | None) -> None:
     for text in render(message, context=context):
@@ -808,7 +808,7 @@ _field_names = st.sampled_from(
 )
 
 
-@settings(max_examples=150, derandomize=True, deadline=None)
+@settings(max_examples=examples(1.5))
 @given(st.dictionaries(_field_names, _untrusted_values, max_size=6), _untrusted_values)
 def test_untrusted_input_renders_or_raises_a_field_error(message: dict[str, Any], context: Any) -> None:
     try:

@@ -17,8 +17,7 @@ from promptwire.core.errors import FieldError, PromptwireError
 from promptwire.renderers.agens import jason
 from promptwire.renderers.agens.jason import encode, encode_float, encode_key, encode_string
 
-DETERMINISTIC = settings(derandomize=True, deadline=None)
-"""Property tests run the same examples every time, so a failure is reproducible by rerunning."""
+from hypothesis_profile import examples
 
 # --- floats: :erlang.float_to_binary(f, [:short]) ---------------------------------------------------
 
@@ -83,7 +82,6 @@ def _candidates(number: float) -> tuple[str, str]:
     return decimal, scientific
 
 
-@DETERMINISTIC
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_floats_follow_the_shorter_form_rule(number: float) -> None:
     """Erlang's rule (the decimal form unless the scientific one is shorter; whole numbers from 2**53 up
@@ -114,7 +112,6 @@ def test_lone_surrogate_is_invalid_utf8() -> None:
         encode(["ok", "bad \ud83d"], ["tool_calls"])
 
 
-@DETERMINISTIC
 @given(st.text(alphabet=st.characters(exclude_categories=())))
 def test_strings_round_trip_with_only_jasons_escapes(text: str) -> None:
     if re.search("[\ud800-\udfff]", text):
@@ -259,7 +256,6 @@ _json_values = st.recursive(
 )
 
 
-@DETERMINISTIC
 @given(_json_values)
 def test_agrees_with_json_dumps_where_their_rules_coincide(value: object) -> None:
     """Without floats, Jason is ``json.dumps`` sorted and compact, up to the case of ``\\u00xx``."""
@@ -290,7 +286,7 @@ _anything = st.recursive(
 )
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
+@settings(max_examples=examples(3))
 @given(_anything)
 def test_untrusted_values_encode_or_raise_a_field_error(value: object) -> None:
     try:
@@ -341,7 +337,6 @@ def _encoded(value: object) -> str | FieldError:
         return error
 
 
-@DETERMINISTIC
 @given(st.lists(_plain_text, **_BIG) | st.dictionaries(_plain_text, _plain_text, **_BIG))
 def test_big_plain_string_containers_take_one_join_and_print_as_the_walk(value: list[str] | dict[str, str]) -> None:
     assert (jason._flat_list_text if isinstance(value, list) else jason._flat_map_text)(value) is not None
@@ -349,7 +344,6 @@ def test_big_plain_string_containers_take_one_join_and_print_as_the_walk(value: 
     assert encode({"info": value, "n": [1.5]}) == _walked({"info": value, "n": [1.5]})
 
 
-@DETERMINISTIC
 @given(
     st.lists(_any_text | st.integers(), **_BIG)
     | st.dictionaries(_any_text, _any_text | st.none(), **_BIG)

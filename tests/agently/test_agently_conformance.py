@@ -7,8 +7,8 @@ result is compared with Agently's byte for byte (warnings included). Where Agent
 must raise its documented error instead (AgentlyFieldError, or AgentlyEmptyPromptError for
 Agently's KeyError).
 
-Skipped unless agently==4.1.4.10 is importable. ``PROMPTWIRE_CONFORMANCE_EXAMPLES`` raises the
-example count (default 150, about 15 s).
+Skipped unless agently==4.1.4.10 is importable. ``PROMPTWIRE_CONFORMANCE_EXAMPLES`` sets the
+example count (by default one and a half times the Hypothesis profile's: 150 in ``ci``, about 15 s).
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from pydantic import BaseModel, Field, RootModel
 
 from promptwire.renderers.agently import AgentlyEmptyPromptError, AgentlyFieldError, AgentlyPrompt
 
+from hypothesis_profile import examples
+
 agently = pytest.importorskip("agently")
 if getattr(agently, "__version__", None) not in (None, "4.1.4.10"):  # pragma: no cover - depends on env
     pytest.skip("conformance targets agently 4.1.4.10", allow_module_level=True)
@@ -45,7 +47,7 @@ from agently.utils import TimeInfo  # noqa: E402
 
 pytestmark = pytest.mark.conformance
 
-EXAMPLES = int(os.environ.get("PROMPTWIRE_CONFORMANCE_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("PROMPTWIRE_CONFORMANCE_EXAMPLES", examples(1.5)))
 CLOCK = "2024-01-01 00:00:00 Monday"
 
 
@@ -437,13 +439,13 @@ CALLS: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
 @given(data=prompts(), prompt_settings=SETTINGS)
 def test_every_method_matches_agently(data: dict[str, Any], prompt_settings: Any) -> None:
     check_all(data, prompt_settings, CALLS)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
 @given(
     output=OUTPUTS,
     output_format=FORMATS,
@@ -459,7 +461,7 @@ def test_output_declarations_match_agently(
     check_all(data, prompt_settings, CALLS)
 
 
-@settings(max_examples=max(EXAMPLES // 3, 20), deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=max(EXAMPLES // 3, 20), suppress_health_check=list(HealthCheck))
 @given(
     value=VALUES,
     titles=st.sampled_from([{"input": "IN"}, "not a dict", None, 0]),

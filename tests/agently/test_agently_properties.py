@@ -27,6 +27,8 @@ from promptwire.renderers.agently._agently.prompt import agently_clock
 from promptwire.renderers.agently._agently.sanitize import sanitize
 from promptwire.renderers.agently._agently.slots import replace_slots
 
+from hypothesis_profile import examples
+
 # --- the YAML emitter --------------------------------------------------------------------------
 
 # Strings of every kind PyYAML treats apart: indicators, quotes, line breaks of four kinds, spaces
@@ -117,7 +119,7 @@ def _complex_key(value: Any) -> bool:
     return False
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(6), suppress_health_check=list(HealthCheck))
 @given(YAML_DOCUMENTS)
 def test_fast_yaml_emitter_matches_pyyaml(value: Any) -> None:
     expected = yaml.safe_dump(value, allow_unicode=True)
@@ -174,7 +176,7 @@ RAW_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(3), suppress_health_check=list(HealthCheck))
 @given(st.one_of(st.dictionaries(YAML_TEXT, RAW_VALUES, min_size=1, max_size=4), st.lists(RAW_VALUES, min_size=1)))
 def test_fast_yaml_emitter_writes_raw_values_as_the_rebuilding_walks_would(value: Any) -> None:
     """A section's value as given: slot references, dates, classes and objects are printed by the
@@ -284,7 +286,7 @@ def render_all(prompt: AgentlyPrompt) -> list[Any]:
     return results
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(1.5), suppress_health_check=list(HealthCheck))
 @given(PROMPTS)
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_rendering_does_not_touch_the_data_and_is_deterministic(data: dict[str, Any]) -> None:

@@ -21,6 +21,8 @@ from promptwire.renderers.agently.renderer import map_prompt, renderer
 from promptwire.renderers.agentscript.shape import shape_contract
 from promptwire.renderers.base import Renderer
 
+from hypothesis_profile import examples
+
 # Where the trip through the core Prompt shows the model something else than Agently itself shows,
 # on purpose: Agently prints an info value or a scalar section with Python's str() (``['pro', 3]``,
 # ``None``), a core Prompt is shown as JSON/YAML; and an output format Agently does not know makes
@@ -82,7 +84,7 @@ def _shown_verbatim(data: dict[str, Any]) -> bool:
     )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(1.5), suppress_health_check=list(HealthCheck))
 @given(PROMPTS)
 def test_generated_agently_dicts_survive_the_core_prompt(data: dict[str, Any]) -> None:
     original = AgentlyPrompt(data, clock=lambda: "T")

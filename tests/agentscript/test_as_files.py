@@ -25,6 +25,8 @@ from hypothesis import strategies as st
 from promptwire.frontend.asrender.cli import main
 from promptwire.frontend.asrender.inspector.state import program_state
 
+from hypothesis_profile import examples
+
 CRITIC = """\
 import llm M from "openai://gpt-4o"
 
@@ -326,7 +328,7 @@ def _assert_located(err: str) -> None:
         assert lines[index + 1] == shown, (line, shown)
 
 
-@settings(max_examples=80, deadline=None, derandomize=True)
+@settings(max_examples=examples(0.8))
 @given(two_file_programs())
 def test_check_fails_exactly_when_the_run_fails_before_it_starts(program: tuple[dict[str, str], str]) -> None:
     files, main_path = program

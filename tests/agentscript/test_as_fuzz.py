@@ -26,6 +26,8 @@ from promptwire.frontend.agentscript.syntax import Use
 from promptwire.frontend.agentscript.syntax_json import write_json
 from promptwire.frontend.asrender.cli import main
 
+from hypothesis_profile import examples
+
 DATA = Path(__file__).parents[1] / "data" / "as"
 PROGRAMS = [path.read_text(encoding="utf-8") for path in sorted(DATA.rglob("*.as"))]
 FRAGMENTS = [
@@ -63,7 +65,7 @@ def test_token_soup(source: str) -> None:
     _exercise(source, "late")
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(3))
 @given(st.sampled_from(PROGRAMS), st.data())
 def test_damaged_reference_programs(program: str, data: st.DataObject) -> None:
     text = program
@@ -328,7 +330,7 @@ def _asrender(*argv: str, seconds: float = 20) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(2))
 @given(
     st.data(),
     st.lists(

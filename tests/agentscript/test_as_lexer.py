@@ -10,6 +10,8 @@ from promptwire.core.errors import SourceError
 from promptwire.frontend.agentscript.diagnostics import ParseError
 from promptwire.frontend.agentscript.lexer import EOF, IDENTIFIER, KEYWORD, NUMBER, STRING, SYMBOL, tokenize
 
+from hypothesis_profile import examples
+
 
 def kinds_and_values(source: str) -> list[tuple[str, str]]:
     return [(token.kind, token.value) for token in tokenize(source) if token.kind != EOF]
@@ -125,7 +127,7 @@ def _position(source: str, offset: int) -> tuple[int, int]:
     return source.count("\n", 0, offset) + 1, units + 1
 
 
-@settings(max_examples=400, derandomize=True, deadline=None)
+@settings(max_examples=examples(4))
 @given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
 def test_every_position_is_where_the_token_is(source: str) -> None:
     """The lexer follows lines token by token; each position must agree with one counted from the

@@ -18,6 +18,8 @@ from promptwire.frontend.asrender.cli import main
 from promptwire.frontend.asrender.inputs import MAX_EXPANDED_NODES, PromptFileError, parse_data
 from promptwire.frontend.asrender.terminal import json_text, one_line
 
+from hypothesis_profile import examples
+
 CONTROL = {chr(c) for c in [*range(0x20), *range(0x7F, 0xA0)]}
 
 
@@ -249,7 +251,7 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(1.5), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.dictionaries(_KEYS | st.sampled_from(["instruction", "context", "system"]), _JSON, max_size=4))
 def test_stderr_is_plain_lines_and_the_exit_code_is_known(
     data: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -385,7 +387,7 @@ _PROMPTS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(0.6), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(prompt=_PROMPTS)
 @pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "ollama"])
 def test_any_prompt_file_is_a_dry_run_request_or_one_plain_line(

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from promptwire import FieldError, Prompt
 from promptwire.renderers.prompt_data import reader
 
+from hypothesis_profile import examples
+
 FIELDS = [*Prompt.model_fields, "bogus"]
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
 JSONISH = st.recursive(
@@ -27,7 +29,7 @@ JSONISH = st.recursive(
 PROMPT_DATA = st.dictionaries(st.sampled_from(FIELDS), JSONISH, max_size=5)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(3))
 @given(PROMPT_DATA | JSONISH)
 def test_reader_returns_prompt_or_names_a_field(data: Any) -> None:
     try:

@@ -23,6 +23,8 @@ from promptwire.core.references import (
     write_output,
 )
 
+from hypothesis_profile import examples
+
 CONTEXT: dict[str, Any] = {
     "input": {"userName": "Ada", "имя": "Ада", "count": 3},
     "state": {
@@ -378,10 +380,9 @@ REF_PATHS = st.builds(RefPath, SEGMENTS, st.lists(SEGMENTS, max_size=4).map(tupl
 # Any text, biased towards reference-looking text: daggers, dots, operators and blanks.
 PATH_TEXT = st.text(st.sampled_from("†.|& \tax0имя") | st.characters(), max_size=20)
 EXPRESSIONS = PATH_TEXT | PATH_TEXT.map(lambda s: "†" + s) | REF_PATHS.map(str)
-PROPERTY = settings(max_examples=200, derandomize=True, deadline=None)
 
 
-@PROPERTY
+@settings(max_examples=examples(2))
 @given(CONTEXTS, EXPRESSIONS)
 def test_resolve_returns_a_value_or_raises_its_own_error(context: dict[str, Any], text: str) -> None:
     try:
@@ -390,14 +391,14 @@ def test_resolve_returns_a_value_or_raises_its_own_error(context: dict[str, Any]
         assert text.strip().startswith("†")  # only a string that starts with a dagger can fail
 
 
-@PROPERTY
+@settings(max_examples=examples(2))
 @given(CONTEXTS, JSON)
 def test_resolve_leaves_values_without_daggers_unchanged(context: dict[str, Any], value: Any) -> None:
     assume("†" not in json.dumps(value, ensure_ascii=False))
     assert resolve(value, context) == value
 
 
-@PROPERTY
+@settings(max_examples=examples(2))
 @given(CONTEXTS, REF_PATHS, JSON)
 def test_writing_then_resolving_the_same_path_round_trips(context: dict[str, Any], path: RefPath, value: Any) -> None:
     before = copy.deepcopy(context)
@@ -410,7 +411,7 @@ def test_writing_then_resolving_the_same_path_round_trips(context: dict[str, Any
     assert context == before
 
 
-@PROPERTY
+@settings(max_examples=examples(2))
 @given(CONTEXTS, st.lists(REF_PATHS, min_size=2, max_size=3), JSON)
 def test_fan_out_then_the_last_path_resolves(context: dict[str, Any], paths: list[RefPath], value: Any) -> None:
     expr = " && ".join(map(str, paths))

@@ -19,6 +19,8 @@ from promptwire.tools import memory_records
 from promptwire.tools.jsonl_store import jsonl_memory
 from promptwire.tools.sqlite_store import sqlite_memory
 
+from hypothesis_profile import examples
+
 Store = Callable[[str, list[Any]], MemoryOutcome]
 
 
@@ -95,7 +97,7 @@ def test_bad_calls(store: Store, operation: str, args: list[Any], message: str) 
     assert str(caught.value) == message
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(0.4), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.dictionaries(
         st.text(max_size=8),
