@@ -1,8 +1,9 @@
 """The inspector page's picker follows the folder while the page is open, in headless Chromium
 (Debian's ``chromium`` driven by Playwright; nothing downloads a browser). A program added shows
 up in the picker; the program shown going away is said in the status line, and coming back brings
-the page back. ``tests/asrender/test_inspector_page.py`` drives the rest of the page. CI installs both
-Chromium and Playwright; without them these tests fail and say what is missing."""
+the page back. ``tests/asrender/test_inspector_page.py`` drives the rest of the page. Without
+Chromium or Playwright these tests are skipped and say what is missing; CI installs both and
+requires them (PROMPTWIRE_REQUIRE_BROWSER=1)."""
 
 from __future__ import annotations
 

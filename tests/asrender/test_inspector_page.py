@@ -1,6 +1,6 @@
 """``asrender serve``'s page end to end in headless Chromium: Debian's ``chromium`` driven by
-Playwright (nothing downloads a browser of its own). CI installs both; without them these tests
-fail and say what is missing."""
+Playwright (nothing downloads a browser of its own). Without them these tests are skipped and say
+what is missing; CI installs both and requires them (PROMPTWIRE_REQUIRE_BROWSER=1)."""
 
 from __future__ import annotations
 
