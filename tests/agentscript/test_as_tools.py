@@ -12,24 +12,19 @@ from promptwire.core.tools import MemoryOutcome, ToolContext, ToolError, ToolOut
 from promptwire.frontend import run
 from promptwire.frontend.agentscript.interpreter import RunError
 
-PROGRAM = """import llm M from "openai://gpt-4o"
-import tool Notes from "kv://notes"
-import memory Lessons from "kv://lessons"
+from agentscript_source import as_program
 
-main agent A {
-    model M
-    role "R"
-    description "D"
-
-    main func(input) {
-        saved = Notes.put({ key: "a", value: input.text })
-        Lessons.add({ text: "keep it short" })
-        found = Lessons.query({ text: "short" })
-        use Notes.get({ key: "a" }) as note
-        generate({ input: found })
-    }
-}
-"""
+PROGRAM = as_program(
+    """
+    saved = Notes.put({ key: "a", value: input.text })
+    Lessons.add({ text: "keep it short" })
+    found = Lessons.query({ text: "short" })
+    use Notes.get({ key: "a" }) as note
+    generate({ input: found })
+    """,
+    'import tool Notes from "kv://notes"',
+    'import memory Lessons from "kv://lessons"',
+)
 
 
 class KeyValueScheme:
@@ -127,23 +122,16 @@ def test_a_scheme_serving_only_tools_is_no_memory() -> None:
         run(PROGRAM, {"text": "x"}, host=host, path="kv.as")
 
 
-REFERENCES = """import llm M from "openai://gpt-4o"
-import tool Notes from "kv://notes"
-
-main agent A {
-    model M
-    role "R"
-    description "D"
-
-    main func(input) {
-        draft = { title: "T", lines: ["one", "two"] }
-        Notes.put({ key: "doc", value: "†input.document" })
-        Notes.put({ key: "second", value: "†state.draft.lines.1", _outputPath: "†state.kept" })
-        Notes.put({ key: "either", value: "†input.missing || †state.draft.title" })
-        Notes.put({ key: "literal", value: "††input.document" })
-    }
-}
-"""
+REFERENCES = as_program(
+    """
+    draft = { title: "T", lines: ["one", "two"] }
+    Notes.put({ key: "doc", value: "†input.document" })
+    Notes.put({ key: "second", value: "†state.draft.lines.1", _outputPath: "†state.kept" })
+    Notes.put({ key: "either", value: "†input.missing || †state.draft.title" })
+    Notes.put({ key: "literal", value: "††input.document" })
+    """,
+    'import tool Notes from "kv://notes"',
+)
 
 
 def test_dagger_references_in_tool_arguments_reach_the_tool_resolved_and_the_trace_as_written() -> None:

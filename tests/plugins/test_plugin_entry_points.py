@@ -19,6 +19,8 @@ import promptwire
 from promptwire import PluginHost
 from promptwire.core.errors import RegistrationError
 
+from agentscript_source import as_program
+
 WHISPER = """
 from promptwire import hookimpl, RenderedPrompt
 from promptwire.core import Message
@@ -207,19 +209,7 @@ def register_tool_schemes(register):
     register(Buckets())
 """
 
-BUCKET_PROGRAM = """import llm M from "openai://gpt-4o"
-import tool Reports from "s3://reports"
-
-main agent A {
-    model M
-    role "R"
-    description "D"
-
-    main func(input) {
-        Reports.get({ key: input.name })
-    }
-}
-"""
+BUCKET_PROGRAM = as_program("Reports.get({ key: input.name })", 'import tool Reports from "s3://reports"')
 
 
 def test_a_third_party_tool_scheme_installed_by_entry_point_serves_programs(install: Install) -> None:

@@ -13,6 +13,8 @@ from promptwire.frontend import RunOptions, run
 from promptwire.frontend.asrender.cli import main
 from promptwire.tools.env import env_tool, looks_secret
 
+from agentscript_source import as_program
+
 
 def get(name: str, allowed: frozenset[str] | None = None) -> object:
     """``Env.get`` by a run that allows ``allowed`` (by default, the name asked for)."""
@@ -71,21 +73,14 @@ def test_bad_calls(args: list[object], message: str) -> None:
         env_tool(ToolRequest("Env", "env://", "set", [{}]), ToolContext(Path.cwd()))
 
 
-PROGRAM = """import llm M from "openai://gpt-4o"
-import tool Env from "env://"
-
-main agent A {
-    model M
-    role "R"
-    description "D"
-
-    main func(input) {
-        key = Env.get({ name: "PW_TEST_API_KEY" })
-        region = Env.get({ name: "PW_TEST_REGION" })
-        { length: key, region: region }
-    }
-}
-"""
+PROGRAM = as_program(
+    """
+    key = Env.get({ name: "PW_TEST_API_KEY" })
+    region = Env.get({ name: "PW_TEST_REGION" })
+    { length: key, region: region }
+    """,
+    'import tool Env from "env://"',
+)
 
 
 def test_a_secret_reaches_the_program_but_never_the_trace(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,7 @@ from promptwire.tools import memory_records
 from promptwire.tools.jsonl_store import jsonl_memory
 from promptwire.tools.sqlite_store import sqlite_memory
 
+from agentscript_source import as_program
 from hypothesis_profile import examples
 
 Store = Callable[[str, list[Any]], MemoryOutcome]
@@ -170,22 +171,15 @@ def test_a_damaged_line_in_the_middle_is_reported_with_its_number(tmp_path: Path
 
 # --- Paths: beside the program ----------------------------------------------------------------------
 
-PROGRAM = """import llm M from "openai://gpt-4o"
-import memory Notes from "file://notes/lessons.jsonl"
-import memory Facts from "sqlite://facts.db#team"
-
-main agent A {
-    model M
-    role "R"
-    description "D"
-
-    main func(input) {
-        Notes.add({ kind: "lesson", text: input.text })
-        Facts.add({ text: input.text })
-        { notes: Notes.query({ text: "SHORT" }), facts: Facts.query({ limit: 1 }) }
-    }
-}
-"""
+PROGRAM = as_program(
+    """
+    Notes.add({ kind: "lesson", text: input.text })
+    Facts.add({ text: input.text })
+    { notes: Notes.query({ text: "SHORT" }), facts: Facts.query({ limit: 1 }) }
+    """,
+    'import memory Notes from "file://notes/lessons.jsonl"',
+    'import memory Facts from "sqlite://facts.db#team"',
+)
 
 
 def test_memory_paths_are_relative_to_the_program_not_the_working_folder(
