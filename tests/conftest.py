@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -94,10 +95,29 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_CheckoutIsNotATestPackage(), "promptwire-checkout-root")
 
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.fixture
+def folder(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A copy of examples/ of the test's own, for the inspector: every program with its input, its
+    replies and the files its tools read; or, in a module marked ``pytest.mark.programs(name, ...)``,
+    only those programs with their input and replies."""
+    copy = tmp_path / "programs"
+    chosen = request.node.get_closest_marker("programs")
+    if chosen is None:
+        shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("plugins", "*.jsonl"))
+        return copy
+    copy.mkdir()
+    for name in chosen.args:
+        for path in EXAMPLES.glob(f"{name}.*"):
+            shutil.copy2(path, copy / path.name)
+    return copy
+
+
 @pytest.fixture
 def server(folder: Path) -> Iterator[Any]:
-    """``asrender serve`` on the test's ``folder`` (each inspector test module defines its own), in
-    a thread, stopped at the end."""
+    """``asrender serve`` on the test's ``folder``, in a thread, stopped at the end."""
     from threading import Thread
 
     from promptwire.frontend.asrender.inspector.server import make_server

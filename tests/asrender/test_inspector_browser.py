@@ -18,19 +18,8 @@ from promptwire.frontend.asrender.inspector.server import InspectorServer
 
 from chromium import WAIT_MS
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SIBLINGS = (".as", ".input.json", ".responses.json")
-
-
-@pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    """Two programs with their input and replies."""
-    copy = tmp_path / "programs"
-    copy.mkdir()
-    for name in ("evidence-qa", "strict-invoice"):
-        for suffix in SIBLINGS:
-            shutil.copy2(EXAMPLES / f"{name}{suffix}", copy / f"{name}{suffix}")
-    return copy
+pytestmark = pytest.mark.programs("evidence-qa", "strict-invoice")
 
 
 @pytest.fixture

@@ -16,18 +16,7 @@ import pytest
 from promptwire.frontend.asrender.inspector import server as server_module
 from promptwire.frontend.asrender.inspector.server import InspectorServer
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-@pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    """Two programs with their input and replies, in a folder of the test's own."""
-    copy = tmp_path / "programs"
-    copy.mkdir()
-    for name in ("strict-invoice", "evidence-qa"):
-        for path in EXAMPLES.glob(f"{name}.*"):
-            shutil.copy2(path, copy / path.name)
-    return copy
+pytestmark = pytest.mark.programs("evidence-qa", "strict-invoice")
 
 
 def _get(server: InspectorServer, path: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:

@@ -4,7 +4,6 @@ what is missing; CI installs both and requires them (PROMPTWIRE_REQUIRE_BROWSER=
 
 from __future__ import annotations
 
-import shutil
 import socket
 import subprocess
 import sys
@@ -16,15 +15,6 @@ from typing import Any
 import pytest
 
 from chromium import WAIT_MS
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-@pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    copy = tmp_path / "programs"
-    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("plugins", "*.jsonl"))
-    return copy
 
 
 def _free_port() -> int:

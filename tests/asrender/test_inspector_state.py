@@ -4,7 +4,6 @@ errors, and the server's routes (read-only, nothing outside the folder)."""
 from __future__ import annotations
 
 import json
-import shutil
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -16,13 +15,6 @@ from promptwire.frontend.asrender.inspector.server import InspectorServer, make_
 from promptwire.frontend.asrender.inspector.state import program_list, program_state
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-@pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    copy = tmp_path / "programs"
-    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("plugins", "*.jsonl"))
-    return copy
 
 
 def test_every_call_in_every_format_with_the_exact_requests(folder: Path) -> None:
