@@ -15,7 +15,7 @@ from promptwire.renderers.agentscript.shape import shape_contract
 PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
 NEEDS_A_TEMPLATE = frozenset({"template"})
-"""Formats that render only with a template of the user's; tests/test_template_renderer.py covers them."""
+"""Formats that render only with a template of the user's; tests/renderers/test_template_renderer.py covers them."""
 
 
 def layout_formats(host: Any) -> tuple[str, ...]:

@@ -28,6 +28,8 @@ from promptwire.tools import sandbox
 from promptwire.tools.sandbox import glob_matcher, line_range, lines_of
 from promptwire.tools.shell import shell_tool
 
+from hypothesis_profile import examples
+
 BIG_MIB = int(os.environ.get("PROMPTWIRE_BIG_FILE_MIB", "16"))
 
 
@@ -40,7 +42,7 @@ def regex_glob(pattern: str) -> Any:
     return lambda value: compiled.search(value) is not None
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(30))
 @given(st.text(alphabet="ab/*?.", max_size=8), st.text(alphabet="ab/.\n", max_size=10))
 def test_the_glob_matcher_answers_as_the_regular_expression_did(pattern: str, value: str) -> None:
     assert glob_matcher(pattern)(value) == regex_glob(pattern)(value)
@@ -60,7 +62,7 @@ def test_a_pathological_glob_takes_no_time(tmp_path: Path, command: str) -> None
     assert time.monotonic() - started < 0.5
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(4))
 @given(
     st.binary(max_size=40).map(lambda data: data.replace(b"z", b"\n").replace(b"y", b"\r")),
     st.integers(1, 12),

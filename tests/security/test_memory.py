@@ -25,6 +25,8 @@ from promptwire.core.tools import ToolError, ToolRequest
 from promptwire.tools.jsonl_store import jsonl_memory
 from promptwire.tools.sqlite_store import sqlite_memory
 
+from hypothesis_profile import examples
+
 SECRET = "OUTSIDE-SECRET\n"
 
 
@@ -224,7 +226,7 @@ ODD = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(1.5), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(query=st.dictionaries(st.sampled_from(["text", "kind", "where", "limit", "other"]), ODD, max_size=4) | ODD)
 def test_any_query_is_a_result_or_a_clear_error(work: Path, query: Any) -> None:
     for uri in ("file://mem/m.jsonl", "sqlite://mem/m.db"):

@@ -25,6 +25,8 @@ from promptwire.core.confined import NotRegularFile, TooLarge
 from promptwire.core.permissions import ANY_ORIGIN, NotAllowed, Permissions, parse_origin
 from promptwire.frontend.asrender.cli import main
 
+from agentscript_source import as_program
+
 
 @pytest.fixture
 def folders(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -140,19 +142,7 @@ def test_network_permissions() -> None:
         Permissions(base, net=frozenset({"https://api.test"})).check_origin("http://api.test/v1")
 
 
-PROGRAM = """import llm M from "openai://gpt-4o"
-import tool File from "file://."
-
-main agent A {
-    model M
-    role "R"
-    description "D"
-
-    main func(input) {
-        File.write({ path: input.path, content: "written" })
-    }
-}
-"""
+PROGRAM = as_program('File.write({ path: input.path, content: "written" })', 'import tool File from "file://."')
 
 
 def test_asrender_refuses_a_write_in_one_located_line_naming_the_flag(

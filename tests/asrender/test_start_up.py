@@ -1,0 +1,103 @@
+"""What each ``asrender`` command imports, pinned: start-up time is part of the product.
+
+Each command runs in a fresh interpreter, which then lists ``sys.modules``. ``check`` and ``parse``
+load the language and nothing of the prompt model (no pydantic, no plugin host, no interpreter);
+every run, offline or dry, loads no provider SDK, HTTP client, schema validator, template engine,
+YAML reader or asyncio (only an awaited call needs it). The README's example is the program (a
+shape, budgets, canned replies).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+RUN = ["evidence-qa.as", "--input-file", "evidence-qa.input.json", "--responses", "evidence-qa.responses.json"]
+NEVER_ON_A_RUN = {"openai", "anthropic", "ollama", "httpx", "jsonschema", "jinja2", "yaml", "agently", "asyncio"}
+LANGUAGE_ONLY = {
+    "promptwire",
+    "promptwire.core",
+    "promptwire.core.errors",
+    "promptwire.core.exports",
+    "promptwire.core.json_text",
+    "promptwire.core.nesting",
+    "promptwire.core.rendered",
+    "promptwire.core.text_files",
+    "promptwire.core.timeout",
+    "promptwire.core.units",
+    "promptwire.frontend",
+    "promptwire.frontend.agentscript",
+    "promptwire.frontend.agentscript.analyzer",
+    "promptwire.frontend.agentscript.diagnostics",
+    "promptwire.frontend.agentscript.lexer",
+    "promptwire.frontend.agentscript.loader",
+    "promptwire.frontend.agentscript.parser",
+    "promptwire.frontend.agentscript.positions",
+    "promptwire.frontend.agentscript.syntax",
+    "promptwire.frontend.agentscript.syntax_json",
+    "promptwire.frontend.asrender",
+    "promptwire.frontend.asrender.cli",
+    "promptwire.frontend.asrender.terminal",
+    "promptwire.renderers",
+    "promptwire.renderers.agentscript",
+    "promptwire.renderers.agentscript.clipping",
+    "promptwire.renderers.agentscript.jsjson",
+    "promptwire.renderers.agentscript.renderer",
+    "promptwire.renderers.agentscript.shape",
+    "promptwire.renderers.base",
+}
+"""Every promptwire module ``check`` and ``parse`` may import: the language, the command line, the
+light parts of the core and AgentScript's value rules (the parser reads numbers and strings by them)."""
+
+LISTING = (
+    "import contextlib, io, json, sys\n"
+    "from promptwire.frontend.asrender.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    status = main(sys.argv[1:])\n"
+    "print(json.dumps([status, sorted(sys.modules)]))\n"
+)
+
+
+def _imported(*args: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", LISTING, *args], capture_output=True, text=True, timeout=60, cwd=EXAMPLES, check=True
+    )
+    status, modules = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0, done.stderr
+    return set(modules)
+
+
+def _outside_the_standard_library(modules: set[str]) -> set[str]:
+    """Top-level packages that are neither the standard library's nor the interpreter's own set-up
+    (an editable install's finder, setuptools' hook)."""
+    tops = {name.split(".")[0] for name in modules}
+    return {top for top in tops - set(sys.stdlib_module_names) if not top.startswith("_")}
+
+
+@pytest.mark.parametrize("command", ["check", "parse"])
+def test_check_and_parse_import_the_language_and_no_prompt_model(command: str) -> None:
+    modules = _imported(command, "evidence-qa.as")
+    assert _outside_the_standard_library(modules) == {"promptwire"}  # no pydantic, no pluggy
+    ours = {name for name in modules if name.split(".")[0] == "promptwire"}
+    assert ours <= LANGUAGE_ONLY, sorted(ours - LANGUAGE_ONLY)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [[], ["--format", "messages"], ["--provider", "openai", "--dry-run"], ["--provider", "anthropic", "--dry-run"]],
+    ids=["offline", "messages", "dry-run-openai", "dry-run-anthropic"],
+)
+def test_a_run_imports_no_sdk_http_client_validator_templates_or_yaml(flags: list[str]) -> None:
+    modules = _imported(*RUN, *flags)
+    assert not NEVER_ON_A_RUN & {name.split(".")[0] for name in modules}
+    assert "promptwire.frontend.agentscript.interpreter" in modules  # the program did run
+    # Only the format asked for is loaded, besides AgentScript's own (the text a program sends).
+    formats = {
+        name.split(".")[2] for name in modules if name.startswith("promptwire.renderers.") and name.count(".") >= 2
+    }
+    assert formats <= {"agentscript", "base", "messages", "parts"}

@@ -1,0 +1,263 @@
+"""The documentation stays true: what a page of docs/ shows is what the code does.
+
+* formats.md: the field-to-format table says what the renderers really express; rendered.md: its
+  example is what the ``messages`` format gives.
+* embedding.md runs as written: its snippets, in order, as one program, with the OpenAI SDK pointed
+  at the local fake provider (the snippet reads the usual environment variables).
+* errors.md: its tree is the real hierarchy, each class that makes itself retryable marked (its
+  subclasses inherit it), every provider error in it, every AgentScript error code listed.
+* plugins.md: its hook reference is the hook specs' docstrings, its snippets run (the renderer and
+  the adapter form a plugin, the test snippet passes against the fake provider), and the clash
+  message it shows is what ``asrender`` prints.
+* tools.md runs as written: its Python snippets execute and do what their comments say.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import subprocess
+import sys
+import types
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import promptwire
+from promptwire import PluginHost, Prompt
+from promptwire.core import errors, generate
+from promptwire.core.coercion import ResultError
+from promptwire.core.errors import UnsupportedFieldsWarning
+from promptwire.core.tools import ToolContext, ToolError, ToolRequest
+from promptwire.plugins import hookspecs
+from promptwire.plugins.builtins import TOOL_SCHEMES
+from promptwire.testing.provider_servers import fake_provider
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+HOST = PluginHost(entry_points=False)
+
+
+def _text(page: str) -> str:
+    return (DOCS / page).read_text(encoding="utf-8")
+
+
+def _snippets(page: str) -> list[str]:
+    """The page's Python blocks, in order."""
+    return re.findall(r"```python\n(.*?)```", _text(page), flags=re.DOTALL)
+
+
+# --- formats.md, rendered.md ----------------------------------------------------------------------
+
+
+def _table() -> dict[str, set[str]]:
+    lines = _text("formats.md").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| field |"))
+    formats = [cell.strip() for cell in lines[start].strip("|").split("|")][1:]
+    expressed: dict[str, set[str]] = {fmt: set() for fmt in formats}
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        field, *cells = (cell.strip() for cell in line.strip("|").split("|"))
+        for fmt, cell in zip(formats, cells, strict=True):
+            if cell == "✓":
+                expressed[fmt].add(field)
+    return expressed
+
+
+def test_every_builtin_format_has_a_column_matching_its_fields() -> None:
+    table = _table()
+    assert set(table) == set(HOST.names("renderers"))
+    for fmt, fields in table.items():
+        assert fields == set(HOST.renderer(fmt).fields), fmt
+
+
+def test_every_prompt_field_has_a_row() -> None:
+    text = _text("formats.md")
+    for field in Prompt.model_fields:
+        if field != "config":
+            assert f"\n| {field} |" in text, field
+
+
+def test_the_rendered_prompt_example_is_what_the_messages_format_gives() -> None:
+    import json
+
+    import promptwire
+    from promptwire.renderers.agentscript import shape_contract
+
+    text = _text("rendered.md")
+    python_example = text.split("```python\n", 1)[1].split("```", 1)[0]
+    prompt = eval(python_example, {"Prompt": Prompt, "shape_contract": shape_contract})  # the doc's own snippet
+    json_example = text.split("```json\n", 1)[1].split("```", 1)[0]
+    assert json.loads(json_example) == promptwire.render(prompt, "messages", host=HOST).to_dict()
+
+
+# --- embedding.md ---------------------------------------------------------------------------------
+
+
+def test_the_snippets_run_in_order(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    snippets = _snippets("embedding.md")
+    assert len(snippets) == 5
+    namespace: dict[str, Any] = {}
+    with fake_provider() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for snippet in snippets:
+                exec(snippet, namespace)
+    assert [(w.category, str(w.message).rsplit(": ", 1)[1]) for w in caught] == [
+        (UnsupportedFieldsWarning, "identity, context.source"),  # as the snippets' comments say
+        (UnsupportedFieldsWarning, "sections"),
+    ]
+    (sent,) = server.requests
+    assert sent["messages"] == namespace["messages"]  # what was rendered is what went out
+    assert namespace["answer"] == {"ok": True}
+    history = namespace["rendered"].sections[2].body
+    assert history.startswith("[\n  ") and len(history) < 80  # clipped to its budget
+    assert "agentscript" in capsys.readouterr().out
+
+
+# --- errors.md ------------------------------------------------------------------------------------
+
+CLASSES = {**vars(errors), "NotJsonError": generate.NotJsonError, "ResultError": ResultError}
+
+
+def _tree() -> list[tuple[int, str, bool]]:
+    """(depth, class name, marked retryable) for each line of the tree block."""
+    text = _text("errors.md")
+    block = re.search(r"```\n(PromptwireError\n.*?)```", text, flags=re.DOTALL)
+    assert block is not None
+    rows = []
+    for line in block.group(1).splitlines():
+        found = re.search(r"[A-Z]\w+", line)
+        assert found is not None, line
+        rows.append((found.start() // 4, found.group(), line.rstrip().endswith("retryable")))
+    return rows
+
+
+def test_the_tree_is_the_hierarchy() -> None:
+    parents: list[type] = []
+    documented = set()
+    for depth, name, retryable in _tree():
+        cls = CLASSES[name]
+        documented.add(cls)
+        del parents[depth:]
+        if parents:
+            assert cls.__bases__[0] is parents[-1], f"{name} is documented under {parents[-1].__name__}"
+            sets_it = bool(vars(cls).get("retryable"))  # marked where it is set; subclasses inherit it
+            assert sets_it == retryable, f"{name}: the doc's retryable mark is wrong"
+            assert cls.retryable == retryable or parents[-1].retryable
+        parents.append(cls)
+    provider_errors = {
+        cls for cls in vars(errors).values() if isinstance(cls, type) and issubclass(cls, errors.ProviderError)
+    }
+    assert provider_errors <= documented
+
+
+def test_every_agentscript_code_is_listed() -> None:
+    from promptwire.frontend.agentscript.analyzer import CODES
+    from promptwire.frontend.agentscript.diagnostics import PARSE_ERROR
+    from promptwire.frontend.agentscript.interpreter import RUNTIME_ERROR
+    from promptwire.frontend.agentscript.loader import IMPORT_ERROR
+
+    section = _text("errors.md").split("## AgentScript programs", 1)[1]
+    for code in (*CODES, PARSE_ERROR, RUNTIME_ERROR, IMPORT_ERROR):
+        assert f"`{code}`" in section, code
+
+
+# --- plugins.md -----------------------------------------------------------------------------------
+
+
+def hooks_block() -> str:
+    """The generated part of the guide: the rules shared by every hook, then each hook's docstring."""
+    parts = ["<!-- hooks: generated from plugins/hookspecs.py by tests/docs/test_docs.py; do not edit -->"]
+    parts.append("### The rules of every hook\n\n" + (inspect.getdoc(hookspecs) or "").split("\n\n", 2)[2])
+    for name in hookspecs.HOOK_NAMES:
+        parts.append(f"### `{name}(register)`\n\n" + (inspect.getdoc(getattr(hookspecs, name)) or ""))
+    parts.append("<!-- /hooks -->")
+    return "\n\n".join(parts)
+
+
+def test_the_hook_reference_is_the_hook_specs() -> None:
+    found = re.search(r"<!-- hooks:.*?<!-- /hooks -->", _text("plugins.md"), flags=re.DOTALL)
+    assert found is not None
+    assert found.group() == hooks_block(), "docs/plugins.md is stale: paste hooks_block() in its place"
+    assert len(hookspecs.HOOK_NAMES) == 4
+
+
+@pytest.fixture
+def my_plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """The guide's renderer and adapter as one plugin module, importable as ``my_plugin``."""
+    module = types.ModuleType("my_plugin")
+    renderer, adapter, _ = _snippets("plugins.md")
+    exec(renderer + "\n" + adapter, module.__dict__)
+    monkeypatch.setitem(sys.modules, "my_plugin", module)
+    return module
+
+
+def test_the_snippets_make_a_plugin(my_plugin: types.ModuleType) -> None:
+    host = promptwire.PluginHost(entry_points=False, plugins=[my_plugin])
+    info = host.plugins()[-1]
+    assert (info.name, info.registers["renderers"], info.registers["adapters"]) == ("my_plugin", ["memo"], ["compat"])
+    with pytest.warns(promptwire.core.errors.UnsupportedFieldsWarning, match="left out: context"):
+        rendered = promptwire.render({"instruction": "Hi.", "context": [{"value": 1}]}, format="note", host=host)
+    assert rendered.text == "MEMO from nobody\n\nHi."
+    assert [warning.field for warning in rendered.warnings] == ["context"]
+
+
+def test_the_test_snippet_passes(my_plugin: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    namespace: dict[str, Any] = {}
+    exec(_snippets("plugins.md")[2], namespace)
+    namespace["test_compat_over_http"](monkeypatch)
+    namespace["test_compat_failures"](monkeypatch)
+
+
+def test_the_clash_message_is_what_asrender_prints(tmp_path: Path) -> None:
+    # A second distribution claiming the echo plugin's format name, installed the way pip lays it out.
+    (tmp_path / "my_plugin.py").write_text(
+        "from promptwire import hookimpl\nfrom promptwire_echo.renderer import FlatRenderer\n\n"
+        "@hookimpl\ndef register_renderers(register):\n    register(FlatRenderer())\n"
+    )
+    dist_info = tmp_path / "my_plugin-1.0.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: my-plugin\nVersion: 1.0\n")
+    (dist_info / "entry_points.txt").write_text("[promptwire]\nmy_plugin = my_plugin\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env.pop("PROMPTWIRE_PLUGINS", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "promptwire", "plugins"], capture_output=True, text=True, env=env, timeout=60
+    )
+    shown = re.search(r"```text\n(asrender: .*?)\n```", _text("plugins.md"))
+    assert shown is not None
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", shown.group(1) + "\n")
+
+
+# --- tools.md -------------------------------------------------------------------------------------
+
+
+def test_the_tool_call_snippet_resolves_and_writes_back() -> None:
+    namespace: dict[str, Any] = {}
+    exec(_snippets("tools.md")[0], namespace)
+    assert namespace["ready"].arguments == {"text": "a long text", "_outputPath": "†state.summary"}
+    assert namespace["context"]["state"] == {"summary": "a summary"}
+
+
+def test_the_third_party_scheme_snippet_defines_a_working_scheme() -> None:
+    namespace: dict[str, Any] = {}
+    exec(_snippets("tools.md")[1], namespace)
+    buckets = namespace["Buckets"]()
+    assert (buckets.name, buckets.kinds) == ("s3", frozenset({"tool"}))
+    registered: list[Any] = []
+    namespace["register_tool_schemes"](registered.append)
+    assert type(registered[0]).__name__ == "Buckets"
+    with pytest.raises(ToolError, match=r"^not a memory$"):
+        buckets.call_memory(ToolRequest("B", "s3://b", "add", [{}]), ToolContext(Path.cwd()))
+
+
+def test_every_builtin_scheme_is_documented() -> None:
+    text = _text("tools.md")
+    for name in TOOL_SCHEMES:
+        assert f"{name}://" in text, name

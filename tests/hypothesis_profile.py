@@ -1,0 +1,16 @@
+"""How many examples a property test runs, as a multiple of the run's Hypothesis profile.
+
+tests/conftest.py loads the profile ``HYPOTHESIS_PROFILE`` names: ``dev`` (the default, quick) or
+``ci`` (the full count, what CI runs). A test whose examples cost much less or much more than most
+asks for ``examples(times)``, so each profile keeps the proportions between tests.
+"""
+
+from __future__ import annotations
+
+from hypothesis import settings
+
+
+def examples(times: float) -> int:
+    """``times`` the profile's example count (read when the test module is imported, after the
+    profile is loaded), at least one."""
+    return max(1, round(settings.default.max_examples * times))
