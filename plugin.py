@@ -14,7 +14,11 @@ complete plugin to copy. What a plugin finds here:
   (:class:`GenerateConfig`, :class:`OutputContract`, :class:`ProviderRequest`, :class:`Reply`,
   :class:`ToolCall`, :class:`ToolDefinition`); the :class:`ProviderError` classes, each saying what
   failed and whether it is worth retrying; and the helpers that make them (:func:`status_error`
-  reads an HTTP status and a provider's error code) and the request helpers of the skeleton;
+  reads an HTTP status and a provider's error code) and the request helpers of the skeleton; and
+  what keeps keys out of messages: :func:`mask` (every text from outside, on its way into a
+  message), :func:`shown_url`, and :func:`declare_secret_variables` /
+  :func:`declare_url_variables` for an adapter not written on the skeleton (the skeleton declares
+  ``key_variable`` and ``url_variable`` itself);
 * for a reader: :class:`FieldError`, which names the bad field;
 * for a tool scheme: :class:`ToolScheme`, :class:`ToolRequest`, :class:`ToolContext`,
   :class:`ToolOutcome`, :class:`MemoryOutcome`, :class:`ToolError`.
@@ -53,6 +57,7 @@ from .core.errors import (
     ServerError,
 )
 from .core.generate import ProviderRequest, Reply
+from .core.secrets import declare_secret_variables, declare_url_variables, mask, shown_url
 from .core.prompt import GenerateConfig, Prompt, ToolCall, ToolDefinition
 from .core.rendered import Message, RenderedPrompt, RenderWarning
 from .core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome, ToolRequest, ToolScheme
@@ -97,13 +102,17 @@ __all__ = [
     "ToolScheme",
     "builtin_renderer",
     "connection_failed",
+    "declare_secret_variables",
+    "declare_url_variables",
     "hookimpl",
     "malformed_json",
+    "mask",
     "missing_part",
     "part_left_out",
     "read_reply",
     "refused",
     "returns_left_out",
+    "shown_url",
     "split_data_url",
     "status_error",
     "tool_arguments",

@@ -20,7 +20,7 @@ from ..core.errors import BadRequestError, MalformedResponseError, ProviderError
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from .base import Endpoint, ProviderAdapter, part_left_out, returns_left_out, split_data_url
+from .base import Endpoint, ProviderAdapter, check_key, part_left_out, returns_left_out, split_data_url
 from .status import connection_failed, status_error
 
 __all__ = ["OllamaAdapter", "adapter", "model_and_host"]
@@ -99,7 +99,10 @@ class OllamaAdapter(ProviderAdapter):
 
     def endpoint(self, request: ProviderRequest) -> Endpoint:
         """The host the request names. No key: the SDK sends ``OLLAMA_API_KEY`` (for ollama.com)
-        itself, and :meth:`failure` masks it."""
+        itself, so it is checked here as other adapters check theirs, and masked like theirs."""
+        key = os.environ.get("OLLAMA_API_KEY")
+        if key:
+            check_key(key, "OLLAMA_API_KEY")
         return Endpoint(request.endpoint or self.base_url or DEFAULT_HOST)
 
     def client(self, endpoint: Endpoint, seconds: float) -> Any:
@@ -119,9 +122,8 @@ class OllamaAdapter(ProviderAdapter):
         import ollama
         import pydantic
 
-        endpoint = endpoint._replace(key=os.environ.get("OLLAMA_API_KEY"))
         if isinstance(exc, ollama.ResponseError):
-            return status_error(exc.status_code, str(exc.error), secret=endpoint.key)
+            return status_error(exc.status_code, str(exc.error))
         if isinstance(exc, httpx.TimeoutException):  # before TransportError, its base class
             return self.timed_out(endpoint, seconds)
         if isinstance(exc, ConnectionError | httpx.TransportError):
@@ -148,8 +150,6 @@ class OllamaAdapter(ProviderAdapter):
             finish_reason=raw.done_reason,
             tool_calls=calls,
         )
-
-    parse_reply = reply  # the SDK checks the reply's shape itself (a ValidationError, read in failure)
 
 
 def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
