@@ -1,5 +1,5 @@
 """Keys and URL passwords never reach a message, through every built-in adapter's real SDK over real
-HTTP.
+HTTP and through the HTTP tool.
 
 | payload | defence |
 |---|---|
@@ -9,6 +9,8 @@ HTTP.
 | any configured key in any provider's text (Ollama quoting ``OPENAI_API_KEY``, a plugin's ``key_variable``) | ``***`` |
 | a model's reply that is not JSON and quotes the key | ``***`` in the repair text and the error |
 | a password in ``OPENAI_BASE_URL`` (``https://user:pass@host/v1``) on a timeout, a refused connection | ``http://***@host/v1/...``; the password nowhere |
+| a password in an HTTP tool's URL (timeout, failure, an origin refused) | ``***@`` |
+| a secret with a newline sent as an HTTP tool's header | refused naming the header, never its value (Python's HTTP client quoted it) |
 | a key shorter than 8 characters | a text holding it is withheld whole, not masked letter by letter |
 """
 
@@ -21,6 +23,7 @@ import string
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,9 +45,12 @@ from promptwire.core.errors import (
     ProviderTimeoutError,
 )
 from promptwire.core.generate import NotJsonError, ProviderRequest, Reply, generate, read_json
+from promptwire.core.permissions import ANY_ORIGIN, NotAllowed, Permissions
 from promptwire.core.secrets import MASK, WITHHELD, mask, shown_url
+from promptwire.core.tools import ToolError, ToolRequest
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import FakeProvider, fake_provider
+from promptwire.tools.http import http_tool
 
 KEY = "sk-proj-7Hq2xW9vLm4Rt8Yp3Nc6Bd1Fg5Js0Kz"
 PASSWORD = "correct-horse-battery-staple"
@@ -298,6 +304,56 @@ def test_a_url_is_shown_without_its_user_and_password() -> None:
     assert shown_url("https://user:p@ss@api.example.com/v1") == "https://***@api.example.com/v1"
     assert shown_url(f"https://api.example.com/v1?key={KEY}", KEY) == "https://api.example.com/v1?key=***"
     assert shown_url("https://api.example.com/v1") == "https://api.example.com/v1"
+
+
+# --- the HTTP tool ---------------------------------------------------------------------------------
+
+
+def _tool_call(uri: str, args: dict[str, Any], net: frozenset[str] = frozenset({ANY_ORIGIN})) -> Any:
+    context = Permissions(Path.cwd(), net=net, timeout=0.5)
+    return http_tool(ToolRequest("Api", uri, "get", [args]), context).result
+
+
+@pytest.mark.parametrize(
+    ("case", "header"),
+    [
+        ("a newline at the end", KEY + "\n"),
+        ("a header forged after it", KEY + "\r\nX-Forged: 1"),
+        ("a NUL", KEY + "\x00"),
+        ("a letter outside Latin-1", KEY + "€"),
+    ],
+)
+def test_a_header_value_http_cannot_carry_is_refused_by_name(case: str, header: str) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        with pytest.raises(ToolError) as caught:
+            _tool_call(url + "/v1", {"url": "/x", "headers": {"Authorization": f"Bearer {header}"}})
+    assert str(caught.value).startswith("Http.headers: the value of 'Authorization' holds ")
+    _assert_nowhere(KEY, caught.value)
+
+
+def test_a_header_name_http_cannot_carry_is_refused() -> None:
+    with pytest.raises(ToolError, match=r"^Http\.headers: 'X\\nForged: 1' is not a header name$"):
+        _tool_call("http://127.0.0.1:9/v1", {"url": "/x", "headers": {"X\nForged: 1": "v"}})
+
+
+def test_a_password_in_the_tools_url_is_never_shown() -> None:
+    """Python's HTTP client takes no user in a URL (it looks the whole ``user:pass@host`` up as a
+    host name), so a URL with one fails: it is shown without it, as every other refusal shows it."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        uri = f"http://user:{PASSWORD}@127.0.0.1:{port}/v1"
+        with pytest.raises(ToolError) as failed:
+            _tool_call(uri, {"url": "/x"})
+        with pytest.raises(ToolError) as elsewhere:
+            _tool_call(uri, {"url": f"http://user:{PASSWORD}@example.com/"})
+    with pytest.raises(NotAllowed) as invalid:
+        _tool_call(f"http://user:{PASSWORD}@127.0.0.1:99999999/v1", {"url": "/x"}, net=frozenset())
+    assert str(failed.value).startswith(f"HTTP GET http://***@127.0.0.1:{port}/x failed: ")
+    assert "origin 'http://***@example.com' does not match" in str(elsewhere.value)
+    assert str(invalid.value) == "Invalid URL: http://***@127.0.0.1:99999999/v1"
+    for error in (failed.value, elsewhere.value, invalid.value):
+        _assert_nowhere(PASSWORD, error)
 
 
 # --- the masking rule ------------------------------------------------------------------------------
