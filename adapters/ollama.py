@@ -21,7 +21,7 @@ from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
 from .base import Endpoint, ProviderAdapter, check_key, part_left_out, returns_left_out, split_data_url
-from .status import connection_failed, status_error
+from .status import connection_failed, missing_part, status_error
 
 __all__ = ["OllamaAdapter", "adapter", "model_and_host"]
 
@@ -114,8 +114,13 @@ class OllamaAdapter(ProviderAdapter):
         import ollama
 
         # Client.chat would encode the body itself (its HTTP client fails on half a character);
-        # its request helper takes the bytes as they are and reads the reply as chat() does.
-        return client._request(ollama.ChatResponse, "POST", "/api/chat", content=body)
+        # its request helper takes the bytes as they are. The reply is read as chat() reads it,
+        # once it is known to be an object: chat() spreads it as keyword arguments, and a body of
+        # null, 7 or [1] failed with a TypeError instead of the malformed reply it is.
+        data = client._request_raw("POST", "/api/chat", content=body).json()
+        if not isinstance(data, dict):
+            raise missing_part("LLM provider response is not a JSON object", data)
+        return ollama.ChatResponse(**data)
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import httpx

@@ -1,0 +1,87 @@
+"""Reply bodies that crashed a call (``asrender: internal error``), through every built-in adapter's
+real SDK over real HTTP: each is now the :class:`MalformedResponseError` that says what came.
+
+| payload (a 200's body) | defence |
+|---|---|
+| ``null``, ``7``, ``[1]``, ``[42, false]``, ``"text"`` to Ollama | ``LLM provider response is not a JSON object`` (the SDK spread it as keyword arguments: a TypeError) |
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from promptwire import Prompt
+from promptwire.adapters.anthropic import AnthropicAdapter
+from promptwire.adapters.ollama import OllamaAdapter
+from promptwire.adapters.openai import OpenAIAdapter
+from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
+from promptwire.core.errors import MalformedResponseError, PromptwireError
+from promptwire.core.generate import generate
+from promptwire.renderers.agentscript import renderer
+
+ADAPTERS: dict[str, Any] = {
+    "openai": lambda root: OpenAIAdapter(api_key="sk-test-0123456789", base_url=f"{root}/v1"),
+    "openai-responses": lambda root: OpenAIResponsesAdapter(api_key="sk-test-0123456789", base_url=f"{root}/v1"),
+    "anthropic": lambda root: AnthropicAdapter(api_key="sk-test-0123456789", base_url=root),
+    "ollama": lambda root: OllamaAdapter(host=root),
+}
+
+
+class RawServer:
+    """Answers every POST with 200 and ``body``, byte for byte, as ``application/json``."""
+
+    def __init__(self) -> None:
+        self.body = b""
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", "0")))
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(server.body)))
+                self.end_headers()
+                self.wfile.write(server.body)
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.root = f"http://127.0.0.1:{self.http.server_address[1]}"
+        threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+
+
+@pytest.fixture(scope="module")
+def raw_server() -> Iterator[RawServer]:
+    running = RawServer()
+    yield running
+    running.http.shutdown()
+    running.http.server_close()
+
+
+def reply_error(raw_server: RawServer, name: str, body: bytes) -> PromptwireError:
+    raw_server.body = body
+    with pytest.raises(PromptwireError) as caught:
+        generate(
+            Prompt(instruction="x"),
+            render=renderer.render,
+            adapter=ADAPTERS[name](raw_server.root),
+            model="m",
+            timeout=5,
+        )
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    ("body", "quoted"),
+    [(b"null", "None"), (b"7", "7"), (b"[1]", "[1]"), (b"[42, false]", "[42, False]"), (b'"text"', "text")],
+)
+def test_an_ollama_body_that_is_no_object_is_a_malformed_reply(raw_server: RawServer, body: bytes, quoted: str) -> None:
+    error = reply_error(raw_server, "ollama", body)
+    assert type(error) is MalformedResponseError
+    assert (str(error), error.body) == ("LLM provider response is not a JSON object", quoted)
