@@ -28,6 +28,7 @@ from ..core.errors import (
     ServerError,
     body_excerpt,
 )
+from ..core.json_text import dumps
 
 __all__ = [
     "QUOTA_CODES",
@@ -102,8 +103,10 @@ def missing_part(message: str, raw: object) -> MalformedResponseError:
     back as a string when the content type is not JSON. The body quotes what came, as it came."""
     if isinstance(raw, str):
         text = raw
-    elif hasattr(raw, "model_dump_json"):  # an SDK model: only the fields the provider sent
-        text = raw.model_dump_json(exclude_unset=True, warnings=False)
+    elif hasattr(raw, "model_dump"):  # an SDK model: only the fields the provider sent
+        # As data, then our JSON writer: pydantic's own fails on half a character ("\\ud800"),
+        # which a provider may send, and the error describing the reply must not fail itself.
+        text = dumps(raw.model_dump(exclude_unset=True, warnings=False), separators=(",", ":"), default=repr)
     else:
         text = repr(raw)
     excerpt = body_excerpt(text)

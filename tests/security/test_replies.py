@@ -4,6 +4,7 @@ real SDK over real HTTP: each is now the :class:`MalformedResponseError` that sa
 | payload (a 200's body) | defence |
 |---|---|
 | ``null``, ``7``, ``[1]``, ``[42, false]``, ``"text"`` to Ollama | ``LLM provider response is not a JSON object`` (the SDK spread it as keyword arguments: a TypeError) |
+| half a character (``"\\ud800"``) in a reply of the wrong shape, to OpenAI or Anthropic | the reply quoted with the escape (pydantic's JSON writer failed on it, in the error describing the reply) |
 """
 
 from __future__ import annotations
@@ -85,3 +86,10 @@ def test_an_ollama_body_that_is_no_object_is_a_malformed_reply(raw_server: RawSe
     error = reply_error(raw_server, "ollama", body)
     assert type(error) is MalformedResponseError
     assert (str(error), error.body) == ("LLM provider response is not a JSON object", quoted)
+
+
+@pytest.mark.parametrize("name", ["openai", "openai-responses", "anthropic"])
+def test_a_reply_holding_half_a_character_is_described_with_its_escape(raw_server: RawServer, name: str) -> None:
+    error = reply_error(raw_server, name, b'{"choices": "\\ud800", "output": "\\udc00", "content": "\\ud800"}')
+    assert type(error) is MalformedResponseError
+    assert '"choices":"\\ud800"' in (error.body or "")
