@@ -57,9 +57,9 @@ from .core.errors import (
     ServerError,
 )
 from .core.generate import ProviderRequest, Reply
-from .core.secrets import declare_secret_variables, declare_url_variables, mask, shown_url
 from .core.prompt import GenerateConfig, Prompt, ToolCall, ToolDefinition
 from .core.rendered import Message, RenderedPrompt, RenderWarning
+from .core.secrets import declare_secret_variables, declare_url_variables, mask, shown_url
 from .core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome, ToolRequest, ToolScheme
 from .plugins.builtins import builtin_renderer
 from .plugins.hookspecs import RegisterCallback, hookimpl
