@@ -46,7 +46,7 @@ from ..core.prompt import GenerateConfig, ToolDefinition
 from ..core.rendered import RenderedPrompt
 from ..core.secrets import declare_secret_variables, declare_url_variables, extra_secrets, shown_url, url_secrets
 from ..core.timeout import DEFAULT_TIMEOUT
-from .status import connection_failed, malformed_json, read_reply, sdk_status_error
+from .status import connection_failed, malformed_json, read_reply, sdk_status_error, too_many_digits
 
 __all__ = [
     "BUILTIN_SECRET_VARIABLES",
@@ -172,10 +172,11 @@ class ProviderAdapter(ABC):
         """The :class:`ProviderError` that ``exc``, raised by the call, stands for; ``None`` leaves
         it as it is (a bug is not a provider's failure). An adapter reads its SDK's exceptions and
         leaves the rest to this: a 200 whose body is not JSON, the SDK's own ``JSONDecodeError``,
-        which must never pass for the model's output not being JSON (that one is retried)."""
+        which must never pass for the model's output not being JSON (that one is retried), and
+        a body holding an integer longer than Python reads."""
         if isinstance(exc, json.JSONDecodeError):
             return malformed_json(exc, endpoint.key)
-        return None
+        return too_many_digits(exc)
 
     def api_failure(
         self, sdk: Any, exc: Exception, endpoint: Endpoint, seconds: float, code: str
@@ -275,10 +276,11 @@ def split_data_url(url: str) -> tuple[str, str] | None:
 
 def tool_arguments(text: str) -> dict[str, Any]:
     """A tool call's arguments, sent as JSON text: an object as it is, anything else kept under
-    ``_value``, and text that is not JSON under ``_raw``, so nothing the model said is lost."""
+    ``_value``, and text that is not JSON (or that Python cannot read: an integer of 5000 digits,
+    nesting deeper than its parser goes) under ``_raw``, so nothing the model said is lost."""
     try:
         value = json.loads(text or "{}")
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON; an integer longer than Python reads; too deep
         return {"_raw": text}
     return value if isinstance(value, dict) else {"_value": value}
 

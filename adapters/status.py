@@ -9,6 +9,7 @@ up (OpenAI's ``insufficient_quota``, Anthropic's spend and ramp limits), which w
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -39,6 +40,7 @@ __all__ = [
     "refused",
     "sdk_status_error",
     "status_error",
+    "too_many_digits",
 ]
 
 _CLASSES: dict[int, type[ProviderError]] = {
@@ -96,6 +98,23 @@ def malformed_json(exc: json.JSONDecodeError, secret: str | None = None) -> Malf
     which must never pass for the model's output not being JSON (that one is retryable)."""
     excerpt = body_excerpt(exc.doc, secret)
     return MalformedResponseError(f"LLM provider returned invalid JSON response: {excerpt}", status=200, body=excerpt)
+
+
+_DIGIT_LIMIT = "for integer string conversion"
+"""Words of the ``ValueError`` Python's JSON parser raises for an integer longer than
+``sys.get_int_max_str_digits()`` (4300 digits by default): the SDKs parse replies with it."""
+
+
+def too_many_digits(exc: BaseException) -> MalformedResponseError | None:
+    """The error for a reply holding an integer longer than Python converts, which the SDKs' JSON
+    parsing raises as a bare ``ValueError`` (not a ``JSONDecodeError``); ``None`` for any other."""
+    if not isinstance(exc, ValueError) or _DIGIT_LIMIT not in str(exc):
+        return None
+    return MalformedResponseError(
+        f"LLM provider response holds an integer of more than {sys.get_int_max_str_digits()} digits, "
+        "more than Python reads",
+        status=200,
+    )
 
 
 def missing_part(message: str, raw: object) -> MalformedResponseError:

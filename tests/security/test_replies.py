@@ -4,11 +4,14 @@ real SDK over real HTTP: each is now the :class:`MalformedResponseError` that sa
 | payload (a 200's body) | defence |
 |---|---|
 | ``null``, ``7``, ``[1]``, ``[42, false]``, ``"text"`` to Ollama | ``LLM provider response is not a JSON object`` (the SDK spread it as keyword arguments: a TypeError) |
+| an integer of 5000 digits in a reply (a 200, or an Ollama error) | ``LLM provider response holds an integer of more than 4300 digits`` (the SDKs' JSON parsing raised a bare ValueError) |
+| an integer of 5000 digits, or 100,000 ``[``, in a tool call's arguments | kept as text under ``_raw`` |
 | half a character (``"\\ud800"``) in a reply of the wrong shape, to OpenAI or Anthropic | the reply quoted with the escape (pydantic's JSON writer failed on it, in the error describing the reply) |
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,6 +21,7 @@ import pytest
 
 from promptwire import Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
+from promptwire.adapters.base import tool_arguments
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
@@ -34,10 +38,11 @@ ADAPTERS: dict[str, Any] = {
 
 
 class RawServer:
-    """Answers every POST with 200 and ``body``, byte for byte, as ``application/json``."""
+    """Answers every POST with ``status`` (200) and ``body``, byte for byte, as ``application/json``."""
 
     def __init__(self) -> None:
         self.body = b""
+        self.status = 200
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -46,7 +51,7 @@ class RawServer:
 
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length", "0")))
-                self.send_response(200)
+                self.send_response(server.status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(server.body)))
                 self.end_headers()
@@ -93,3 +98,30 @@ def test_a_reply_holding_half_a_character_is_described_with_its_escape(raw_serve
     error = reply_error(raw_server, name, b'{"choices": "\\ud800", "output": "\\udc00", "content": "\\ud800"}')
     assert type(error) is MalformedResponseError
     assert '"choices":"\\ud800"' in (error.body or "")
+
+
+HUGE = b"1" * 5000
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_a_reply_holding_an_integer_of_5000_digits_is_a_malformed_reply(raw_server: RawServer, name: str) -> None:
+    error = reply_error(raw_server, name, b'{"id": "x", "n": ' + HUGE + b"}")
+    assert type(error) is MalformedResponseError
+    assert str(error) == (
+        f"LLM provider response holds an integer of more than {sys.get_int_max_str_digits()} digits, "
+        "more than Python reads"
+    )
+
+
+def test_an_ollama_error_holding_an_integer_of_5000_digits_is_a_malformed_reply(raw_server: RawServer) -> None:
+    raw_server.status = 400
+    try:
+        error = reply_error(raw_server, "ollama", b'{"error": "bad", "n": ' + HUGE + b"}")
+    finally:
+        raw_server.status = 200
+    assert type(error) is MalformedResponseError
+
+
+@pytest.mark.parametrize("text", ['{"a": ' + "1" * 5000 + "}", "[" * 100_000 + "]" * 100_000])
+def test_tool_arguments_python_cannot_read_are_kept_as_text(text: str) -> None:
+    assert tool_arguments(text) == {"_raw": text}
