@@ -25,6 +25,7 @@ from pydantic import (
 
 from .budget import Budget
 from .contract import OutputContract
+from .json_text import check_json_data
 from .limits import check_nesting
 from .references import OUTPUT_PATH, Context, OutputPathError, resolve_arguments, write_output
 
@@ -286,9 +287,12 @@ class Prompt(BaseModel):
 
     @model_validator(mode="after")
     def _printable_nesting(self) -> Prompt:
-        """Every free-form value nests at most ``MAX_DEPTH`` levels and never contains itself."""
+        """Every free-form value nests at most ``MAX_DEPTH`` levels and never contains itself; the
+        fields that are JSON by definition hold JSON data (every format prints them as JSON)."""
         for path, value in _free_values(self):
             check_nesting(value, path)
+        for path, value in _json_values(self):
+            check_json_data(value, path)
         return self
 
     def populated_fields(self, excluding: frozenset[str] = frozenset()) -> tuple[str, ...]:
@@ -357,6 +361,16 @@ def _free_values(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
         yield ("retry", "previous_output"), prompt.retry.previous_output
     if prompt.output is not None:
         yield ("output",), (prompt.output.json_schema, prompt.output.native)
+
+
+def _json_values(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """The values of a prompt that are JSON by definition: schemas and a call's arguments."""
+    for index, tool in enumerate(prompt.tools):
+        yield ("tools", index, "parameters"), tool.parameters
+    for index, call in enumerate(prompt.tool_calls):
+        yield ("tool_calls", index, "arguments"), call.arguments
+    if prompt.output is not None:
+        yield ("output", "schema"), prompt.output.json_schema
 
 
 def _without_unset(model: BaseModel, data: Any, fields: tuple[str, ...]) -> Any:
