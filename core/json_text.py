@@ -94,7 +94,9 @@ def check_json_data(value: Any, path: Sequence[str | int]) -> None:
             continue
         if kind is int:
             if too_many_digits(node):
-                raise FieldError(where, f"an integer of more than {sys.get_int_max_str_digits()} digits; give it as text")
+                raise FieldError(
+                    where, f"an integer of more than {sys.get_int_max_str_digits()} digits; give it as text"
+                )
             continue
         if kind is float:
             if not math.isfinite(node):
