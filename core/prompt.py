@@ -26,7 +26,7 @@ from pydantic import (
 from .budget import Budget
 from .contract import OutputContract
 from .json_text import check_json_data
-from .limits import check_nesting
+from .limits import check_values
 from .references import OUTPUT_PATH, Context, OutputPathError, resolve_arguments, write_output
 
 __all__ = [
@@ -49,9 +49,11 @@ __all__ = [
     "ToolResult",
 ]
 
-_STRICT = ConfigDict(extra="forbid", defer_build=True)
+_STRICT = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
 """Unknown fields are errors. Validators are built on first use, not at import: start-up time is
-part of the product, and a run builds only the models it validates (about 30 ms less per command)."""
+part of the product, and a run builds only the models it validates (about 30 ms less per command).
+A ``ValidationError`` does not quote the input: pydantic would ``repr`` all of it, and a value whose
+parts are shared (``a = [x, x]; b = [a, a]``... forty times) has a repr that never ends."""
 
 ThinkSetting = StrictBool | Literal["auto", "low", "medium", "high"]
 
@@ -287,10 +289,10 @@ class Prompt(BaseModel):
 
     @model_validator(mode="after")
     def _printable_nesting(self) -> Prompt:
-        """Every free-form value nests at most ``MAX_DEPTH`` levels and never contains itself; the
+        """Every free-form value nests at most ``MAX_DEPTH`` levels and never contains itself, and
+        the parts used in several places print within a budget (see :func:`check_values`); the
         fields that are JSON by definition hold JSON data (every format prints them as JSON)."""
-        for path, value in _free_values(self):
-            check_nesting(value, path)
+        check_values(_free_values(self))
         for path, value in _json_values(self):
             check_json_data(value, path)
         return self
