@@ -46,7 +46,7 @@ from ..core.prompt import GenerateConfig, ToolDefinition
 from ..core.rendered import RenderedPrompt
 from ..core.secrets import declare_secret_variables, declare_url_variables, extra_secrets, shown_url, url_secrets
 from ..core.timeout import DEFAULT_TIMEOUT
-from .status import connection_failed, malformed_json, read_reply, sdk_status_error, too_many_digits
+from .status import connection_failed, malformed_json, read_reply, sdk_status_error, unreadable_reply
 
 __all__ = [
     "BUILTIN_SECRET_VARIABLES",
@@ -173,10 +173,10 @@ class ProviderAdapter(ABC):
         it as it is (a bug is not a provider's failure). An adapter reads its SDK's exceptions and
         leaves the rest to this: a 200 whose body is not JSON, the SDK's own ``JSONDecodeError``,
         which must never pass for the model's output not being JSON (that one is retried), and
-        a body holding an integer longer than Python reads."""
+        a body Python's JSON parser cannot read at all (not UTF-8, a 5000-digit integer)."""
         if isinstance(exc, json.JSONDecodeError):
             return malformed_json(exc, endpoint.key)
-        return too_many_digits(exc)
+        return unreadable_reply(exc)
 
     def api_failure(
         self, sdk: Any, exc: Exception, endpoint: Endpoint, seconds: float, code: str

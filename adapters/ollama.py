@@ -10,6 +10,7 @@ imported only to send (``client``, ``post``), with an explicit timeout (its defa
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -113,25 +114,26 @@ class OllamaAdapter(ProviderAdapter):
     def post(self, client: Any, body: bytes) -> Any:
         import ollama
 
-        # Client.chat would encode the body itself (its HTTP client fails on half a character);
-        # its request helper takes the bytes as they are. The reply is read as chat() reads it,
-        # once it is known to be an object: chat() spreads it as keyword arguments, and a body of
-        # null, 7 or [1] failed with a TypeError instead of the malformed reply it is.
-        data = client._request_raw("POST", "/api/chat", content=body).json()
+        # Client.chat would encode the body itself (its HTTP client fails on half a character), so
+        # the bytes go out through the SDK's HTTP client as they are. Its reading of a failure is
+        # not used either: ResponseError parses the body and fails on an error body of null or
+        # [1] (AttributeError) or a 5000-digit integer. The reply is read as chat() reads it, once
+        # it is known to be an object: chat() spreads it as keyword arguments (a TypeError for 7).
+        response = client._client.request("POST", "/api/chat", content=body)
+        if response.is_error:
+            raise status_error(response.status_code, _error_text(response.text))
+        data = response.json()
         if not isinstance(data, dict):
             raise missing_part("LLM provider response is not a JSON object", data)
         return ollama.ChatResponse(**data)
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import httpx
-        import ollama
         import pydantic
 
-        if isinstance(exc, ollama.ResponseError):
-            return status_error(exc.status_code, str(exc.error))
         if isinstance(exc, httpx.TimeoutException):  # before TransportError, its base class
             return self.timed_out(endpoint, seconds)
-        if isinstance(exc, ConnectionError | httpx.TransportError):
+        if isinstance(exc, httpx.TransportError):
             return connection_failed(exc)
         if isinstance(exc, pydantic.ValidationError):  # JSON, but not an Ollama chat reply
             excerpt = body_excerpt(str(exc))
@@ -155,6 +157,16 @@ class OllamaAdapter(ProviderAdapter):
             finish_reason=raw.done_reason,
             tool_calls=calls,
         )
+
+
+def _error_text(text: str) -> str:
+    """What an Ollama failure says: the ``error`` of its JSON body, else the body as it came."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    error = data.get("error") if isinstance(data, dict) else None
+    return error if isinstance(error, str) else text
 
 
 def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:

@@ -40,7 +40,7 @@ __all__ = [
     "refused",
     "sdk_status_error",
     "status_error",
-    "too_many_digits",
+    "unreadable_reply",
 ]
 
 _CLASSES: dict[int, type[ProviderError]] = {
@@ -105,16 +105,21 @@ _DIGIT_LIMIT = "for integer string conversion"
 ``sys.get_int_max_str_digits()`` (4300 digits by default): the SDKs parse replies with it."""
 
 
-def too_many_digits(exc: BaseException) -> MalformedResponseError | None:
-    """The error for a reply holding an integer longer than Python converts, which the SDKs' JSON
-    parsing raises as a bare ``ValueError`` (not a ``JSONDecodeError``); ``None`` for any other."""
-    if not isinstance(exc, ValueError) or _DIGIT_LIMIT not in str(exc):
-        return None
-    return MalformedResponseError(
-        f"LLM provider response holds an integer of more than {sys.get_int_max_str_digits()} digits, "
-        "more than Python reads",
-        status=200,
-    )
+def unreadable_reply(exc: BaseException) -> MalformedResponseError | None:
+    """The error for a body Python's JSON parser cannot even read, which the SDKs raise as a bare
+    ``ValueError`` (not a ``JSONDecodeError``): bytes that are not UTF-8, an integer longer than
+    Python converts. ``None`` for any other exception."""
+    if isinstance(exc, UnicodeDecodeError):
+        raw = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
+        excerpt = body_excerpt(raw.decode("utf-8", "replace"))
+        return MalformedResponseError(f"LLM provider response is not UTF-8 text: {excerpt}", status=200, body=excerpt)
+    if isinstance(exc, ValueError) and _DIGIT_LIMIT in str(exc):
+        return MalformedResponseError(
+            f"LLM provider response holds an integer of more than {sys.get_int_max_str_digits()} digits, "
+            "more than Python reads",
+            status=200,
+        )
+    return None
 
 
 def missing_part(message: str, raw: object) -> MalformedResponseError:

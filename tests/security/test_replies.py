@@ -4,7 +4,9 @@ real SDK over real HTTP: each is now the :class:`MalformedResponseError` that sa
 | payload (a 200's body) | defence |
 |---|---|
 | ``null``, ``7``, ``[1]``, ``[42, false]``, ``"text"`` to Ollama | ``LLM provider response is not a JSON object`` (the SDK spread it as keyword arguments: a TypeError) |
-| an integer of 5000 digits in a reply (a 200, or an Ollama error) | ``LLM provider response holds an integer of more than 4300 digits`` (the SDKs' JSON parsing raised a bare ValueError) |
+| an integer of 5000 digits in a 200 | ``LLM provider response holds an integer of more than 4300 digits`` (the SDKs' JSON parsing raised a bare ValueError) |
+| an Ollama error body of ``null``, ``[1]``, ``{"error": 7}`` or holding 5000 digits | the status's error quoting the body (the SDK's ResponseError failed to read it: AttributeError, ValueError) |
+| bytes that are not UTF-8 (``\x80``) | ``LLM provider response is not UTF-8 text`` (a UnicodeDecodeError) |
 | an integer of 5000 digits, or 100,000 ``[``, in a tool call's arguments | kept as text under ``_raw`` |
 | half a character (``"\\ud800"``) in a reply of the wrong shape, to OpenAI or Anthropic | the reply quoted with the escape (pydantic's JSON writer failed on it, in the error describing the reply) |
 """
@@ -25,7 +27,7 @@ from promptwire.adapters.base import tool_arguments
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
-from promptwire.core.errors import MalformedResponseError, PromptwireError
+from promptwire.core.errors import BadRequestError, MalformedResponseError, PromptwireError
 from promptwire.core.generate import generate
 from promptwire.renderers.agentscript import renderer
 
@@ -113,13 +115,31 @@ def test_a_reply_holding_an_integer_of_5000_digits_is_a_malformed_reply(raw_serv
     )
 
 
-def test_an_ollama_error_holding_an_integer_of_5000_digits_is_a_malformed_reply(raw_server: RawServer) -> None:
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (b'{"error": "bad", "n": ' + HUGE + b"}", '{"error": "bad", "n": ' + HUGE.decode()[:250]),
+        (b"null", "null"),
+        (b"[1]", "[1]"),
+        (b'{"error": 7}', '{"error": 7}'),
+        (b'{"error": "model not found"}', "model not found"),
+    ],
+)
+def test_an_ollama_error_body_of_any_shape_is_the_status_error(raw_server: RawServer, body: bytes, said: str) -> None:
     raw_server.status = 400
     try:
-        error = reply_error(raw_server, "ollama", b'{"error": "bad", "n": ' + HUGE + b"}")
+        error = reply_error(raw_server, "ollama", body)
     finally:
         raw_server.status = 200
+    assert (type(error), error.status) == (BadRequestError, 400)
+    assert (error.body or "").startswith(said)
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_a_reply_that_is_not_utf8_is_a_malformed_reply(raw_server: RawServer, name: str) -> None:
+    error = reply_error(raw_server, name, b'{"id": "\x80\xff"}')
     assert type(error) is MalformedResponseError
+    assert str(error) == 'LLM provider response is not UTF-8 text: {"id": "\ufffd\ufffd"}'
 
 
 @pytest.mark.parametrize("text", ['{"a": ' + "1" * 5000 + "}", "[" * 100_000 + "]" * 100_000])
