@@ -18,7 +18,10 @@ complete plugin to copy. What a plugin finds here:
   failed and whether it is worth retrying; and the helpers that make them (:func:`status_error`
   reads an HTTP status and a provider's error code, :func:`stream_failure` an error event inside a
   stream, :func:`cut_short` is a stream that ended too soon) and the request helpers of the
-  skeleton;
+  skeleton; and what keeps keys out of messages: :func:`mask` (every text from outside, on its way into a
+  message), :func:`shown_url`, and :func:`declare_secret_variables` /
+  :func:`declare_url_variables` for an adapter not written on the skeleton (the skeleton declares
+  ``key_variable`` and ``url_variable`` itself);
 * for a reader: :class:`FieldError`, which names the bad field;
 * for a tool scheme: :class:`ToolScheme`, :class:`ToolRequest`, :class:`ToolContext`,
   :class:`ToolOutcome`, :class:`MemoryOutcome`, :class:`ToolError`.
@@ -71,6 +74,7 @@ from .core.exchange import Whole, cut_short
 from .core.generate import ProviderRequest, Reply
 from .core.prompt import GenerateConfig, Prompt, ToolCall, ToolDefinition
 from .core.rendered import Message, RenderedPrompt, RenderWarning
+from .core.secrets import declare_secret_variables, declare_url_variables, mask, shown_url
 from .core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome, ToolRequest, ToolScheme
 from .plugins.builtins import builtin_renderer
 from .plugins.hookspecs import RegisterCallback, hookimpl
@@ -118,13 +122,17 @@ __all__ = [
     "builtin_renderer",
     "connection_failed",
     "cut_short",
+    "declare_secret_variables",
+    "declare_url_variables",
     "hookimpl",
     "malformed_json",
+    "mask",
     "missing_part",
     "part_left_out",
     "read_reply",
     "refused",
     "returns_left_out",
+    "shown_url",
     "split_data_url",
     "status_error",
     "stream_failure",

@@ -53,15 +53,27 @@ from ..core.generate import ProviderRequest, Reply
 from ..core.json_text import to_bytes
 from ..core.prompt import GenerateConfig, ToolDefinition
 from ..core.rendered import RenderedPrompt
+from ..core.secrets import declare_secret_variables, declare_url_variables, extra_secrets, shown_url, url_secrets
 from ..core.timeout import DEFAULT_TIMEOUT
-from .status import connection_failed, malformed_json, missing_part, read_reply, sdk_status_error, stream_failure
+from .status import (
+    connection_failed,
+    malformed_json,
+    missing_part,
+    read_reply,
+    sdk_status_error,
+    stream_failure,
+    unreadable_reply,
+)
 
 __all__ = [
+    "BUILTIN_SECRET_VARIABLES",
+    "BUILTIN_URL_VARIABLES",
     "Endpoint",
     "ProviderAdapter",
     "StreamReader",
     "StreamingAdapter",
     "api_stream",
+    "check_key",
     "model_name",
     "part_left_out",
     "returns_left_out",
@@ -71,12 +83,25 @@ __all__ = [
 ]
 
 
+BUILTIN_SECRET_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_API_KEY")
+BUILTIN_URL_VARIABLES = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OLLAMA_BASE_URL", "OLLAMA_HOST")
+# Declared here, not by each adapter's class: adapters are imported only when used, and an Ollama
+# reply that echoes OPENAI_API_KEY must be masked all the same.
+declare_secret_variables(*BUILTIN_SECRET_VARIABLES)
+declare_url_variables(*BUILTIN_URL_VARIABLES)
+
+
 class Endpoint(NamedTuple):
     """Where a request goes (a base URL, no trailing slash) and the key it is sent with, which
-    every error text masks. (A tuple: it is made and hashed on every call.)"""
+    every error text masks, with the URL's password. (A tuple: it is made and hashed on every call.)"""
 
     url: str
     key: str | None = None
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """What no message about a call to this endpoint may print: the key, the URL's password."""
+        return (self.key, *url_secrets(self.url)) if self.key else url_secrets(self.url)
 
 
 class ProviderAdapter(ABC):
@@ -98,6 +123,15 @@ class ProviderAdapter(ABC):
     """The parameter schema of a tool that takes none, as the provider wants it spelt. This one is
     JSON Schema's empty object as OpenAI documents it: OpenAI refuses ``{}`` and an object schema
     without ``properties`` ("object schema missing properties")."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A plugin's adapter class declares its key and URL variables: their values are masked in
+        every message (see :mod:`promptwire.core.secrets`), whichever adapter is running."""
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("key_variable"):
+            declare_secret_variables(cls.key_variable)  # type: ignore[arg-type]
+        if cls.__dict__.get("url_variable"):
+            declare_url_variables(cls.url_variable)  # type: ignore[arg-type]
 
     def __init__(self, *, api_key: str | None = None, base_url: str | None = None) -> None:
         self.api_key = api_key
@@ -128,6 +162,8 @@ class ProviderAdapter(ABC):
         key = self.api_key or (os.environ.get(self.key_variable) if self.key_variable else None)
         if self.key_variable and not key:
             raise AuthenticationError(f"{self.key_variable} is required for {self.protocol}:// models")
+        if key:
+            check_key(key, self.key_variable if not self.api_key else None)
         return Endpoint(request.endpoint or self.url(), key)
 
     @abstractmethod
@@ -191,14 +227,16 @@ class ProviderAdapter(ABC):
 
     @contextlib.contextmanager
     def _told(self, endpoint: Endpoint, seconds: float) -> Iterator[None]:
-        """Every failure of the call inside told as the :class:`ProviderError` :meth:`failure` reads in it."""
-        try:
-            yield
-        except Exception as exc:
-            error = self.failure(exc, endpoint, seconds)
-            if error is None:
-                raise
-            raise error from None
+        """Every failure of the call inside told as the :class:`ProviderError` :meth:`failure` reads
+        in it, with the endpoint's key and URL password masked in every message made inside."""
+        with extra_secrets(*endpoint.secrets):
+            try:
+                yield
+            except Exception as exc:
+                error = self.failure(exc, endpoint, seconds)
+                if error is None:
+                    raise
+                raise error from None
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         """The :class:`ProviderError` that ``exc``, raised by the call, stands for; ``None`` leaves
@@ -206,7 +244,8 @@ class ProviderAdapter(ABC):
         leaves the rest to this: a 200 whose body is not JSON, the SDK's own ``JSONDecodeError``,
         which must never pass for the model's output not being JSON (that one is retried); and the
         HTTP client's own timeouts and broken connections (``httpx``/``httpx2``, which the SDKs
-        do not always wrap: a stream cut in the middle, for one)."""
+        do not always wrap: a stream cut in the middle, for one); and a body Python's JSON parser
+        cannot read at all (not UTF-8, a 5000-digit integer)."""
         if isinstance(exc, json.JSONDecodeError):
             return malformed_json(exc, endpoint.key)
         for name in ("httpx2", "httpx"):
@@ -215,7 +254,7 @@ class ProviderAdapter(ABC):
                 return self.timed_out(endpoint, seconds)
             if http is not None and isinstance(exc, http.TransportError):
                 return connection_failed(exc)
-        return None
+        return unreadable_reply(exc)
 
     def api_failure(
         self, sdk: Any, exc: Exception, endpoint: Endpoint, seconds: float, code: str
@@ -236,10 +275,15 @@ class ProviderAdapter(ABC):
 
     def timed_out(self, endpoint: Endpoint, seconds: float) -> ProviderTimeoutError:
         where = f"{endpoint.url}/{self.path}" if self.path else endpoint.url
-        return ProviderTimeoutError(f"LLM provider request timed out after {seconds}s: {where}")
+        return ProviderTimeoutError(
+            f"LLM provider request timed out after {seconds}s: {shown_url(where, *endpoint.secrets)}"
+        )
 
     def parse_reply(self, raw: Any) -> Reply:
-        return read_reply(self.reply, raw)
+        """What ``raw`` says (:meth:`reply`), a reply of the wrong shape told as a malformed one
+        quoting it, with this adapter's own key and URL password masked as in :meth:`send`."""
+        with extra_secrets(self.api_key, *url_secrets(self.url())):
+            return read_reply(self.reply, raw)
 
     @abstractmethod
     def reply(self, raw: Any) -> Reply:
@@ -369,6 +413,28 @@ def _not_an_event_stream(response: Any) -> ProviderError:
     return missing_part(f"LLM provider answered a streamed request with {kind}, not an event stream", response.text)
 
 
+def check_key(key: str, variable: str | None) -> None:
+    """Refuse a key that no HTTP header can carry, naming where it came from and never showing it:
+    a key file's last newline (``OPENAI_API_KEY=$(cat key.txt)``), a control character, a letter
+    outside ASCII. Sent, the HTTP library would fail with the key in its message, or not at all."""
+    problem = _key_problem(key)
+    if problem is not None:
+        source = variable or "the API key"
+        raise AuthenticationError(f"{source} cannot be sent: it holds {problem}, which an HTTP header cannot carry")
+
+
+def _key_problem(key: str) -> str | None:
+    if any(char in "\r\n" for char in key):
+        return "a line break"
+    if not key.isascii():
+        return "a character outside ASCII"
+    if any(not " " <= char <= "~" for char in key):
+        return "a control character"
+    if key != key.strip():
+        return "spaces at its start or end"
+    return None
+
+
 def model_name(uri: str | None, protocol: str) -> str:
     """``PROTOCOL://NAME`` -> ``NAME``, percent-decoded, its query and fragment ignored (as
     AgentScript reads a model URI: ``decodeURIComponent(hostname + pathname)``); a bare name is taken
@@ -408,10 +474,11 @@ def split_data_url(url: str) -> tuple[str, str] | None:
 
 def tool_arguments(text: str) -> dict[str, Any]:
     """A tool call's arguments, sent as JSON text: an object as it is, anything else kept under
-    ``_value``, and text that is not JSON under ``_raw``, so nothing the model said is lost."""
+    ``_value``, and text that is not JSON (or that Python cannot read: an integer of 5000 digits,
+    nesting deeper than its parser goes) under ``_raw``, so nothing the model said is lost."""
     try:
         value = json.loads(text or "{}")
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON; an integer longer than Python reads; too deep
         return {"_raw": text}
     return value if isinstance(value, dict) else {"_value": value}
 

@@ -15,6 +15,8 @@ provider's failure.
 
 from __future__ import annotations
 
+import inspect
+import json
 import os
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -26,8 +28,8 @@ from ..core.exchange import cut_short
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from .base import Endpoint, StreamingAdapter, StreamReader, part_left_out, returns_left_out, split_data_url
-from .status import connection_failed, status_error, stream_failure
+from .base import Endpoint, StreamingAdapter, StreamReader, check_key, part_left_out, returns_left_out, split_data_url
+from .status import connection_failed, missing_part, status_error, stream_failure
 
 __all__ = ["OllamaAdapter", "adapter", "model_and_host"]
 
@@ -105,7 +107,10 @@ class OllamaAdapter(StreamingAdapter):
 
     def endpoint(self, request: ProviderRequest) -> Endpoint:
         """The host the request names. No key: the SDK sends ``OLLAMA_API_KEY`` (for ollama.com)
-        itself, and :meth:`failure` masks it."""
+        itself, so it is checked here as other adapters check theirs, and masked like theirs."""
+        key = os.environ.get("OLLAMA_API_KEY")
+        if key:
+            check_key(key, "OLLAMA_API_KEY")
         return Endpoint(request.endpoint or self.base_url or DEFAULT_HOST)
 
     def client(self, endpoint: Endpoint, seconds: float) -> Any:
@@ -119,11 +124,15 @@ class OllamaAdapter(StreamingAdapter):
         return ollama.AsyncClient(host=endpoint.url, timeout=seconds)
 
     def post(self, client: Any, body: bytes) -> Any:
-        import ollama
-
-        # Client.chat would encode the body itself (its HTTP client fails on half a character);
-        # its request helper takes the bytes as they are and reads the reply as chat() does.
-        return client._request(ollama.ChatResponse, "POST", "/api/chat", content=body)
+        # Client.chat would encode the body itself (its HTTP client fails on half a character), so
+        # the bytes go out through the SDK's HTTP client as they are. Its reading of a failure is
+        # not used either: ResponseError parses the body and fails on an error body of null or
+        # [1] (AttributeError) or a 5000-digit integer. The reply is read as chat() reads it, once
+        # it is known to be an object: chat() spreads it as keyword arguments (a TypeError for 7).
+        sent = client._client.request("POST", "/api/chat", content=body)
+        if inspect.isawaitable(sent):  # the async client's
+            return _read_when_sent(sent)
+        return _chat_response(sent)
 
     def post_stream(self, client: Any, body: bytes) -> Any:
         import ollama
@@ -167,7 +176,31 @@ class OllamaAdapter(StreamingAdapter):
             tool_calls=calls,
         )
 
-    parse_reply = reply  # the SDK checks the reply's shape itself (a ValidationError, read in failure)
+
+async def _read_when_sent(sent: Any) -> Any:
+    return _chat_response(await sent)
+
+
+def _chat_response(response: Any) -> Any:
+    """An ``/api/chat`` HTTP response read as the SDK's ``chat()`` reads it, or the provider error it is."""
+    import ollama
+
+    if response.is_error:
+        raise status_error(response.status_code, _error_text(response.text))
+    data = response.json()
+    if not isinstance(data, dict):
+        raise missing_part("LLM provider response is not a JSON object", data)
+    return ollama.ChatResponse(**data)
+
+
+def _error_text(text: str) -> str:
+    """What an Ollama failure says: the ``error`` of its JSON body, else the body as it came."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    error = data.get("error") if isinstance(data, dict) else None
+    return error if isinstance(error, str) else text
 
 
 class LineReader:

@@ -11,6 +11,7 @@ for (``stream_failure``).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -30,6 +31,7 @@ from ..core.errors import (
     ServerError,
     body_excerpt,
 )
+from ..core.json_text import dumps
 
 __all__ = [
     "QUOTA_CODES",
@@ -41,6 +43,7 @@ __all__ = [
     "sdk_status_error",
     "status_error",
     "stream_failure",
+    "unreadable_reply",
 ]
 
 _CLASSES: dict[int, type[ProviderError]] = {
@@ -144,13 +147,37 @@ def malformed_json(exc: json.JSONDecodeError, secret: str | None = None) -> Malf
     return MalformedResponseError(f"LLM provider returned invalid JSON response: {excerpt}", status=200, body=excerpt)
 
 
+_DIGIT_LIMIT = "for integer string conversion"
+"""Words of the ``ValueError`` Python's JSON parser raises for an integer longer than
+``sys.get_int_max_str_digits()`` (4300 digits by default): the SDKs parse replies with it."""
+
+
+def unreadable_reply(exc: BaseException) -> MalformedResponseError | None:
+    """The error for a body Python's JSON parser cannot even read, which the SDKs raise as a bare
+    ``ValueError`` (not a ``JSONDecodeError``): bytes that are not UTF-8, an integer longer than
+    Python converts. ``None`` for any other exception."""
+    if isinstance(exc, UnicodeDecodeError):
+        raw = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
+        excerpt = body_excerpt(raw.decode("utf-8", "replace"))
+        return MalformedResponseError(f"LLM provider response is not UTF-8 text: {excerpt}", status=200, body=excerpt)
+    if isinstance(exc, ValueError) and _DIGIT_LIMIT in str(exc):
+        return MalformedResponseError(
+            f"LLM provider response holds an integer of more than {sys.get_int_max_str_digits()} digits, "
+            "more than Python reads",
+            status=200,
+        )
+    return None
+
+
 def missing_part(message: str, raw: object) -> MalformedResponseError:
     """A 200 without the part a reply needs: ``{}``, or a captive portal's page, which the SDKs hand
     back as a string when the content type is not JSON. The body quotes what came, as it came."""
     if isinstance(raw, str):
         text = raw
-    elif hasattr(raw, "model_dump_json"):  # an SDK model: only the fields the provider sent
-        text = raw.model_dump_json(exclude_unset=True, warnings=False)
+    elif hasattr(raw, "model_dump"):  # an SDK model: only the fields the provider sent
+        # As data, then our JSON writer: pydantic's own fails on half a character ("\\ud800"),
+        # which a provider may send, and the error describing the reply must not fail itself.
+        text = dumps(raw.model_dump(exclude_unset=True, warnings=False), separators=(",", ":"), default=repr)
     else:
         text = repr(raw)
     excerpt = body_excerpt(text)

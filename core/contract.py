@@ -26,7 +26,7 @@ class OutputContract(BaseModel):
     ``output_format``). Renderers of other dialects read only ``json_schema``.
     """
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, hide_input_in_errors=True)
 
     json_schema: dict[str, Any] = Field(alias="schema")
     name: str | None = None

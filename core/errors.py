@@ -12,6 +12,8 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from .secrets import mask
+
 __all__ = [
     "AuthenticationError",
     "BadRequestError",
@@ -193,12 +195,12 @@ BODY_EXCERPT_CHARS = 300
 
 
 def body_excerpt(text: str, secret: str | None = None, limit: int = BODY_EXCERPT_CHARS) -> str:
-    """``text`` on one line (whitespace runs collapsed), ``secret`` masked wherever it occurs, cut to
-    ``limit`` characters: an error message quotes what the provider said without flooding a terminal
-    with a proxy's HTML page or echoing a key back to whoever reads the log."""
-    text = _SPACES.sub(" ", text).strip()
-    if secret:
-        text = text.replace(_SPACES.sub(" ", secret).strip() or secret, "***")
+    """``text`` on one line (whitespace runs collapsed), every secret masked (the configured keys and
+    URL passwords, and ``secret``: see :func:`promptwire.core.secrets.mask`), cut to ``limit``
+    characters: an error message quotes what the provider said without flooding a terminal with a
+    proxy's HTML page or echoing a key back to whoever reads the log. Masked before it is cut, so
+    no key is left half shown at the cut."""
+    text = mask(_SPACES.sub(" ", text).strip(), secret)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -104,17 +104,28 @@ async def stepped_in_thread(start: Callable[[], Iterator[_Item]]) -> AsyncIterat
     its I/O. Cancelled while a step runs, it is closed if it can be; a step already sending runs to
     its end in its thread (synchronous I/O cannot be interrupted)."""
     import asyncio
+    import contextvars
 
-    items = await asyncio.to_thread(start)
+    # One context for every step: what a step sets (a generator's ``with`` spanning its yields,
+    # such as the secrets its messages mask) is there at the next, as it is for a plain loop.
+    context = contextvars.copy_context()
+    items = await asyncio.to_thread(context.run, start)
     end = object()
     try:
-        while (item := await asyncio.to_thread(next, items, end)) is not end:
-            yield item  # type: ignore[misc]  # not the end marker, so an item
+        while (item := await asyncio.to_thread(context.run, _step, items, end)) is not end:
+            yield item
     finally:
         close = getattr(items, "close", None)
         if close is not None:
-            with contextlib.suppress(ValueError):  # "generator already executing": its step is still in its thread
-                close()
+            # "generator already executing" (ValueError) or its context still entered (RuntimeError):
+            # its step is still in its thread.
+            with contextlib.suppress(ValueError, RuntimeError):
+                context.run(close)
+
+
+def _step(items: Iterator[_Item], end: object) -> _Item:
+    """The next item, or ``end`` (typed as an item: the caller compares with it first)."""
+    return next(items, end)  # type: ignore[return-value]
 
 
 async def aclose(thing: Any) -> None:

@@ -35,6 +35,7 @@ from .contract import OutputContract
 from .errors import ModelOutputError, PromptwireError, ProviderError
 from .prompt import GenerateConfig, Prompt, Retry, ToolCall
 from .rendered import RenderedPrompt
+from .secrets import mask
 from .timeout import check_timeout
 
 __all__ = [
@@ -404,7 +405,7 @@ def read_json(text: str) -> Any:
             return _DECODER.decode(candidate)
         except (json.JSONDecodeError, RecursionError, ValueError):
             continue
-    snippet = " ".join(text.split())
+    snippet = mask(" ".join(text.split()))
     if len(snippet) > 160:
         snippet = snippet[:157] + "..."
     raise NotJsonError(f"LLM provider did not return JSON: {snippet}")

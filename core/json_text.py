@@ -17,10 +17,15 @@ terminal display) is another matter: there half a character may show as U+FFFD.
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["dumps", "escape_surrogates", "to_bytes"]
+from .errors import FieldError
+
+__all__ = ["check_json_data", "dumps", "escape_surrogates", "to_bytes", "too_many_digits"]
 
 # A valid pair (one JS character) or a lone half (escaped as JSON.stringify escapes it).
 _SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
@@ -55,3 +60,57 @@ def to_bytes(value: Any) -> bytes:
     """A request body: compact JSON in UTF-8, keys in the order given, as ``JSON.stringify(body)``
     writes its characters (and, as the providers' SDKs refuse them, no NaN or infinities)."""
     return dumps(value, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+_NO_JSON_FORM = {
+    "set": "a set has no JSON form; use a list",
+    "frozenset": "a set has no JSON form; use a list",
+    "bytes": "bytes have no JSON form; give text (base64 for binary data)",
+    "date": "a date has no JSON form; give it as text",
+    "datetime": "a date has no JSON form; give it as text",
+    "time": "a time has no JSON form; give it as text",
+}
+
+
+def too_many_digits(number: int) -> bool:
+    """Whether ``number`` has more digits than Python converts to text (``str()`` and every JSON
+    writer would raise ``ValueError``), told without converting it."""
+    limit = sys.get_int_max_str_digits()
+    return limit > 0 and number.bit_length() > 3 * limit and abs(number) >= 10**limit
+
+
+def check_json_data(value: Any, path: Sequence[str | int]) -> None:
+    """Refuse, naming the place under ``path``, anything in ``value`` that is not JSON data: a
+    set, bytes, a date (YAML's ``!!set``, ``!!binary``, ``!!timestamp``), any other object, a
+    mapping key that is not text, NaN or an infinity, an integer longer than Python prints
+    (``sys.get_int_max_str_digits()``). For the fields that are JSON by definition (a tool's
+    parameter schema, a call's arguments, the output schema): every format and every request
+    prints them as JSON. A walk with a stack, not recursion: they may nest as deep as any value."""
+    stack: list[tuple[tuple[str | int, ...], Any]] = [(tuple(path), value)]
+    while stack:
+        where, node = stack.pop()
+        kind = type(node)
+        if kind is str or kind is bool or node is None:
+            continue
+        if kind is int:
+            if too_many_digits(node):
+                raise FieldError(
+                    where, f"an integer of more than {sys.get_int_max_str_digits()} digits; give it as text"
+                )
+            continue
+        if kind is float:
+            if not math.isfinite(node):
+                raise FieldError(where, f"{node} has no JSON form")
+            continue
+        if isinstance(node, Mapping):
+            for key, item in node.items():
+                if not isinstance(key, str):
+                    raise FieldError(where, f"the key {key!r} is not text (a JSON key is text)")
+                stack.append(((*where, key), item))
+        elif isinstance(node, list | tuple):
+            stack.extend(((*where, index), item) for index, item in enumerate(node))
+        elif isinstance(node, str | int | float):  # a subclass (an Enum's str or int member) prints as its value
+            continue
+        else:
+            name = kind.__name__
+            raise FieldError(where, _NO_JSON_FORM.get(name, f"a {name} is not JSON data"))

@@ -11,12 +11,23 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from .errors import FieldError
 
-__all__ = ["FRAMES_PER_LEVEL", "MAX_DEPTH", "check_nesting", "nesting_room", "recursion_room", "with_nesting_room"]
+__all__ = [
+    "FRAMES_PER_LEVEL",
+    "LONG_TEXT",
+    "MAX_DEPTH",
+    "MAX_REPEATED_CHARS",
+    "MAX_REPEATED_VALUES",
+    "check_nesting",
+    "check_values",
+    "nesting_room",
+    "recursion_room",
+    "with_nesting_room",
+]
 
 _Value = TypeVar("_Value")
 _Result = TypeVar("_Result")
@@ -29,42 +40,155 @@ FRAMES_PER_LEVEL = 4
 generator...): :func:`nesting_room` makes room for ``MAX_DEPTH`` levels of that."""
 
 
+MAX_REPEATED_VALUES = 1_000_000
+"""How many values the repeats of a prompt may stand for in all: a list or mapping that appears in
+several places (the same object, as YAML aliases build) is printed in full at each, so each
+appearance after the first counts every value in it, keys included."""
+
+MAX_REPEATED_CHARS = 16 * 2**20
+"""How many characters the repeats of a prompt may stand for in all: text in a repeated part, and a
+text of :data:`LONG_TEXT` characters or more that appears in several places (the same object)."""
+
+LONG_TEXT = 1024
+"""Texts this long are followed by identity; a shorter text repeated costs no more than the slot
+that holds it (1024 times at most), which the values count already."""
+
+
 def check_nesting(value: Any, path: Sequence[str | int]) -> None:
-    """Raise :class:`FieldError` at ``path`` when ``value`` nests deeper than ``MAX_DEPTH`` or contains itself.
+    """:func:`check_values` for one value."""
+    check_values(((path, value),))
+
+
+def check_values(values: Iterable[tuple[Sequence[str | int], Any]]) -> None:
+    """Raise :class:`FieldError` at a value's path when it nests deeper than ``MAX_DEPTH`` or
+    contains itself, or when the parts repeated across all of ``values`` (one prompt's free values)
+    print as more than ``MAX_REPEATED_VALUES`` values or ``MAX_REPEATED_CHARS`` characters.
+
+    Every format prints a value written once as often as it appears: ``a = [x, x]; b = [a, a]``
+    forty times over is 2**40 values printed from 41 lists, and no render would end. So each
+    container is walked once, its height and size as printed remembered, and every later
+    appearance (in this value or another of the prompt) adds its size to what repeats stand for and
+    is checked for depth from where it appears, without a second walk: the check is linear in the
+    data as written, and so, within the budget, is every render.
 
     An explicit stack of iterators, not recursion: the check must not fail the way it guards
-    against. A value may hold the same list twice side by side (that is no cycle); only a container
-    inside itself is. A container met again no deeper than before is not walked again, so shared
-    parts (YAML aliases) cost their size once, not once per reference. Scalars cost one type lookup,
-    an empty container one more test: every validation of a prompt checks each of its free values.
+    against. A scalar costs one type test, a text one length more.
     """
-    if type(value) in _SCALARS or not _is_container(value) or not value:
-        return
-    walks: list[Iterator[Any]] = [_children(value)]
-    on_path: list[int] = [id(value)]
-    open_ids: set[int] = {id(value)}
-    checked: dict[int, int] = {}  # container id -> the shallowest depth it was fully checked at
-    while walks:
-        depth = len(walks)  # the depth of the children the innermost walk yields
-        for child in walks[-1]:
-            if type(child) in _SCALARS or not _is_container(child):
-                continue
-            key = id(child)
-            if key in checked and checked[key] <= depth:
-                continue
-            if key in open_ids:
-                raise FieldError(path, "the value contains itself (a circular structure cannot be printed)")
-            if depth >= MAX_DEPTH:
-                raise FieldError(path, f"the value is nested deeper than {MAX_DEPTH} levels")
-            walks.append(_children(child))
-            on_path.append(key)
-            open_ids.add(key)
-            break
+    walk = _Walk()
+    for path, value in values:
+        walk.value(value, path)
+
+
+class _Walk:
+    """What a check over one prompt's values remembers: each container's height (its levels,
+    itself included), values and characters as printed, and what repeats stand for so far."""
+
+    __slots__ = ("done", "repeated_chars", "repeated_values", "texts")
+
+    def __init__(self) -> None:
+        self.done: dict[int, tuple[int, int, int]] = {}
+        self.texts: set[int] = set()
+        self.repeated_values = 0
+        self.repeated_chars = 0
+
+    def value(self, value: Any, path: Sequence[str | int]) -> None:
+        kind = type(value)
+        if kind is str:
+            if len(value) >= LONG_TEXT:
+                self.text(value, path)
+            return
+        if kind in _SCALARS or not _is_container(value):
+            return
+        if id(value) in self.done:
+            _, values, chars = self.done[id(value)]
+            self.repeat(values, chars, path)
+            return
+        self.walk(value, path)
+
+    def text(self, text: str, path: Sequence[str | int]) -> None:
+        if id(text) in self.texts:
+            self.repeat(1, len(text), path)
         else:
-            walks.pop()
-            key = on_path.pop()
-            open_ids.discard(key)
-            checked[key] = depth - 1
+            self.texts.add(id(text))
+
+    def repeat(self, values: int, chars: int, path: Sequence[str | int]) -> None:
+        self.repeated_values += values
+        self.repeated_chars += chars
+        if self.repeated_values > MAX_REPEATED_VALUES:
+            raise FieldError(
+                path,
+                f"parts used in several places print as more than {MAX_REPEATED_VALUES:,} values in all "
+                "(each place prints the whole part): write the data out, or send less of it",
+            )
+        if self.repeated_chars > MAX_REPEATED_CHARS:
+            raise FieldError(
+                path,
+                f"parts used in several places print as more than {MAX_REPEATED_CHARS:,} characters in all "
+                "(each place prints the whole part): write the data out, or send less of it",
+            )
+
+    def walk(self, value: Any, path: Sequence[str | int]) -> None:
+        done = self.done
+        # The innermost open container's children, id, height, values and characters are locals;
+        # the enclosing ones wait on the stack. A container counts itself and each child (a
+        # mapping each key too) when it is opened; a child container adds the rest when it closes.
+        items, key, height, (values, chars) = _children(value), id(value), 1, _own_size(value)
+        stack: list[tuple[Iterator[Any], int, int, int, int]] = []
+        open_ids = {key}
+        while True:
+            for child in items:
+                kind = type(child)
+                if kind is str:
+                    length = len(child)
+                    chars += length
+                    if length >= LONG_TEXT:
+                        self.text(child, path)
+                    continue
+                if kind in _SCALARS or not _is_container(child):
+                    continue
+                child_key = id(child)
+                level = len(stack) + 2  # the level the child is at
+                known = done.get(child_key)
+                if known is not None:
+                    child_height, child_values, child_chars = known
+                    if level + child_height - 1 > MAX_DEPTH:
+                        raise FieldError(path, f"the value is nested deeper than {MAX_DEPTH} levels")
+                    if child_height >= height:
+                        height = child_height + 1
+                    values += child_values - 1
+                    chars += child_chars
+                    self.repeat(child_values, child_chars, path)
+                    continue
+                if child_key in open_ids:
+                    raise FieldError(path, "the value contains itself (a circular structure cannot be printed)")
+                if level > MAX_DEPTH:
+                    raise FieldError(path, f"the value is nested deeper than {MAX_DEPTH} levels")
+                stack.append((items, key, height, values, chars))
+                key = child_key
+                open_ids.add(key)
+                height = 1
+                if kind is dict:  # the usual mapping, told without the checks of _own_size
+                    items = iter(child.values())
+                    values = 1 + 2 * len(child)
+                    try:
+                        chars = sum(map(len, child))
+                    except TypeError:
+                        chars = _own_size(child)[1]
+                else:
+                    items = _children(child)
+                    values, chars = _own_size(child)
+                break
+            else:
+                done[key] = (height, values, chars)
+                open_ids.discard(key)
+                if not stack:
+                    return
+                child_height, child_values, child_chars = height, values, chars
+                items, key, height, values, chars = stack.pop()
+                if child_height >= height:
+                    height = child_height + 1
+                values += child_values - 1
+                chars += child_chars
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None), bytes})
@@ -76,6 +200,18 @@ def _is_container(value: Any) -> bool:
 
 def _children(container: Any) -> Iterator[Any]:
     return iter(container.values() if isinstance(container, Mapping) else container)
+
+
+def _own_size(container: Any) -> tuple[int, int]:
+    """What a container prints before its children's own sizes: itself and one value per child,
+    and for a mapping one value per key and the characters of its text keys."""
+    if not isinstance(container, Mapping):
+        return 1 + len(container), 0
+    try:
+        chars = sum(map(len, container))
+    except TypeError:  # a key that is not text (a number): its text is short
+        chars = sum(len(key) for key in container if type(key) is str)
+    return 1 + 2 * len(container), chars
 
 
 def nesting_room() -> RecursionRoom:

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 from .confined import Location, NotRegularFile, PathEscapes, Root, locate, open_regular, read_limited
 from .errors import PromptwireError
+from .secrets import shown_url
 
 __all__ = [
     "ANY_ORIGIN",
@@ -121,7 +122,7 @@ class Permissions:
         try:
             scheme, host, port = url_origin(url)
         except ValueError:
-            raise NotAllowed(f"Invalid URL: {url}") from None
+            raise NotAllowed(f"Invalid URL: {shown_url(url)}") from None
         if ANY_ORIGIN in self.net or any(_grants_origin(grant, scheme, host, port) for grant in self.net):
             return
         origin = f"{scheme}://{urlsplit(url).netloc.rpartition('@')[2].lower()}"

@@ -25,7 +25,8 @@ from pydantic import (
 
 from .budget import Budget
 from .contract import OutputContract
-from .nesting import check_nesting
+from .json_text import check_json_data
+from .nesting import check_values
 from .references import OUTPUT_PATH, Context, OutputPathError, resolve_arguments, write_output
 
 __all__ = [
@@ -48,9 +49,11 @@ __all__ = [
     "ToolResult",
 ]
 
-_STRICT = ConfigDict(extra="forbid", defer_build=True)
+_STRICT = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
 """Unknown fields are errors. Validators are built on first use, not at import: start-up time is
-part of the product, and a run builds only the models it validates (about 30 ms less per command)."""
+part of the product, and a run builds only the models it validates (about 30 ms less per command).
+A ``ValidationError`` does not quote the input: pydantic would ``repr`` all of it, and a value whose
+parts are shared (``a = [x, x]; b = [a, a]``... forty times) has a repr that never ends."""
 
 ThinkSetting = StrictBool | Literal["auto", "low", "medium", "high"]
 
@@ -286,9 +289,12 @@ class Prompt(BaseModel):
 
     @model_validator(mode="after")
     def _printable_nesting(self) -> Prompt:
-        """Every free-form value nests at most ``MAX_DEPTH`` levels and never contains itself."""
-        for path, value in _free_values(self):
-            check_nesting(value, path)
+        """Every free-form value nests at most ``MAX_DEPTH`` levels and never contains itself, and
+        the parts used in several places print within a budget (see :func:`check_values`); the
+        fields that are JSON by definition hold JSON data (every format prints them as JSON)."""
+        check_values(_free_values(self))
+        for path, value in _json_values(self):
+            check_json_data(value, path)
         return self
 
     def populated_fields(self, excluding: frozenset[str] = frozenset()) -> tuple[str, ...]:
@@ -357,6 +363,16 @@ def _free_values(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
         yield ("retry", "previous_output"), prompt.retry.previous_output
     if prompt.output is not None:
         yield ("output",), (prompt.output.json_schema, prompt.output.native)
+
+
+def _json_values(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """The values of a prompt that are JSON by definition: schemas and a call's arguments."""
+    for index, tool in enumerate(prompt.tools):
+        yield ("tools", index, "parameters"), tool.parameters
+    for index, call in enumerate(prompt.tool_calls):
+        yield ("tool_calls", index, "arguments"), call.arguments
+    if prompt.output is not None:
+        yield ("output", "schema"), prompt.output.json_schema
 
 
 def _without_unset(model: BaseModel, data: Any, fields: tuple[str, ...]) -> Any:

@@ -29,6 +29,7 @@ from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
 
 from ..core.permissions import url_origin
+from ..core.secrets import extra_secrets, mask, shown_url, url_secrets
 from ..core.tools import ToolContext, ToolError, ToolOutcome, ToolRequest
 from .arguments import expect_object, js_json, positive_integer, required_string
 
@@ -54,21 +55,49 @@ def http_tool(request: ToolRequest, context: ToolContext) -> ToolOutcome:
     headers = args.get("headers")
     if headers is not None and not isinstance(headers, dict):
         raise ToolError("Http.headers must be an object")
+    sent = {str(k): str(v) for k, v in (headers or {}).items()}
+    for name, value in sent.items():
+        _check_header(name, value)
     body = args.get("body")
     data = None
     if "body" in args:
         data = (body if isinstance(body, str) else js_json(body, (", ", ": "))).encode()
-    status, text = _send(
-        request.uri, url, request.method.upper(), {str(k): str(v) for k, v in (headers or {}).items()}, data, timeout
-    )
+    with extra_secrets(*url_secrets(request.uri), *url_secrets(url)):
+        status, text = _send(request.uri, url, request.method.upper(), sent, data, timeout)
     return ToolOutcome({"ok": 200 <= status < 300, "status": status, "body": text, "json": _json_or_none(text)})
+
+
+_TOKEN = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+"""The characters of a header name (RFC 9110's ``token``)."""
+
+
+def _check_header(name: str, value: str) -> None:
+    """Refuse a header HTTP cannot carry before anything is sent, naming it and never quoting its
+    value: a value is often a key (``Authorization``), and Python's HTTP client quotes the value it
+    refuses in its error. A line break in a value would otherwise forge a header of its own."""
+    if not name or not set(name) <= _TOKEN:
+        raise ToolError(f"Http.headers: {_shown_name(name)!r} is not a header name")
+    if "\r" in value or "\n" in value:
+        problem = "a line break"
+    elif any((char < " " and char != "\t") or char == "\x7f" for char in value):
+        problem = "a control character"
+    elif any(char > "\xff" for char in value):
+        problem = "a character outside Latin-1"
+    else:
+        return
+    raise ToolError(f"Http.headers: the value of {name!r} holds {problem}, which an HTTP header cannot carry")
+
+
+def _shown_name(name: str) -> str:
+    """A header name as an error shows it: cut to 40 characters."""
+    return name if len(name) <= 40 else name[:37] + "..."
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:
     try:
         return url_origin(url)
     except ValueError:
-        raise ToolError(f"Invalid URL: {url}") from None
+        raise ToolError(f"Invalid URL: {shown_url(url)}") from None
 
 
 def _same_origin(import_uri: str, url: str) -> str:
@@ -81,7 +110,7 @@ def _same_origin(import_uri: str, url: str) -> str:
 
 def _shown_origin(url: str) -> str:
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+    return shown_url(f"{parts.scheme}://{parts.netloc}")
 
 
 class _Deadline:
@@ -171,7 +200,8 @@ def _send(
 
     opener = urllib.request.build_opener(SameOriginRedirects(), Plain(), Secure())
     outgoing = urllib.request.Request(url, data=data, headers=headers, method=method)
-    timed_out = ToolError(f"HTTP {method} {url} timed out after {timeout:g} s")
+    shown = shown_url(url)
+    timed_out = ToolError(f"HTTP {method} {shown} timed out after {timeout:g} s")
     with deadline:
         try:
             with opener.open(outgoing, timeout=timeout) as response:
@@ -185,11 +215,13 @@ def _send(
             reason = error.reason
             if deadline.expired or isinstance(reason, TimeoutError | socket.timeout):
                 raise timed_out from None
-            raise ToolError(f"HTTP {method} {url} failed: {getattr(reason, 'strerror', None) or reason}") from None
+            raise ToolError(
+                f"HTTP {method} {shown} failed: {mask(str(getattr(reason, 'strerror', None) or reason))}"
+            ) from None
         except (OSError, ValueError, http.client.HTTPException) as error:  # a reset connection, a reply not HTTP
             if deadline.expired:
                 raise timed_out from None
-            raise ToolError(f"HTTP {method} {url} failed: {error}") from None
+            raise ToolError(f"HTTP {method} {shown} failed: {mask(str(error))}") from None
         if deadline.expired:  # the body was cut short by the deadline
             raise timed_out
     return answer

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...core.errors import FieldError
+from ...core.errors import FieldError, UnsupportedFieldsError
 from ...core.fitting import TextForm, fit
 from ...core.nesting import nesting_room
 from ...core.prompt import ContextItem, Prompt, Resource, Retry, Section, ToolCall, ToolDefinition
@@ -83,7 +83,7 @@ def _section_values(prompt: Prompt, notes: list[RenderWarning]) -> dict[str, Pai
         "objective": _pair_value(objective, "sections"),
         "context": _context_text(prompt, others),
         "tool_defs": _tool_defs_value(prompt.tools, native, notes),
-        "resources": _resources_text(prompt.resources),
+        "resources": _resources_text(prompt.resources, notes),
         "input": _pair_value(prompt.instruction, "instruction"),
         "previous_result": _pair_value(prompt.previous_result, "previous_result"),
         "tool_calls": _tool_calls_value(prompt.tool_calls, native),
@@ -235,9 +235,18 @@ def _tool_results_value(prompt: Prompt, native: AgensNative) -> dict[Any, Any] |
     return {} if native.tool_results == {} else None
 
 
-def _resources_text(resources: Iterable[Resource]) -> str | None:
-    """Loaded resources as fenced blocks; ``name`` and ``description`` are not shown, as upstream."""
-    blocks = [f"### {r.uri}\n\n```\n{r.content}\n```" for r in resources if r.content is not None]
+UNLOADED_RESOURCE = "a resource without content is not loaded, and Agens leaves it out"
+
+
+def _resources_text(resources: Iterable[Resource], notes: list[RenderWarning]) -> str | None:
+    """Loaded resources as fenced blocks; ``name`` and ``description`` are not shown, as upstream.
+    One without content is left out, as upstream, and reported like every other field left out."""
+    blocks = []
+    for index, resource in enumerate(resources):
+        if resource.content is None:
+            notes.append(RenderWarning("agens", f"resources[{index}]", UNLOADED_RESOURCE))
+        else:
+            blocks.append(f"### {resource.uri}\n\n```\n{resource.content}\n```")
     return "\n\n".join(blocks) or None
 
 
@@ -266,9 +275,13 @@ class AgensRenderer:
         order: str = "declared",
         strict: bool = False,
     ) -> RenderedPrompt:
-        """Render ``prompt``; fields Agens has no place for are reported on the result (refused with ``strict``)."""
+        """Render ``prompt``; fields Agens has no place for, and resources it leaves out, are
+        reported on the result (refused with ``strict``)."""
         warnings = unexpressed_fields(prompt, self.name, self.fields, strict=check_strict(strict))
         system, user, sections, notes = render_text(prompt, prefixes, order)
+        unloaded = [note.field for note in notes if note.reason == UNLOADED_RESOURCE]
+        if strict and unloaded:
+            raise UnsupportedFieldsError(self.name, unloaded)
         return RenderedPrompt(
             format=self.name,
             # Agens hands the host both strings, the system one even when it is "".

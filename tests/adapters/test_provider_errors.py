@@ -39,6 +39,7 @@ from promptwire.core.errors import (
     body_excerpt,
 )
 from promptwire.core.generate import GenerateResult, NotJsonError, agenerate, generate
+from promptwire.core.secrets import MIN_MASKED_CHARS, WITHHELD
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import REFUSAL, REPLIES, FakeProvider, fake_provider
 
@@ -240,7 +241,8 @@ def test_status_error_reads_the_status_then_the_code(status: int, code: str | No
     assert str(error) == f"LLM provider request failed ({status}): why"
 
 
-KEYS = st.text(string.ascii_letters + string.digits + "_-", min_size=1, max_size=40)
+KEYS = st.text(string.ascii_letters + string.digits + "_-", min_size=MIN_MASKED_CHARS, max_size=40)
+SHORT_KEYS = st.text(string.ascii_letters + string.digits + "_-", min_size=1, max_size=MIN_MASKED_CHARS - 1)
 
 
 @given(text=st.text(max_size=600), secret=KEYS, limit=st.integers(min_value=10, max_value=400))
@@ -250,6 +252,13 @@ def test_an_excerpt_is_one_short_line_without_the_secret(text: str, secret: str,
     assert len(excerpt) <= limit
     assert not any(char.isspace() and char != " " for char in excerpt)
     assert excerpt == excerpt.strip()
+
+
+@given(text=st.text(max_size=600), secret=SHORT_KEYS)
+def test_a_text_holding_a_key_too_short_to_mask_is_withheld_whole(text: str, secret: str) -> None:
+    """A short key cannot be told from ordinary text: masking each "ab" in place would garble the
+    text and point at the key's letters, so nothing of the text is shown."""
+    assert body_excerpt(text + secret + text, secret) == WITHHELD
 
 
 JSON = st.recursive(

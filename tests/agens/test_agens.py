@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import promptwire
 from promptwire.core.errors import FieldError, PromptwireError, UnsupportedFieldsError, UnsupportedFieldsWarning
 from promptwire.core.prompt import Prompt
+from promptwire.core.rendered import RenderWarning
 from promptwire.plugins.manager import PluginHost
 from promptwire.renderers import agens
 from promptwire.renderers.agens import (
@@ -29,6 +30,7 @@ from promptwire.renderers.agens import (
     to_prompt,
 )
 from promptwire.renderers.agens.jason import encode
+from promptwire.renderers.agens.renderer import UNLOADED_RESOURCE
 
 from hypothesis_profile import examples
 
@@ -201,7 +203,11 @@ def test_worked_example_through_the_registered_renderer(name: str) -> None:
     assert rendered.format == "agens"
     assert [m.role for m in rendered.messages] == ["system", "user"]
     assert (rendered.messages[0].content, rendered.messages[1].content) == (system, user)
-    assert rendered.warnings == ()
+    # Agens leaves a resource without content out; the format says so, as of every field left out.
+    unloaded = [index for index, item in enumerate(message.get("resources") or ()) if item.get("content") is None]
+    assert rendered.warnings == tuple(
+        RenderWarning("agens", f"resources[{index}]", UNLOADED_RESOURCE) for index in unloaded
+    )
 
 
 @pytest.mark.parametrize("name", WORKED_EXAMPLES)
@@ -428,6 +434,21 @@ def test_resources() -> None:
         )
         == head + "### a\n\n```\n1\n```\n\n### c\n\n```\n3\n\n```\n"
     )
+
+
+def test_a_resource_without_content_is_reported_as_left_out_and_refused_when_strict() -> None:
+    prompt = Prompt.model_validate(
+        {"instruction": "x", "resources": [{"uri": "a", "content": "1"}, {"uri": "b"}, {"uri": "c", "content": None}]}
+    )
+    with pytest.warns(UnsupportedFieldsWarning, match=r"format 'agens': resources\[1\]: a resource without content"):
+        rendered = promptwire.render(prompt, "agens")
+    assert rendered.warnings == (
+        RenderWarning("agens", "resources[1]", UNLOADED_RESOURCE),
+        RenderWarning("agens", "resources[2]", UNLOADED_RESOURCE),
+    )
+    assert "### a" in rendered.messages[0].content and "### b" not in rendered.messages[0].content
+    with pytest.raises(UnsupportedFieldsError, match=r"left out: resources\[1\], resources\[2\]$"):
+        agens.renderer.render(prompt, strict=True)
 
 
 def test_resources_as_models() -> None:

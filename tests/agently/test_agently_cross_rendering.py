@@ -316,12 +316,21 @@ def _shared(levels: int) -> Any:
 
 
 def test_shared_parts_are_written_once_with_anchors() -> None:
-    # As a tree this is 2**40 leaves: walking it would never finish. Written once, it is tiny.
-    rendered = _render(Prompt(sections=[Section(kind="custom", key="data", value=_shared(40))], instruction="go"))
+    # As a tree this is 2**16 leaves; written once, with YAML anchors, it is small.
+    rendered = _render(Prompt(sections=[Section(kind="custom", key="data", value=_shared(15))], instruction="go"))
     assert len(rendered.text or "") < 10_000
     assert "&id001" in (rendered.text or "")
-    again = _render(reader.read({"input": _shared(40)}))
+    again = _render(reader.read({"input": _shared(15)}))
     assert len(again.text or "") < 10_000
+
+
+def test_shared_parts_beyond_the_budget_are_refused_as_in_every_format() -> None:
+    # 2**41 values as every other format prints them: the prompt is refused at validation, before
+    # any format is chosen (core.nesting.MAX_REPEATED_VALUES), this one's anchors notwithstanding.
+    with pytest.raises(ValueError, match=r"sections\[0\]\.value: parts used in several places print as more"):
+        Prompt(sections=[Section(kind="custom", key="data", value=_shared(40))], instruction="go")
+    with pytest.raises(ValueError, match=r"instruction: parts used in several places print as more"):
+        reader.read({"input": _shared(40)})
 
 
 def test_agently_prompt_copies_shared_parts_into_a_tree_as_agently_does() -> None:

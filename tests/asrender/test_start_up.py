@@ -27,6 +27,7 @@ LANGUAGE_ONLY = {
     "promptwire.core.json_text",
     "promptwire.core.nesting",
     "promptwire.core.rendered",
+    "promptwire.core.secrets",  # errors.py masks keys in every message it makes (stdlib only)
     "promptwire.core.text_files",
     "promptwire.core.timeout",
     "promptwire.core.units",

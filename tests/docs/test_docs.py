@@ -99,7 +99,7 @@ def test_the_rendered_prompt_example_is_what_the_messages_format_gives() -> None
 
 def test_the_snippets_run_in_order(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     snippets = _snippets("embedding.md")
-    assert len(snippets) == 5
+    assert len(snippets) == 6
     namespace: dict[str, Any] = {}
     with fake_provider() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
@@ -112,8 +112,9 @@ def test_the_snippets_run_in_order(monkeypatch: pytest.MonkeyPatch, capsys: pyte
         (UnsupportedFieldsWarning, "identity, context.source"),  # as the snippets' comments say
         (UnsupportedFieldsWarning, "sections"),
     ]
-    (sent,) = server.requests
+    sent, *checks = server.requests
     assert sent["messages"] == namespace["messages"]  # what was rendered is what went out
+    assert [check.get("stream", False) for check in checks] == [True, True, False, False, False]
     assert namespace["answer"] == {"ok": True}
     history = namespace["rendered"].sections[2].body
     assert history.startswith("[\n  ") and len(history) < 80  # clipped to its budget
@@ -192,8 +193,8 @@ def test_the_hook_reference_is_the_hook_specs() -> None:
 def my_plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     """The guide's renderer and adapter as one plugin module, importable as ``my_plugin``."""
     module = types.ModuleType("my_plugin")
-    renderer, adapter, _ = _snippets("plugins.md")
-    exec(renderer + "\n" + adapter, module.__dict__)
+    renderer, adapter, streaming, _ = _snippets("plugins.md")
+    exec(renderer + "\n" + adapter + "\n" + streaming, module.__dict__)
     monkeypatch.setitem(sys.modules, "my_plugin", module)
     return module
 
@@ -208,9 +209,36 @@ def test_the_snippets_make_a_plugin(my_plugin: types.ModuleType) -> None:
     assert [warning.field for warning in rendered.warnings] == ["context"]
 
 
+def test_the_streaming_snippet_streams_and_fails_as_the_built_in_adapters_do(
+    my_plugin: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from promptwire.core.generate import agenerate
+    from promptwire.core.generate import generate as run_generate
+    from promptwire.renderers.agentscript import renderer, shape_contract
+
+    prompt = promptwire.Prompt(instruction="Say ok.", output=shape_contract({"ok": "boolean"}))
+    adapter = my_plugin.StreamingCompat()
+    shown: list[str] = []
+    with fake_provider() as server:
+        monkeypatch.setenv("COMPAT_BASE_URL", server.base_url)
+        result = run_generate(prompt, render=renderer.render, adapter=adapter, model="ok", on_text=shown.append)
+        awaited = asyncio.run(agenerate(prompt, render=renderer.render, adapter=adapter, model="ok"))
+        with pytest.raises(promptwire.ProviderError) as caught:
+            run_generate(prompt, render=renderer.render, adapter=adapter, model="short", on_text=shown.append)
+        with pytest.raises(promptwire.ProviderError) as failed:
+            run_generate(prompt, render=renderer.render, adapter=adapter, model="streamrate", on_text=shown.append)
+    assert shown[:2] == ['{"ok": ', "true}"] and result.value == awaited.value == {"ok": True}
+    assert result.calls[0].reply is not None and result.calls[0].reply.usage["total_tokens"] == 15  # type: ignore[index]
+    assert server.requests[0]["stream_options"] == {"include_usage": True} and "stream" not in server.requests[1]
+    assert "stream ended before the reply was complete" in str(caught.value)
+    assert type(failed.value).__name__ == "RateLimitedError"
+
+
 def test_the_test_snippet_passes(my_plugin: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     namespace: dict[str, Any] = {}
-    exec(_snippets("plugins.md")[2], namespace)
+    exec(_snippets("plugins.md")[3], namespace)
     namespace["test_compat_over_http"](monkeypatch)
     namespace["test_compat_failures"](monkeypatch)
 

@@ -40,11 +40,17 @@ def test_render(fmt: str, name: str, snapshot: SnapshotAssertion) -> None:
     assert _render_quietly(fmt, CORPUS[name]) == snapshot
 
 
+LEFT_OUT_PARTS = {("agens", "resources"): ["resources[2]"]}
+"""Parts of a field a format expresses that it still leaves out: Agens does not load a resource
+without content (the corpus prompt's third)."""
+
+
 @pytest.mark.parametrize(("fmt", "name"), CASES)
 def test_unexpressible_fields_warn_once_or_fail_strict(fmt: str, name: str) -> None:
     prompt = CORPUS[name]
     renderer = HOST.renderer(fmt)
     missing = [field for field in prompt.populated_fields() if field not in renderer.fields]
+    missing += LEFT_OUT_PARTS.get((fmt, name), [])
     if not missing:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PromptwireWarning)
@@ -57,7 +63,8 @@ def test_unexpressible_fields_warn_once_or_fail_strict(fmt: str, name: str) -> N
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnsupportedFieldsWarning)  # a renderer reports, it does not warn
         rendered = renderer.render(prompt)
-    assert [(w.format, w.field) for w in rendered.warnings if w.reason == UNEXPRESSED] == [(fmt, f) for f in missing]
+    left_out = [(w.format, w.field) for w in rendered.warnings if w.reason == UNEXPRESSED or w.field in missing]
+    assert left_out == [(fmt, f) for f in missing]
     with pytest.warns(UnsupportedFieldsWarning) as record:
         promptwire.render(prompt, fmt, host=HOST)
     assert [str(w.message) for w in record if w.category is UnsupportedFieldsWarning] == warning_lines(
