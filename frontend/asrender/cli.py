@@ -208,6 +208,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_cmd_serve)
 
     check = commands.add_parser("check", help="check an AgentScript program: every diagnostic, exit 1 on errors")
+    check.add_argument(
+        "--allow-read",
+        action="append",
+        metavar="PATH",
+        help="the program may also import agents from this file or folder, as a run with the flag may (repeatable)",
+    )
+    check.set_defaults(allow_write=None, allow_env=None, allow_net=None, timeout=None)
     parse = commands.add_parser("parse", help="print an AgentScript program's syntax tree as JSON")
     for command, run in ((check, _cmd_check), (parse, _cmd_parse)):
         command.add_argument("file", metavar="FILE.as", help="the program; '-' reads standard input")
@@ -217,7 +224,14 @@ def _parser() -> argparse.ArgumentParser:
             default="release",
             help="how a 'use ... as' label ends: the rest of the line (release, default) or one token (late)",
         )
-        command.set_defaults(run=run, max_input_size=DEFAULT_MAX_BYTES)
+        command.add_argument(
+            "--max-input-size",
+            type=_byte_size,
+            default=DEFAULT_MAX_BYTES,
+            metavar="BYTES",
+            help=f"refuse a program (or an imported file) larger than this (default {DEFAULT_MAX_BYTES // 2**20}M)",
+        )
+        command.set_defaults(run=run)
     return parser
 
 
@@ -580,14 +594,16 @@ def _warn(warnings: Sequence[RenderWarning]) -> None:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     """The program loaded as a run loads it (its imported agents merged in, each imported file
-    parsed and checked), then every diagnostic: a program that runs checks clean, and one whose
-    imports fail fails here too, located in the file at fault."""
+    read through the same permissions, parsed and checked), then every diagnostic: a program that
+    runs checks clean, and one whose imports fail (or are refused) fails here too, located in the
+    file at fault."""
     from ..agentscript import check
     from ..agentscript.diagnostics import MAX_SHOWN_DIAGNOSTICS, format_diagnostics
     from ..agentscript.loader import load_program
 
     label, source = _read_program(args)
-    diagnostics = check(load_program(source, label, label_rule=args.label_rule))
+    permissions = _tool_context(args, label)  # the files a run would read, and refuse, the same way
+    diagnostics = check(load_program(source, label, label_rule=args.label_rule, permissions=permissions))
     if diagnostics:
         error_block(format_diagnostics(diagnostics, source, label, limit=MAX_SHOWN_DIAGNOSTICS))
         return 1

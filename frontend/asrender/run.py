@@ -111,10 +111,9 @@ def run(
     and locates its imports). A failed run raises with its calls so far on the error
     (``error.calls``).
     """
-    from ...core.permissions import Permissions
     from ..agentscript import ensure_valid
     from ..agentscript.interpreter import Interpreter
-    from ..agentscript.loader import load_program, program_folder, read_source
+    from ..agentscript.loader import default_permissions, load_program, read_source
 
     options = options or RunOptions()
     if isinstance(source_or_path, Path):
@@ -123,13 +122,14 @@ def run(
     else:
         source = source_or_path
     host = host or default_host()
-    program = ensure_valid(load_program(source, path, label_rule=options.label_rule))
+    tools = options.tools or default_permissions(path)
+    program = ensure_valid(load_program(source, path, label_rule=options.label_rule, permissions=tools))
     interpreter = Interpreter(
         program,
         model_adapter(host, options),
         debug=options.debug,
         tool_scheme=host.tool_scheme,
-        tool_context=options.tools or Permissions(program_folder(path), program_folder=program_folder(path)),
+        tool_context=tools,
         timeout=options.timeout,
     )
     value = interpreter.run(input, agent=options.agent, function=options.function)
