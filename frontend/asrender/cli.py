@@ -387,7 +387,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         program = scratch / original.relative_to(directory)
         try:
             with _working_directory(program.parent):
-                result = run_beside(Path(program.name), options, host)
+                result = run_beside(Path(program.name), options, host, folder=scratch)
                 return "".join(
                     call_block(c, r) for c, r in zip(result.calls, shown(result, options, host), strict=True)
                 )
@@ -396,7 +396,10 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         except (CliError, PromptwireError, OSError) as exc:
             raise RenderFailed(f"{original}: cannot render: {exc}") from None
 
-    with scratch_copy(directory, "asrender-snapshot-") as scratch:
+    left_out: list[str] = []
+    with scratch_copy(directory, "asrender-snapshot-", left_out) as scratch:
+        for note in left_out:
+            error_line(f"warning: {directory / note}")
         try:
             found = review(
                 directory,

@@ -47,14 +47,15 @@ class PromptFileError(PromptwireError):
     """A prompt file that cannot be read: the message names the file and, where known, line:col."""
 
 
-def program_input(inline: str | None, file: str | None, max_bytes: int) -> dict[str, Any]:
-    """The program's input: the ``--input`` text, else the file's, else ``{}``; a JSON object."""
+def program_input(inline: str | None, file: str | None, max_bytes: int, *, text: str | None = None) -> dict[str, Any]:
+    """The program's input: the ``--input`` text, else the file's, else ``{}``; a JSON object.
+    ``text`` is the file's text when the caller read it already (through a run's permissions)."""
     from ...renderers.agentscript.jsjson import js_numbers  # a program's rule: a prompt file needs none of it
 
     if inline is not None:
         text, label = inline, "--input"
     elif file is not None:
-        text, label = read_text(file, file, max_bytes), file
+        text, label = read_text(file, file, max_bytes) if text is None else text, file
     else:
         return {}
     value = js_numbers(parse_data(text, label, json_by_name=True))
@@ -63,13 +64,14 @@ def program_input(inline: str | None, file: str | None, max_bytes: int) -> dict[
     return value
 
 
-def canned_responses(file: str | None, max_bytes: int) -> tuple[Any, ...]:
-    """The replies the offline adapter gives in order, from a JSON array; none without a file."""
+def canned_responses(file: str | None, max_bytes: int, *, text: str | None = None) -> tuple[Any, ...]:
+    """The replies the offline adapter gives in order, from a JSON array; none without a file.
+    ``text`` is the file's text when the caller read it already (through a run's permissions)."""
     from ...renderers.agentscript.jsjson import js_numbers
 
     if file is None:
         return ()
-    responses = parse_data(read_text(file, file, max_bytes), file, json_by_name=True)
+    responses = parse_data(read_text(file, file, max_bytes) if text is None else text, file, json_by_name=True)
     if not isinstance(responses, list):
         raise PromptFileError(f"{file}: canned responses must be a JSON array")
     return tuple(js_numbers(responses))
