@@ -27,6 +27,7 @@ LANGUAGE_ONLY = {
     "promptwire.core.json_text",
     "promptwire.core.nesting",
     "promptwire.core.permissions",
+    "promptwire.core.printable",
     "promptwire.core.rendered",
     "promptwire.core.text_files",
     "promptwire.core.timeout",

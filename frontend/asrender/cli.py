@@ -21,6 +21,7 @@ from ...core.text_files import DEFAULT_MAX_BYTES
 from ...core.timeout import DEFAULT_TIMEOUT, check_timeout
 from ..agentscript.diagnostics import CheckError
 from .terminal import (
+    DebugStream,
     OutputError,
     error_block,
     error_line,
@@ -88,10 +89,18 @@ def _fail(message: str) -> int:
     return 1
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad command line said as every other failure is: one ``asrender: error:``
+    line (its arguments quoted as one line: an unrecognised argument may hold a newline or an
+    escape sequence), exit status 2. argparse's own would print its usage and then the arguments
+    raw."""
+
+    def error(self, message: str) -> NoReturn:
+        _usage_error(message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="asrender", description="Render prompts exactly as a language model receives them."
-    )
+    parser = _Parser(prog="asrender", description="Render prompts exactly as a language model receives them.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     plugins = commands.add_parser("plugins", help="list the loaded plugins and what they register")
@@ -311,7 +320,7 @@ def _run_options(args: argparse.Namespace, host: PluginHost) -> RunOptions:
         agent=args.agent,
         function=args.function,
         tools=_tool_context(args, label) if args.file.endswith(".as") else None,
-        debug=sys.stderr,
+        debug=DebugStream(),
     )
 
 
@@ -379,7 +388,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
     host.renderer(args.format)  # an unknown format fails once, before any program runs
     _render_options(args, host)  # so does a malformed --option
     args.option = [_from_here(option) for option in args.option]  # programs run from their own folder
-    options = RunOptions(format=args.format, options=_render_options(args, host), debug=sys.stderr)
+    options = RunOptions(format=args.format, options=_render_options(args, host), debug=DebugStream())
 
     def render(original: Path) -> str:
         """What ``cd DIR && asrender NAME.as`` prints, with the program's sibling input and replies,
@@ -392,9 +401,9 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
                     call_block(c, r) for c, r in zip(result.calls, shown(result, options, host), strict=True)
                 )
         except (SourceError, CheckError) as exc:
-            raise RenderFailed(f"{original}: cannot render\n{exc}") from None
+            raise RenderFailed(f"{one_line(str(original))}: cannot render\n{exc}") from None
         except (CliError, PromptwireError, OSError) as exc:
-            raise RenderFailed(f"{original}: cannot render: {exc}") from None
+            raise RenderFailed(one_line(f"{original}: cannot render: {exc}")) from None
 
     left_out: list[str] = []
     with scratch_copy(directory, "asrender-snapshot-", left_out) as scratch:
@@ -410,7 +419,9 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
                 report_failure=_report,
             )
         except StoreUnusable as exc:
-            _report(str(exc))
+            with suppress(OSError, ValueError):
+                sys.stdout.flush()
+            error_line(str(exc))
             return 2
     return found.status(args.update)
 
