@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import importlib.resources
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -38,7 +39,16 @@ from urllib.parse import parse_qs, urlsplit
 from ....core.json_text import dumps
 from .state import fingerprint, program_list, program_state
 
-__all__ = ["InspectorServer", "make_server", "serve"]
+__all__ = ["IDLE_TIMEOUT", "MAX_CONNECTIONS", "REQUEST_DEADLINE", "InspectorServer", "make_server", "serve"]
+
+MAX_CONNECTIONS = 32
+"""Connections served at once (a thread each); one more is answered 503 and closed at once."""
+
+IDLE_TIMEOUT = 10.0
+"""Seconds a connection may stay silent (before its request, or in the middle of it) before it is closed."""
+
+REQUEST_DEADLINE = 30.0
+"""Seconds a client has to send its whole request line and headers, however slowly it trickles them."""
 
 PROGRAMS_TTL = 1.0
 """Seconds the program list is reused: the page polls twice a second, and listing a large folder
@@ -55,16 +65,38 @@ class InspectorServer(ThreadingHTTPServer):
     """One inspector: the file or folder it shows, and the last state computed per program."""
 
     daemon_threads = True
+    request_queue_size = 128  # a burst is accepted (and answered 503 past MAX_CONNECTIONS), not left to the kernel
 
     def __init__(self, root: Path, port: int) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.root = root
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._states: dict[str, tuple[str, dict[str, Any]]] = {}
         self._lock = threading.Lock()
         self._programs: tuple[float, list[str]] | None = None
         port = self.server_address[1]
         self.hosts = frozenset({f"127.0.0.1:{port}", f"localhost:{port}"})
         """The ``Host`` headers of requests meant for this server (see the module's docstring)."""
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve the connection in a thread of its own, unless :data:`MAX_CONNECTIONS` are being
+        served: then answer 503 and close it, so idle or trickling clients cannot pile up threads."""
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(_BUSY)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
 
     @property
     def url(self) -> str:
@@ -96,8 +128,34 @@ class InspectorServer(ThreadingHTTPServer):
             return cached[1]
 
 
+_BUSY = b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: InspectorServer
+
+    def setup(self) -> None:
+        self.timeout = IDLE_TIMEOUT  # each read and write; a silent connection is closed
+        super().setup()
+        # A client trickling its headers a byte at a time resets that timeout on every byte: the
+        # whole request line and headers get one deadline, after which the socket is shut.
+        self._deadline = threading.Timer(REQUEST_DEADLINE, self._expire)
+        self._deadline.daemon = True
+        self._deadline.start()
+
+    def _expire(self) -> None:
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def parse_request(self) -> bool:
+        try:
+            return super().parse_request()  # reads the headers
+        finally:
+            self._deadline.cancel()
+
+    def finish(self) -> None:
+        self._deadline.cancel()
+        super().finish()
 
     def log_message(self, *args: Any) -> None:  # the terminal shows the URL, not every request
         pass
