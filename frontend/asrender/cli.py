@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ...core.errors import FieldError, PromptwireError, ProviderError, SourceError
-from ...core.text_files import DEFAULT_MAX_BYTES
+from ...core.text_files import DEFAULT_MAX_BYTES, MAX_INPUT_SIZE
 from ...core.timeout import DEFAULT_TIMEOUT, check_timeout
 from ..agentscript.diagnostics import CheckError
 from .terminal import (
@@ -676,7 +676,10 @@ def _byte_size(text: str) -> int:
     number, unit = (text[:-1], text[-1].upper()) if text[-1:].isalpha() else (text, "")
     if unit not in units or not number.isdigit():
         raise argparse.ArgumentTypeError(f"not a size in bytes (such as 1000, 64M or 2G): {one_line(text)!r}")
-    return int(number) * units[unit]
+    size = int(number) * units[unit]
+    if size > MAX_INPUT_SIZE:
+        raise argparse.ArgumentTypeError(f"at most {MAX_INPUT_SIZE // 2**30}G, got {one_line(text)!r}")
+    return size
 
 
 def _seconds(text: str) -> float:
