@@ -24,6 +24,7 @@ from ...core.text_files import DEFAULT_MAX_BYTES, read_text
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "MAX_EXPANDED_CHARACTERS",
     "MAX_EXPANDED_NODES",
     "PromptFileError",
     "canned_responses",
@@ -35,6 +36,12 @@ MAX_EXPANDED_NODES = 1_000_000
 """How many values the aliases of one YAML document may stand for in all (each alias counts the
 values of the node it repeats). Aliases let a few bytes stand for an exponential tree that every
 renderer would print; what is written out is bounded by the file size instead."""
+
+MAX_EXPANDED_CHARACTERS = 16 * 2**20
+"""How many characters of text the aliases of one YAML document may stand for in all (each alias
+counts the characters of every scalar, key or value, in the node it repeats). Counting values alone
+let a 1.6 MB file repeat one 512 KiB scalar 100,000 times: 50 GB of text to render (20 GiB of
+memory in two minutes before it was stopped)."""
 
 
 TOO_MANY_DIGITS = (
@@ -262,46 +269,54 @@ def _parse_yaml(text: str, label: str, warnings: list[str]) -> Any:
 def _check_events(loader: Any, label: str) -> None:
     """One pass over the parser's events (no recursion, no nodes built): refuse nesting deeper than
     MAX_DEPTH, an alias inside the node it names (a value containing itself), and aliases that stand
-    for more than MAX_EXPANDED_NODES values in all. Sizes are summed per anchor, so the pass stays
-    linear however the aliases multiply."""
+    for more than MAX_EXPANDED_NODES values or MAX_EXPANDED_CHARACTERS characters in all. Sizes are
+    summed per anchor, so the pass stays linear however the aliases multiply."""
     import yaml
 
-    sizes: dict[str, int] = {}  # anchor -> node count of the node it names, aliases expanded
-    open_nodes: list[list[Any]] = []  # [anchor, node count so far] of each collection being read
-    by_aliases = 0
+    # anchor -> (values, characters) of the node it names, aliases expanded
+    sizes: dict[str, tuple[int, int]] = {}
+    open_nodes: list[list[Any]] = []  # [anchor, values so far, characters so far] of each open collection
+    nodes_by_aliases = characters_by_aliases = 0
 
     def where(event: Any) -> str:
         return f"{label}:{event.start_mark.line + 1}:{event.start_mark.column + 1}"
 
-    def close(anchor: str | None, size: int) -> None:
+    def close(anchor: str | None, nodes: int, characters: int) -> None:
         if anchor is not None:
-            sizes[anchor] = size
+            sizes[anchor] = (nodes, characters)
         if open_nodes:
-            open_nodes[-1][1] += size
+            open_nodes[-1][1] += nodes
+            open_nodes[-1][2] += characters
 
     try:
         while loader.check_event():
             event = loader.get_event()
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                open_nodes.append([event.anchor, 1])
+                open_nodes.append([event.anchor, 1, 0])
                 if len(open_nodes) > MAX_DEPTH:
                     raise PromptFileError(f"{where(event)}: nested deeper than {MAX_DEPTH} levels")
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                anchor, size = open_nodes.pop()
-                close(anchor, size)
+                anchor, nodes, characters = open_nodes.pop()
+                close(anchor, nodes, characters)
             elif isinstance(event, yaml.ScalarEvent):
-                close(event.anchor, 1)
+                close(event.anchor, 1, len(event.value))
             elif isinstance(event, yaml.AliasEvent):
-                size = sizes.get(event.anchor or "", 0)
-                if not size and any(node[0] == event.anchor for node in open_nodes):
+                nodes, characters = sizes.get(event.anchor or "", (0, 0))
+                if not nodes and any(node[0] == event.anchor for node in open_nodes):
                     raise PromptFileError(f"{where(event)}: the value of &{event.anchor} contains itself")
-                by_aliases += size  # an undefined alias adds 0: the composer reports it
-                if by_aliases > MAX_EXPANDED_NODES:
+                nodes_by_aliases += nodes  # an undefined alias adds 0: the composer reports it
+                characters_by_aliases += characters
+                if nodes_by_aliases > MAX_EXPANDED_NODES:
                     raise PromptFileError(
                         f"{where(event)}: YAML aliases stand for more than {MAX_EXPANDED_NODES} values "
                         "(a prompt file may not be an alias bomb)"
                     )
-                close(None, size)
+                if characters_by_aliases > MAX_EXPANDED_CHARACTERS:
+                    raise PromptFileError(
+                        f"{where(event)}: YAML aliases stand for more than {MAX_EXPANDED_CHARACTERS} characters "
+                        "(a prompt file may not be an alias bomb)"
+                    )
+                close(None, nodes, characters)
     finally:
         loader.dispose()
 

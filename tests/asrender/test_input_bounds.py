@@ -4,16 +4,19 @@
 |---|---|---|
 | ``--max-input-size 99999999999G`` | ``internal error: OverflowError`` | exit 2: at most 64G |
 | ``--max-input-size 64G`` on a small file | one read asked for 64 GiB at once | read a megabyte at a time |
+| a 1.6 MB YAML file whose aliases repeat a 512 KiB scalar 100,000 times | 20 GiB of memory, stopped after 2 min | refused at once: aliases stand for more than 16 Mi characters |
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 from promptwire.core.text_files import MAX_INPUT_SIZE, read_text
 from promptwire.frontend.asrender.cli import main
+from promptwire.frontend.asrender.inputs import MAX_EXPANDED_CHARACTERS, PromptFileError, parse_data
 
 
 def _asrender(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -43,3 +46,22 @@ def test_the_maximum_is_taken_and_reads_a_small_file_at_once(
     path.write_text("instruction: hi\n", encoding="utf-8")
     assert read_text(str(path), "p.yaml", MAX_INPUT_SIZE) == "instruction: hi\n"
     assert _asrender(capsys, "render", str(path), "--max-input-size", "64G") == (0, "")
+
+
+def test_aliases_repeating_a_big_scalar_are_refused_by_the_characters_they_stand_for(tmp_path: Path) -> None:
+    scalar = "x" * (1 << 19)
+    lines = ["instruction: &a " + scalar, "context:", "  - label: l", "    value:"] + ["      - *a"] * 100_000
+    text = "\n".join(lines) + "\n"
+    assert len(text) < 2_000_000
+    started = time.monotonic()
+    with pytest.raises(
+        PromptFileError, match=rf"^b\.yaml:37:9: YAML aliases stand for more than {MAX_EXPANDED_CHARACTERS} "
+    ):
+        parse_data(text, "b.yaml")
+    assert time.monotonic() - started < 5
+
+
+def test_aliases_within_the_character_limit_load() -> None:
+    scalar = "y" * 1000
+    text = f"a: &a {scalar}\nb: [{', '.join(['*a'] * 1000)}]\n"
+    assert parse_data(text, "ok.yaml")["b"] == [scalar] * 1000
