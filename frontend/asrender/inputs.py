@@ -90,6 +90,9 @@ def parse_data(text: str, label: str, *, json_by_name: bool = False, warnings: l
     ``warnings`` receives one line per surprise a reader should know of (a YAML number that loses
     digits of its text, such as a version ``1.10`` read as 1.1).
     """
+    half = _SURROGATE.search(text)
+    if half is not None:  # only bytes that are not UTF-8 (an argument, say) decode to one
+        raise PromptFileError(f"{label}: not UTF-8 text at character {half.start()} (an undecodable byte)")
     if json_by_name:
         return _parse_json(text, label)
     if text.lstrip(" \t\r\n")[:1] in ("{", "["):
@@ -98,6 +101,9 @@ def parse_data(text: str, label: str, *, json_by_name: bool = False, warnings: l
         except _NotJson:
             pass  # a YAML flow collection such as ``{a: 1}``: let YAML read it
     return _parse_yaml(text, label, [] if warnings is None else warnings)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # --- JSON ----------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 | ``--max-input-size 99999999999G`` | ``internal error: OverflowError`` | exit 2: at most 64G |
 | ``--max-input-size 64G`` on a small file | one read asked for 64 GiB at once | read a megabyte at a time |
 | a 1.6 MB YAML file whose aliases repeat a 512 KiB scalar 100,000 times | 20 GiB of memory, stopped after 2 min | refused at once: aliases stand for more than 16 Mi characters |
+| a lone surrogate (an undecodable byte of ``--input``) in YAML | ``internal error: UnicodeEncodeError`` | one line naming the character |
 """
 
 from __future__ import annotations
@@ -65,3 +66,17 @@ def test_aliases_within_the_character_limit_load() -> None:
     scalar = "y" * 1000
     text = f"a: &a {scalar}\nb: [{', '.join(['*a'] * 1000)}]\n"
     assert parse_data(text, "ok.yaml")["b"] == [scalar] * 1000
+
+
+@pytest.mark.parametrize("text", ["\udc80", "a: \udc80", '{"a": "\udcff"}', "- x\n- \ud800"])
+def test_a_lone_surrogate_is_one_clear_error(text: str) -> None:
+    with pytest.raises(PromptFileError, match=r"^x: not UTF-8 text at character \d+ \(an undecodable byte\)$"):
+        parse_data(text, "x")
+
+
+def test_an_undecodable_byte_in_an_input_argument_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    program = Path(__file__).resolve().parents[2] / "examples" / "strict-invoice.as"
+    code, err = _asrender(capsys, str(program), "--input", '{"invoice": "\udcff"}')
+    assert (code, err) == (1, "asrender: --input: not UTF-8 text at character 13 (an undecodable byte)\n")
