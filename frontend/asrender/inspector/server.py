@@ -17,14 +17,19 @@ ever read through a request.
 Listening on 127.0.0.1 keeps other machines out, not other web pages: a page the user has open
 elsewhere can send requests to 127.0.0.1, or point a DNS name of its own at it (DNS rebinding) and
 read the answers. So a request must name this server in its ``Host`` header (``127.0.0.1:PORT`` or
-``localhost:PORT``), and one a browser marks as coming from another site (``Sec-Fetch-Site``) is
-refused: answers are the user's prompts and data, and a state request runs a program.
+``localhost:PORT``; a request without one is refused too), and one a browser marks as coming from
+another site (``Sec-Fetch-Site``) is refused: answers are the user's prompts and data, and a state
+request runs a program. Every answer carries :data:`SECURITY_HEADERS`: the page runs only its own
+script (by hash), so text a program controls could not run as script even if it reached the markup
+(the page only ever sets it as text).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import difflib
+import hashlib
 import importlib.resources
 import socket
 import threading
@@ -56,6 +61,30 @@ PROGRAMS_TTL = 1.0
 
 PAGE = importlib.resources.files(__package__).joinpath("page.html").read_bytes()
 """The page (``page.html``, shipped beside this module as package data), read once."""
+
+
+def _inline_hash(tag: bytes) -> str:
+    """The CSP source of the page's one inline ``<tag>`` block: its SHA-256, so that no other script
+    or style (one a program's text might smuggle in) would run."""
+    start = PAGE.index(b">", PAGE.index(b"<" + tag + b">")) + 1
+    body = PAGE[start : PAGE.index(b"</" + tag + b">", start)]
+    return "'sha256-" + base64.b64encode(hashlib.sha256(body).digest()).decode() + "'"
+
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": (
+        f"default-src 'none'; script-src {_inline_hash(b'script')}; style-src {_inline_hash(b'style')}; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+"""Sent with every answer: only the page's own script and style run, it fetches only from this
+server, no other page may frame it, no other origin may read an answer (and no CORS header ever
+lets one), and a browser never guesses an answer's type."""
 
 SAME_SITE = frozenset({"same-origin", "none"})
 """``Sec-Fetch-Site`` values of the page's own requests and of a URL typed or opened by the user."""
@@ -205,7 +234,7 @@ class _Handler(BaseHTTPRequestHandler):
         The page itself holds no data, so a link to it from elsewhere opens it; its data comes only
         from ``/api/`` requests, which the page makes from its own origin."""
         host = self.headers.get("Host")
-        if host is not None and host.lower() not in self.server.hosts:
+        if host is None or host.lower() not in self.server.hosts:
             return f"this server answers requests for {self.server.url} only, not for host {host!r}"
         site = self.headers.get("Sec-Fetch-Site")
         if path.startswith("/api/") and site is not None and site not in SAME_SITE:
@@ -246,11 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header(
-            "Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
-        )
-        for key, value in (headers or {}).items():
+        for key, value in {**SECURITY_HEADERS, **(headers or {})}.items():
             self.send_header(key, value)
         self.end_headers()
         if send_body:
