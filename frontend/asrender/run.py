@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from ...adapters.offline import OfflineAdapter
 from ...plugins.manager import PluginHost, default_host
-from ..agentscript.trace import ProgramCall, Site, notes_events
+from ..agentscript.trace import ProgramCall, Site, TextSink, notes_events
 from .retarget import Retargeted
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class RunOptions:
     """What a program may touch (by default: reading its folder, nothing else)."""
     label_rule: str = "release"
     """How a program's ``use ... as`` labels end (see :func:`..agentscript.parse`)."""
-    debug: IO[str] | None = None
+    debug: TextSink | None = None
     """Where the debug text of a ``generate`` with ``debug: true`` goes."""
 
 

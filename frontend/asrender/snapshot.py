@@ -272,11 +272,12 @@ def run_beside(program: Path, options: RunOptions, host: PluginHost, *, folder: 
     default the program's own folder), and nothing else: no environment, no network, no file
     outside, whatever flags ``asrender`` got. The program and its siblings are read through the
     same permissions: none is opened through a link out of the folder, as a FIFO or under /proc."""
-    if options.tools is None:
+    tools = options.tools
+    if tools is None:
         own = program.resolve().parent
         top = own if folder is None else folder.resolve()
-        options = replace(options, tools=Permissions(own, program_folder=own, read=(top,), write=(top,)))
-    tools = options.tools
+        tools = Permissions(own, program_folder=own, read=(top,), write=(top,))
+        options = replace(options, tools=tools)
     source = _read_beside(tools, program)
     if source is None:
         raise UnreadableFileError(str(program), "no such file")

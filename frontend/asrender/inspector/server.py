@@ -164,8 +164,8 @@ class _Handler(BaseHTTPRequestHandler):
     server: InspectorServer
 
     def setup(self) -> None:
-        self.timeout = IDLE_TIMEOUT  # each read and write; a silent connection is closed
         super().setup()
+        self.connection.settimeout(IDLE_TIMEOUT)  # each read and write; a silent connection is closed
         # A client trickling its headers a byte at a time resets that timeout on every byte: the
         # whole request line and headers get one deadline, after which the socket is shut.
         self._deadline = threading.Timer(REQUEST_DEADLINE, self._expire)

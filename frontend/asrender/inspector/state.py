@@ -58,7 +58,8 @@ def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict
     host = host or default_host()
     program = _program_path(root, name)
     state: dict[str, Any] = {"file": name, "version": fingerprint(root, name), "error": None, "calls": []}
-    state["left_out"] = left_out = []  # what the scratch copy left out, and why
+    left_out: list[str] = []  # what the scratch copy left out, and why
+    state["left_out"] = left_out
     state["formats"] = list(host.names("renderers"))
     state["providers"] = list(PROVIDERS)
     folder: Path | None = None  # the scratch copy, once made
