@@ -98,6 +98,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         _usage_error(message)
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # ``--agent=--`` hands argparse the value '--', which it drops as the end of the options,
+        # leaving a list where a string belongs (``check --allow-read=--`` was an internal error).
+        # The value of an option is what was written.
+        if arg_strings == ["--"] and action.option_strings and action.nargs in (None, "?"):
+            value = self._get_value(action, "--")
+            self._check_value(action, value)  # a choice, as for any other value
+            return value
+        return super()._get_values(action, arg_strings)
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="asrender", description="Render prompts exactly as a language model receives them.")
