@@ -118,16 +118,37 @@ class Review:
 
 def programs(directory: Path) -> Iterator[Path]:
     """Every ``.as`` program under ``directory``, sorted, outside the store and hidden folders: each
-    a regular file (a symbolic link is no program of its own, and is never followed to find one)."""
-    found = []
-    with Root(directory) as root, contextlib.closing(walk(root, [])) as entries:
-        for entry in entries:
-            parts = entry.parts
-            hidden = any(part.startswith(".") for part in parts)
-            if entry.is_file and parts[-1].endswith(".as") and STORE not in parts and not hidden:
-                found.append(parts)
+    a regular file (a symbolic link is no program of its own, and is never followed to find one).
+    Folders deeper than :data:`~promptwire.core.confined.MAX_DEPTH` are not searched."""
+    found: list[tuple[str, ...]] = []
+    with Root(directory) as root:
+        _find_programs(os.dup(root.fd), (), found)
     for parts in sorted(found):
         yield directory.joinpath(*parts)
+
+
+def _find_programs(folder: int, parts: tuple[str, ...], found: list[tuple[str, ...]]) -> None:
+    try:
+        for name in os.listdir(folder):
+            if name.startswith(".") or name == STORE:
+                continue
+            try:
+                info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            except OSError:
+                continue  # gone meanwhile
+            if stat.S_ISREG(info.st_mode) and name.endswith(".as"):
+                found.append((*parts, name))
+            elif stat.S_ISDIR(info.st_mode) and len(parts) < MAX_DEPTH:
+                try:
+                    child = os.open(name, _FOLDER, dir_fd=folder)
+                except OSError:
+                    continue  # swapped for a link, or gone, meanwhile: not followed
+                _find_programs(child, (*parts, name), found)
+    finally:
+        os.close(folder)
+
+
+_FOLDER: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 MAX_COPIED_FILE: Final = DEFAULT_MAX_BYTES
@@ -185,7 +206,7 @@ def _copy_folder(
                     left_out.append(f"{shown}: more than {MAX_DEPTH} folders deep, not copied")
                     continue
                 try:
-                    child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+                    child = os.open(name, _FOLDER, dir_fd=folder)
                 except OSError:
                     continue  # swapped for a link, or gone, meanwhile: not followed
                 target.mkdir()

@@ -20,6 +20,7 @@ name is walked without following a link out of the folder.
 | ``__prompts__/x.as.agentscript.txt -> secret`` | never read into a diff, never written through |
 | ``__prompts__ -> folder outside`` | refused as unusable (exit 2), nothing written outside |
 | a program reading ``env://OPENAI_API_KEY`` and calling a local HTTP origin | refused: no variable read, no request made |
+| folders nested 300 deep | searched and copied to 256 levels (the deeper ones named as left out), no internal error |
 """
 
 from __future__ import annotations
@@ -211,3 +212,16 @@ def test_a_served_program_reads_no_variable_and_reaches_no_origin(
     assert received == []
     _no_secret(json.dumps(state))
     assert "needs --allow-env" in state["error"]["message"]
+
+
+def test_folders_nested_past_the_depth_limit_are_left_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "programs"
+    deep = folder.joinpath(*["d"] * 300)
+    deep.mkdir(parents=True)
+    (deep / "x.as").write_text(PROGRAM, encoding="utf-8")
+    (folder / "x.as").write_text(PROGRAM, encoding="utf-8")
+    assert [path.name for path in programs(folder)] == ["x.as"]
+    assert main(["snapshot", str(folder)]) == 1  # one new program, the deep one not searched
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-1].startswith("1 programs: ")
+    assert "more than 256 folders deep, not copied" in err and "internal error" not in err

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ....core.errors import PromptwireError
 from ....core.json_text import dumps
 from .state import fingerprint, program_list, program_state
 
@@ -224,6 +225,9 @@ class _Handler(BaseHTTPRequestHandler):
             data = route(query)
         except LookupError as exc:
             self._send(HTTPStatus.NOT_FOUND, f"{exc.args[0]}\n".encode(), "text/plain", send_body=send_body)
+            return
+        except (PromptwireError, OSError) as exc:  # the folder cannot be listed or read: say why, once
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, f"{exc}\n".encode(), "text/plain", send_body=send_body)
             return
         body = dumps(data).encode()
         self._send(HTTPStatus.OK, body, "application/json", {"Cache-Control": "no-store"}, send_body=send_body)
