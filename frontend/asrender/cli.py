@@ -53,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if (argv and argv[0] not in COMMANDS and not argv[0].startswith("-")) or argv[:1] == ["-"]:
         argv.insert(0, "render")  # ``asrender FILE`` is the main form
+    if any("\x00" in arg for arg in argv):  # no shell can pass one; a Python caller can
+        _usage_error("an argument holds a NUL byte, which no path, name or value may")
     args = parser.parse_args(argv)
     try:
         status = int(args.run(args))

@@ -1,6 +1,7 @@
-"""An option's value is what was written, even ``--``: found by the command-line fuzz
-(``tests/security/test_cli_fuzz.py``), ``asrender check p.as --allow-read=--`` was an internal error
-(argparse dropped the value ``--`` as the end of the options and left an empty list for a path)."""
+"""Odd values the command-line fuzz (``tests/security/test_cli_fuzz.py``) found crashing ``asrender``:
+``asrender check p.as --allow-read=--`` (argparse dropped the value ``--`` as the end of the options
+and left an empty list for a path) and ``--responses '\x00'`` (a NUL byte in a path: ``open``'s
+ValueError) were internal errors."""
 
 from __future__ import annotations
 
@@ -40,3 +41,19 @@ def test_double_dash_as_a_value_is_a_value(
         code = int(str(done.code))
     err = capsys.readouterr().err
     assert code in (0, 1, 2) and "internal error" not in err, (argv, err)
+
+
+@pytest.mark.parametrize("command", [["render", "p.as"], ["check", "p.as"], ["snapshot", "."], ["plugins"]])
+def test_a_nul_byte_in_any_argument_is_a_usage_error(
+    command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copy2(EXAMPLES / "strict-invoice.as", tmp_path / "p.as")
+    monkeypatch.chdir(tmp_path)
+    for argv in ([*command, "--responses", "\x00"], [*command, "--allow-read=a\x00b"], ["p\x00.as"]):
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        assert done.value.code == 2
+        assert (
+            capsys.readouterr().err
+            == "asrender: error: an argument holds a NUL byte, which no path, name or value may\n"
+        )
