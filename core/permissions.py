@@ -24,7 +24,17 @@ from pathlib import Path
 from typing import BinaryIO, Final, TypeVar
 from urllib.parse import urlsplit
 
-from .confined import Location, NotRegularFile, PathEscapes, Root, locate, open_regular, read_limited
+from .confined import (
+    NEVER_OPENED,
+    Location,
+    NotRegularFile,
+    PathEscapes,
+    Root,
+    locate,
+    never_opened,
+    open_regular,
+    read_limited,
+)
 from .errors import PromptwireError
 from .secrets import shown_url
 
@@ -259,10 +269,12 @@ class Permissions:
             except (PathEscapes, _Outside):
                 escaped = True
         shown = self.shown(path)
+        full = os.path.normpath(os.path.join(os.path.abspath(self.workspace), path))
+        if never_opened(full):  # no flag allows it: say so rather than name one
+            raise NotRegularFile(f"{full} is under {', '.join(NEVER_OPENED)}: never opened")
         if escaped:
             raise NotAllowed(f"Path escapes the files this run may {verb}: {shown} (a symlink or '..' leads out)")
         doing = {"read": "Reading", "write": "Writing"}[verb]
-        full = os.path.normpath(os.path.join(os.path.abspath(self.workspace), path))
         raise NotAllowed(f"{doing} {shown} needs --allow-{verb} (asrender ... --allow-{verb} {_as_typed(full)})")
 
 

@@ -21,10 +21,22 @@ from typing import IO
 
 from .errors import PromptwireError
 
-__all__ = ["DEFAULT_MAX_BYTES", "UnreadableFileError", "decode", "decode_text", "read_limited", "read_text"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "MAX_INPUT_SIZE",
+    "UnreadableFileError",
+    "decode",
+    "decode_text",
+    "read_limited",
+    "read_text",
+]
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 """Files larger than this are refused unless the caller raises the limit."""
+
+MAX_INPUT_SIZE = 64 * 1024**3
+"""The highest limit a caller may set (``asrender --max-input-size 64G``): a file is read whole into
+memory, and a limit past what an index can count was an internal error."""
 
 
 class UnreadableFileError(PromptwireError):
@@ -41,8 +53,17 @@ def decode_text(data: bytes | bytearray) -> str:
 
 
 def read_limited(stream: IO[bytes], label: str, max_bytes: int) -> bytes:
-    """Read at most ``max_bytes`` bytes, refusing more without reading the rest (``/dev/zero``)."""
-    data = stream.read(max_bytes + 1)
+    """Read at most ``max_bytes`` bytes, refusing more without reading the rest (``/dev/zero``).
+    Read a megabyte at a time: one read of ``max_bytes`` would ask for all of it at once."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= max_bytes:
+        chunk = stream.read(min(1 << 20, max_bytes + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    data = b"".join(chunks)
     if len(data) > max_bytes:
         raise UnreadableFileError(
             label, f"larger than the input limit of {max_bytes} bytes (raise it with --max-input-size)"

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...core.errors import PromptwireError, SourceError
+from ...core.printable import one_line
 from .positions import SourceFile, Span, line_text, shown_line
 
 __all__ = [
@@ -36,7 +37,9 @@ otherwise print each one with its source line (5,000 duplicate parameters on one
 
 
 def _render(file: str, line: int, column: int, code: str, message: str, source_line: str | None) -> str:
-    head = f"{file}:{line}:{column}: error[{code}]: {message}"
+    # The head is one line whatever the file name or the message quotes (a path, an agent name
+    # with a newline): it cannot forge a line of its own.
+    head = one_line(f"{file}:{line}:{column}: error[{code}]: {message}")
     if source_line is None:
         return head
     text, padding = shown_line(source_line.rstrip("\r"), column)

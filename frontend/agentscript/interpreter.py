@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ...core.budget import Budget as CoreBudget
 from ...core.coercion import field_types, mismatch
@@ -74,7 +74,7 @@ from .syntax import (
     String,
     Use,
 )
-from .trace import ProgramCall, Site, budget_json, debug_block, generate_event, notes_events
+from .trace import ProgramCall, Site, TextSink, budget_json, debug_block, generate_event, notes_events
 from .unparse import expression_source
 
 __all__ = ["Interpreter", "RunError"]
@@ -186,7 +186,7 @@ class Interpreter:
 
     program: Program
     adapter: ModelAdapter
-    debug: IO[str] | None = None
+    debug: TextSink | None = None
     tool_scheme: Callable[[str], ToolScheme] | None = None
     tool_context: ToolContext = field(default_factory=lambda: ToolContext(Path.cwd()))
     timeout: float | None = None

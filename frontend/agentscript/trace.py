@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...core.generate import ModelCall
 from ...renderers.agentscript.renderer import instruction_value
@@ -25,7 +25,14 @@ if TYPE_CHECKING:
     from ...renderers.agentscript.clipping import Clip
     from .syntax import Budget
 
-__all__ = ["ProgramCall", "Site", "budget_json", "debug_block", "generate_event", "notes_events"]
+__all__ = ["ProgramCall", "Site", "TextSink", "budget_json", "debug_block", "generate_event", "notes_events"]
+
+
+class TextSink(Protocol):
+    """Where debug text goes: anything with ``write`` (stderr, or the terminal-safe stream
+    ``asrender`` gives a run)."""
+
+    def write(self, text: str, /) -> object: ...
 
 
 @dataclass(frozen=True)

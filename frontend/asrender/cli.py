@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ...core.errors import FieldError, PromptwireError, ProviderError, SourceError
-from ...core.text_files import DEFAULT_MAX_BYTES
+from ...core.text_files import DEFAULT_MAX_BYTES, MAX_INPUT_SIZE
 from ...core.timeout import DEFAULT_TIMEOUT, check_timeout
 from ..agentscript.diagnostics import CheckError
 from .terminal import (
+    DebugStream,
     OutputError,
     error_block,
     error_line,
@@ -52,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if (argv and argv[0] not in COMMANDS and not argv[0].startswith("-")) or argv[:1] == ["-"]:
         argv.insert(0, "render")  # ``asrender FILE`` is the main form
+    if any("\x00" in arg for arg in argv):  # no shell can pass one; a Python caller can
+        _usage_error("an argument holds a NUL byte, which no path, name or value may")
     args = parser.parse_args(argv)
     try:
         status = int(args.run(args))
@@ -88,10 +91,28 @@ def _fail(message: str) -> int:
     return 1
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad command line said as every other failure is: one ``asrender: error:``
+    line (its arguments quoted as one line: an unrecognised argument may hold a newline or an
+    escape sequence), exit status 2. argparse's own would print its usage and then the arguments
+    raw."""
+
+    def error(self, message: str) -> NoReturn:
+        _usage_error(message)
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # ``--agent=--`` hands argparse the value '--', which it drops as the end of the options,
+        # leaving a list where a string belongs (``check --allow-read=--`` was an internal error).
+        # The value of an option is what was written.
+        if arg_strings == ["--"] and action.option_strings and action.nargs in (None, "?"):
+            value = self._get_value(action, "--")
+            self._check_value(action, value)  # a choice, as for any other value
+            return value
+        return super()._get_values(action, arg_strings)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="asrender", description="Render prompts exactly as a language model receives them."
-    )
+    parser = _Parser(prog="asrender", description="Render prompts exactly as a language model receives them.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     plugins = commands.add_parser("plugins", help="list the loaded plugins and what they register")
@@ -208,6 +229,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_cmd_serve)
 
     check = commands.add_parser("check", help="check an AgentScript program: every diagnostic, exit 1 on errors")
+    check.add_argument(
+        "--allow-read",
+        action="append",
+        metavar="PATH",
+        help="the program may also import agents from this file or folder, as a run with the flag may (repeatable)",
+    )
+    check.set_defaults(allow_write=None, allow_env=None, allow_net=None, timeout=None)
     parse = commands.add_parser("parse", help="print an AgentScript program's syntax tree as JSON")
     for command, run in ((check, _cmd_check), (parse, _cmd_parse)):
         command.add_argument("file", metavar="FILE.as", help="the program; '-' reads standard input")
@@ -217,7 +245,14 @@ def _parser() -> argparse.ArgumentParser:
             default="release",
             help="how a 'use ... as' label ends: the rest of the line (release, default) or one token (late)",
         )
-        command.set_defaults(run=run, max_input_size=DEFAULT_MAX_BYTES)
+        command.add_argument(
+            "--max-input-size",
+            type=_byte_size,
+            default=DEFAULT_MAX_BYTES,
+            metavar="BYTES",
+            help=f"refuse a program (or an imported file) larger than this (default {DEFAULT_MAX_BYTES // 2**20}M)",
+        )
+        command.set_defaults(run=run)
     return parser
 
 
@@ -297,7 +332,7 @@ def _run_options(args: argparse.Namespace, host: PluginHost) -> RunOptions:
         agent=args.agent,
         function=args.function,
         tools=_tool_context(args, label) if args.file.endswith(".as") else None,
-        debug=sys.stderr,
+        debug=DebugStream(),
     )
 
 
@@ -365,7 +400,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
     host.renderer(args.format)  # an unknown format fails once, before any program runs
     _render_options(args, host)  # so does a malformed --option
     args.option = [_from_here(option) for option in args.option]  # programs run from their own folder
-    options = RunOptions(format=args.format, options=_render_options(args, host), debug=sys.stderr)
+    options = RunOptions(format=args.format, options=_render_options(args, host), debug=DebugStream())
 
     def render(original: Path) -> str:
         """What ``cd DIR && asrender NAME.as`` prints, with the program's sibling input and replies,
@@ -373,16 +408,19 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         program = scratch / original.relative_to(directory)
         try:
             with _working_directory(program.parent):
-                result = run_beside(Path(program.name), options, host)
+                result = run_beside(Path(program.name), options, host, folder=scratch)
                 return "".join(
                     call_block(c, r) for c, r in zip(result.calls, shown(result, options, host), strict=True)
                 )
         except (SourceError, CheckError) as exc:
-            raise RenderFailed(f"{original}: cannot render\n{exc}") from None
+            raise RenderFailed(f"{one_line(str(original))}: cannot render\n{exc}") from None
         except (CliError, PromptwireError, OSError) as exc:
-            raise RenderFailed(f"{original}: cannot render: {exc}") from None
+            raise RenderFailed(one_line(f"{original}: cannot render: {exc}")) from None
 
-    with scratch_copy(directory, "asrender-snapshot-") as scratch:
+    left_out: list[str] = []
+    with scratch_copy(directory, "asrender-snapshot-", left_out) as scratch:
+        for note in left_out:
+            error_line(f"warning: {directory / note}")
         try:
             found = review(
                 directory,
@@ -393,7 +431,9 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
                 report_failure=_report,
             )
         except StoreUnusable as exc:
-            _report(str(exc))
+            with suppress(OSError, ValueError):
+                sys.stdout.flush()
+            error_line(str(exc))
             return 2
     return found.status(args.update)
 
@@ -580,14 +620,16 @@ def _warn(warnings: Sequence[RenderWarning]) -> None:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     """The program loaded as a run loads it (its imported agents merged in, each imported file
-    parsed and checked), then every diagnostic: a program that runs checks clean, and one whose
-    imports fail fails here too, located in the file at fault."""
+    read through the same permissions, parsed and checked), then every diagnostic: a program that
+    runs checks clean, and one whose imports fail (or are refused) fails here too, located in the
+    file at fault."""
     from ..agentscript import check
     from ..agentscript.diagnostics import MAX_SHOWN_DIAGNOSTICS, format_diagnostics
     from ..agentscript.loader import load_program
 
     label, source = _read_program(args)
-    diagnostics = check(load_program(source, label, label_rule=args.label_rule))
+    permissions = _tool_context(args, label)  # the files a run would read, and refuse, the same way
+    diagnostics = check(load_program(source, label, label_rule=args.label_rule, permissions=permissions))
     if diagnostics:
         error_block(format_diagnostics(diagnostics, source, label, limit=MAX_SHOWN_DIAGNOSTICS))
         return 1
@@ -646,7 +688,10 @@ def _byte_size(text: str) -> int:
     number, unit = (text[:-1], text[-1].upper()) if text[-1:].isalpha() else (text, "")
     if unit not in units or not number.isdigit():
         raise argparse.ArgumentTypeError(f"not a size in bytes (such as 1000, 64M or 2G): {one_line(text)!r}")
-    return int(number) * units[unit]
+    size = int(number) * units[unit]
+    if size > MAX_INPUT_SIZE:
+        raise argparse.ArgumentTypeError(f"at most {MAX_INPUT_SIZE // 2**30}G, got {one_line(text)!r}")
+    return size
 
 
 def _seconds(text: str) -> float:

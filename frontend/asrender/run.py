@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from ...adapters.offline import OfflineAdapter
 from ...plugins.manager import PluginHost, default_host
-from ..agentscript.trace import ProgramCall, Site, notes_events
+from ..agentscript.trace import ProgramCall, Site, TextSink, notes_events
 from .retarget import Retargeted
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class RunOptions:
     """What a program may touch (by default: reading its folder, nothing else)."""
     label_rule: str = "release"
     """How a program's ``use ... as`` labels end (see :func:`..agentscript.parse`)."""
-    debug: IO[str] | None = None
+    debug: TextSink | None = None
     """Where the debug text of a ``generate`` with ``debug: true`` goes."""
     on_text: Callable[[str], None] | None = None
     """Receives each model call's reply text as it arrives: with it, every call is streamed (its
@@ -162,23 +162,23 @@ def _run(
     host: PluginHost,
     path: str | None,
 ) -> RunResult:
-    from ...core.permissions import Permissions
     from ..agentscript import ensure_valid
     from ..agentscript.interpreter import Interpreter
-    from ..agentscript.loader import load_program, program_folder, read_source
+    from ..agentscript.loader import default_permissions, load_program, read_source
 
     if isinstance(source_or_path, Path):
         path = str(source_or_path)
         source = read_source(path)
     else:
         source = source_or_path
-    program = ensure_valid(load_program(source, path, label_rule=options.label_rule))
+    tools = options.tools or default_permissions(path)
+    program = ensure_valid(load_program(source, path, label_rule=options.label_rule, permissions=tools))
     interpreter = Interpreter(
         program,
         adapter,
         debug=options.debug,
         tool_scheme=host.tool_scheme,
-        tool_context=options.tools or Permissions(program_folder(path), program_folder=program_folder(path)),
+        tool_context=tools,
         timeout=options.timeout,
         on_text=options.on_text,
     )

@@ -17,17 +17,32 @@ The inspector page runs programs the same way: in a scratch copy of their folder
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-import shutil
+import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from ...core.confined import (
+    MAX_DEPTH,
+    NotRegularFile,
+    PathEscapes,
+    Root,
+    locate,
+    open_regular,
+    read_limited,
+    remove_file,
+    replace_file,
+    walk,
+)
+from ...core.errors import PromptwireError
 from ...core.permissions import Permissions
-from ...core.text_files import DEFAULT_MAX_BYTES
+from ...core.text_files import DEFAULT_MAX_BYTES, UnreadableFileError, decode
 from .inputs import canned_responses, program_input
 from .run import RunOptions, RunResult, run
 
@@ -35,7 +50,11 @@ if TYPE_CHECKING:
     from ...plugins.manager import PluginHost
 
 __all__ = [
+    "MAX_COPIED_BYTES",
+    "MAX_COPIED_ENTRIES",
+    "MAX_COPIED_FILE",
     "STORE",
+    "FolderTooLarge",
     "RenderFailed",
     "Review",
     "StoreUnusable",
@@ -45,6 +64,7 @@ __all__ = [
     "run_beside",
     "scratch_copy",
     "siblings",
+    "stored_render",
 ]
 
 STORE = "__prompts__"
@@ -97,33 +117,166 @@ class Review:
 
 
 def programs(directory: Path) -> Iterator[Path]:
-    """Every ``.as`` program under ``directory``, sorted, outside the store and hidden folders."""
-    for path in sorted(directory.rglob("*.as")):
-        parts = path.relative_to(directory).parts
-        if path.is_file() and STORE not in parts and not any(part.startswith(".") for part in parts):
-            yield path
+    """Every ``.as`` program under ``directory``, sorted, outside the store and hidden folders: each
+    a regular file (a symbolic link is no program of its own, and is never followed to find one).
+    Folders deeper than :data:`~promptwire.core.confined.MAX_DEPTH` are not searched."""
+    found: list[tuple[str, ...]] = []
+    with Root(directory) as root:
+        _find_programs(os.dup(root.fd), (), found)
+    for parts in sorted(found):
+        yield directory.joinpath(*parts)
 
 
-def copy_programs(directory: Path, destination: Path) -> None:
-    """Copy ``directory`` to ``destination`` for programs to run in: all of it but the store and
-    version-control folders, symbolic links as links (a link out of the folder is followed only if
-    a program reads through it, as it would be in the folder itself)."""
-    top = str(directory)
+def _find_programs(folder: int, parts: tuple[str, ...], found: list[tuple[str, ...]]) -> None:
+    try:
+        for name in os.listdir(folder):
+            if name.startswith(".") or name == STORE:
+                continue
+            try:
+                info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            except OSError:
+                continue  # gone meanwhile
+            if stat.S_ISREG(info.st_mode) and name.endswith(".as"):
+                found.append((*parts, name))
+            elif stat.S_ISDIR(info.st_mode) and len(parts) < MAX_DEPTH:
+                try:
+                    child = os.open(name, _FOLDER, dir_fd=folder)
+                except OSError:
+                    continue  # swapped for a link, or gone, meanwhile: not followed
+                _find_programs(child, (*parts, name), found)
+    finally:
+        os.close(folder)
 
-    def not_copied(folder: str, names: list[str]) -> set[str]:
-        skipped = {name for name in names if name in NOT_COPIED}
-        return skipped | ({STORE} & set(names) if folder == top else set())
 
-    shutil.copytree(directory, destination, symlinks=True, ignore=not_copied)
+_FOLDER: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+MAX_COPIED_FILE: Final = DEFAULT_MAX_BYTES
+"""A file larger than this is not copied: no run reads it whole (the limit of ``File.read``)."""
+MAX_COPIED_BYTES: Final = 1 << 30
+"""The most a scratch copy holds in all: a folder holding more is not copied (and not run)."""
+MAX_COPIED_ENTRIES: Final = 100_000
+"""The most files, folders and links a scratch copy holds."""
+
+
+class FolderTooLarge(PromptwireError):
+    """A folder too large to copy for its programs to run in."""
+
+
+def copy_programs(directory: Path, destination: Path) -> list[str]:
+    """Copy ``directory`` to ``destination`` for programs to run in, and say what was left out.
+
+    All of it is copied but the store and version-control folders, each name walked without
+    following a link (:mod:`promptwire.core.confined`). A symbolic link that leads to a place inside
+    the folder is copied as a link to that place in the copy; one that leads out (or nowhere, or in
+    a loop) is left out, and so are FIFOs, sockets and devices, and files larger than
+    :data:`MAX_COPIED_FILE`: a program run in the copy cannot read or write through them, and a
+    folder someone else wrote cannot make a run read ``~/.ssh/id_rsa`` or write ``~/.bashrc``. The
+    list names each thing left out (relative to ``directory``) and why. Raises
+    :class:`FolderTooLarge` past :data:`MAX_COPIED_BYTES` or :data:`MAX_COPIED_ENTRIES`.
+    """
+    left_out: list[str] = []
+    copied = [0, 0]  # bytes, entries
+    destination.mkdir()
+    with Root(directory) as root:
+        _copy_folder(root, os.dup(root.fd), (), destination, left_out, copied)
+    return left_out
+
+
+def _copy_folder(
+    root: Root, folder: int, parts: tuple[str, ...], destination: Path, left_out: list[str], copied: list[int]
+) -> None:
+    try:
+        names = sorted(os.listdir(folder), key=os.fsencode)
+        for name in names:
+            if name in NOT_COPIED or (not parts and name == STORE):
+                continue
+            copied[1] += 1
+            if copied[1] > MAX_COPIED_ENTRIES:
+                raise FolderTooLarge(f"{root.given} holds more than {MAX_COPIED_ENTRIES} files and folders to copy")
+            here = (*parts, name)
+            shown = "/".join(here)
+            try:
+                info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            except OSError:
+                continue  # gone meanwhile
+            target = destination / name
+            if stat.S_ISDIR(info.st_mode):
+                if len(here) > MAX_DEPTH:
+                    left_out.append(f"{shown}: more than {MAX_DEPTH} folders deep, not copied")
+                    continue
+                try:
+                    child = os.open(name, _FOLDER, dir_fd=folder)
+                except OSError:
+                    continue  # swapped for a link, or gone, meanwhile: not followed
+                target.mkdir()
+                _copy_folder(root, child, here, target, left_out, copied)
+            elif stat.S_ISLNK(info.st_mode):
+                _copy_link(root, here, target, left_out)
+            elif not stat.S_ISREG(info.st_mode):
+                left_out.append(f"{shown}: not a regular file (a FIFO, socket or device), not copied")
+            elif info.st_size > MAX_COPIED_FILE:
+                left_out.append(f"{shown}: larger than {MAX_COPIED_FILE} bytes, not copied")
+            else:
+                copied[0] += _copy_file(folder, name, target, shown)
+                if copied[0] > MAX_COPIED_BYTES:
+                    raise FolderTooLarge(f"{root.given} holds more than {MAX_COPIED_BYTES} bytes to copy")
+    finally:
+        os.close(folder)
+
+
+def _copy_link(root: Root, parts: tuple[str, ...], target: Path, left_out: list[str]) -> None:
+    """The link ``parts`` as a link to where it leads in the copy, if that is inside the folder."""
+    shown = "/".join(parts)
+    try:
+        with locate(root, list(parts)) as found:
+            leads_to = found.parts
+            kind = found.kind
+    except (PathEscapes, NotRegularFile, OSError):
+        left_out.append(f"{shown}: a symbolic link leading out of the folder, not copied")
+        return
+    if kind == "missing":
+        left_out.append(f"{shown}: a symbolic link leading nowhere, not copied")
+        return
+    target.symlink_to(os.path.relpath("/".join(leads_to) or ".", "/".join(parts[:-1]) or "."))
+
+
+def _copy_file(folder: int, name: str, target: Path, shown: str) -> int:
+    """Copy a regular file (opened without following a link, and checked to be one once open);
+    the bytes copied. A file that grows past :data:`MAX_COPIED_FILE` meanwhile is cut off there."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        return 0  # swapped for a link, or gone, meanwhile: not followed
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return 0
+        os.set_blocking(fd, True)
+        with open(target, "xb") as out:
+            total = 0
+            while total <= MAX_COPIED_FILE:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                out.write(chunk)
+                total += len(chunk)
+        os.chmod(target, stat.S_IMODE(info.st_mode) | stat.S_IRUSR | stat.S_IWUSR)
+        return total
+    finally:
+        os.close(fd)
 
 
 @contextmanager
-def scratch_copy(folder: Path, prefix: str) -> Iterator[Path]:
+def scratch_copy(folder: Path, prefix: str, left_out: list[str] | None = None) -> Iterator[Path]:
     """A throw-away copy of ``folder`` (:func:`copy_programs`) for its programs to run in: their tools
-    and memory write into the copy, and every run starts from what the folder holds."""
+    and memory write into the copy, and every run starts from what the folder holds. ``left_out``
+    receives what was not copied, and why."""
     with tempfile.TemporaryDirectory(prefix=prefix) as temporary:
         copy = Path(temporary) / folder.resolve().name
-        copy_programs(folder, copy)
+        notes = copy_programs(folder, copy)
+        if left_out is not None:
+            left_out.extend(notes)
         yield copy
 
 
@@ -132,21 +285,43 @@ def siblings(program: Path) -> tuple[Path, Path]:
     return program.with_name(f"{program.stem}.input.json"), program.with_name(f"{program.stem}.responses.json")
 
 
-def run_beside(program: Path, options: RunOptions, host: PluginHost) -> RunResult:
+def run_beside(program: Path, options: RunOptions, host: PluginHost, *, folder: Path | None = None) -> RunResult:
     """``program`` run as ``asrender NAME.as --input-file NAME.input.json --responses
     NAME.responses.json`` runs it, each sibling used when it exists (and ``options.responses``
-    otherwise). Unless ``options.tools`` says otherwise, it may read its folder and write into it
-    (the throw-away copy it runs in, so that a program keeping a memory still shows its calls), and
-    nothing else: no environment, no network, no file outside, whatever flags ``asrender`` got."""
-    if options.tools is None:
-        folder = program.resolve().parent
-        options = replace(options, tools=Permissions(folder, program_folder=folder, write=(folder,)))
+    otherwise). Unless ``options.tools`` says otherwise, it may read and write ``folder`` (the
+    throw-away copy it runs in, so that a program keeping a memory still shows its calls; by
+    default the program's own folder), and nothing else: no environment, no network, no file
+    outside, whatever flags ``asrender`` got. The program and its siblings are read through the
+    same permissions: none is opened through a link out of the folder, as a FIFO or under /proc."""
+    tools = options.tools
+    if tools is None:
+        own = program.resolve().parent
+        top = own if folder is None else folder.resolve()
+        tools = Permissions(own, program_folder=own, read=(top,), write=(top,))
+        options = replace(options, tools=tools)
+    source = _read_beside(tools, program)
+    if source is None:
+        raise UnreadableFileError(str(program), "no such file")
     input_file, responses = siblings(program)
-    found = str(input_file) if input_file.is_file() else None
-    if responses.is_file():
-        options = replace(options, responses=canned_responses(str(responses), DEFAULT_MAX_BYTES))
-    input_value = program_input(None, found, DEFAULT_MAX_BYTES)
-    return run(program, input_value, options, host=host)
+    replies = _read_beside(tools, responses)
+    if replies is not None:
+        options = replace(options, responses=canned_responses(str(responses), DEFAULT_MAX_BYTES, text=replies))
+    given = _read_beside(tools, input_file)
+    input_value = {} if given is None else program_input(None, str(input_file), DEFAULT_MAX_BYTES, text=given)
+    return run(source, input_value, options, host=host, path=str(program))
+
+
+def _read_beside(tools: Permissions, path: Path) -> str | None:
+    """The text of a file the run may read (``None`` when there is none), as a program's source is
+    read: UTF-8, a leading byte-order mark dropped."""
+    try:
+        return decode(tools.read_bytes(path), str(path))
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise UnreadableFileError(str(path), "is a directory, not a file") from None
+    except OSError as exc:
+        raise UnreadableFileError(str(path), f"cannot read ({exc.strerror or exc})") from None
 
 
 def review(
@@ -177,25 +352,25 @@ def review(
             found.failed.append(name)
             report_failure(str(exc))
             continue
-        stored = _read(stored_at)
+        stored = _read(directory, stored_at)
         if stored == text:
             found.unchanged.append(name)
             continue
         (found.new if stored is None else found.changed).append(name)
         if update:
-            _store(stored_at, text)
+            _store(directory, stored_at, text)
             write(f"{'stored' if stored is None else 'updated'} {stored_at.relative_to(directory).as_posix()}\n")
         elif stored is None:
             write(f"{name}: no stored render (asrender snapshot {directory} --update stores it)\n")
         else:
             write(_diff(stored, text, stored_at.relative_to(directory).as_posix(), name))
-    for stale in sorted(store.rglob("*" + suffix)) if store.is_dir() else ():
+    for stale in _stored_files(directory, suffix):
         if stale not in kept:
             name = stale.relative_to(store).as_posix()[: -len(suffix)]
             found.removed.append(name)
             if update:
-                with _store_errors(stale, "cannot delete the stored render"):
-                    stale.unlink()
+                with _store_errors(stale, "cannot delete the stored render"), Root(directory) as root:
+                    remove_file(root, _names(directory, stale), lambda _: None)
                 write(f"deleted {stale.relative_to(directory).as_posix()}\n")
             else:
                 write(f"{name}: stored render of a program that no longer exists (--update deletes it)\n")
@@ -203,26 +378,68 @@ def review(
     return found
 
 
+def stored_render(directory: Path, program: str, format_name: str) -> str | None:
+    """The render ``asrender snapshot`` stored for ``program`` (relative to ``directory``) in
+    ``format_name``, or ``None``; read as every stored render is (see :func:`review`)."""
+    return _read(directory, directory / STORE / f"{program}.{format_name}.txt")
+
+
 @contextmanager
 def _store_errors(path: Path, doing: str) -> Iterator[None]:
     try:
         yield
-    except OSError as exc:
-        raise StoreUnusable(f"{path}: {doing}: {exc.strerror or exc}") from None
+    except PathEscapes:
+        raise StoreUnusable(f"{path}: {doing}: a symbolic link leads out of the folder (it escapes)") from None
+    except (OSError, PromptwireError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StoreUnusable(f"{path}: {doing}: {reason}") from None
 
 
-def _read(path: Path) -> str | None:
-    with _store_errors(path, "cannot read the stored render"):
+def _names(directory: Path, path: Path) -> list[str]:
+    return list(path.relative_to(directory).parts)
+
+
+# The store is in a folder someone else may have written: each of its names is walked beneath
+# ``directory`` without following a link out (core.confined), so a stored render that is a link to
+# ~/.ssh/id_rsa is never diffed onto the terminal, and --update never writes through a link to
+# ~/.bashrc (a write goes to a new file renamed over the name) nor deletes outside the folder.
+
+
+def _read(directory: Path, path: Path) -> str | None:
+    with _store_errors(path, "cannot read the stored render"), Root(directory) as root:
         try:
-            return path.read_bytes().decode("utf-8", "surrogatepass")
+            fd, found = open_regular(root, _names(directory, path))
         except FileNotFoundError:
             return None
+        found.close()
+        try:
+            data = read_limited(fd, DEFAULT_MAX_BYTES, path.relative_to(directory).as_posix())
+        finally:
+            os.close(fd)
+        try:
+            return data.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError as exc:
+            raise StoreUnusable(f"{path}: cannot read the stored render: not UTF-8 text at byte {exc.start}") from None
 
 
-def _store(path: Path, text: str) -> None:
-    with _store_errors(path, "cannot store the render"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8", "surrogatepass"))
+def _store(directory: Path, path: Path, text: str) -> None:
+    with _store_errors(path, "cannot store the render"), Root(directory) as root:
+        replace_file(root, _names(directory, path), text.encode("utf-8", "surrogatepass"), lambda _: None)
+
+
+def _stored_files(directory: Path, suffix: str) -> list[Path]:
+    """The stored renders in one format, sorted (links are not followed, nor listed)."""
+    store = directory / STORE
+    with (
+        _store_errors(store, "cannot list the stored renders"),
+        Root(directory) as root,
+        contextlib.closing(walk(root, [STORE])) as entries,
+    ):
+        return sorted(
+            directory.joinpath(*entry.parts)
+            for entry in entries
+            if entry.is_file and entry.parts[-1].endswith(suffix) and len(entry.parts) > 1
+        )
 
 
 def _lines(text: str) -> list[str]:

@@ -13,11 +13,15 @@ carry it in, it shows as U+FFFD. A write that fails (closed stdout, full disk) i
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import sys
 
+from ...core.printable import escape_unsafe, one_line
+
 __all__ = [
+    "DebugStream",
     "OutputError",
     "error_block",
     "error_line",
@@ -28,8 +32,6 @@ __all__ = [
     "write_output",
 ]
 
-# C0 and C1 controls, DEL, line/paragraph separators, bidi controls, lone surrogates.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 # On a terminal, the prompt's own newlines and tabs stay; everything else unsafe is escaped.
 _UNSAFE_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -40,16 +42,6 @@ _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u2
 
 class OutputError(Exception):
     """Standard output cannot be written (closed, full, gone)."""
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def one_line(text: str) -> str:
-    """``text`` as one printable line: controls, separators, bidi controls and surrogates escaped."""
-    return _UNSAFE.sub(_escape, text)
 
 
 def error_line(message: str) -> None:
@@ -77,10 +69,26 @@ def safe_json(text: str) -> str:
 def error_block(text: str) -> None:
     """Print a compiler-style block (a located error, its source line and a caret) on stderr: its
     own line breaks and tabs stay (the caret must land under the column), anything else unsafe in
-    a source line is escaped."""
-    lines = [_UNSAFE_IN_TEXT.sub(_escape, line) for line in text.split("\n")]
+    a source line is escaped. A located error's first line quotes names as one line already
+    (:func:`promptwire.core.printable.one_line`), so it cannot start another."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
-        print("\n".join(lines), file=sys.stderr, flush=True)
+        print(escape_unsafe(text), file=sys.stderr, flush=True)
+
+
+class DebugStream(io.TextIOBase):
+    """Where a ``generate`` with ``debug: true`` writes its debug block: stderr, each write with the
+    prompt's own newlines and tabs kept and every other control, separator, bidirectional control
+    and half character escaped, as in an error block. The block shows the prompt's lines as they
+    are (any printable text), between its ``---`` lines."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stderr.write(escape_unsafe(text))
+            sys.stderr.flush()
+        return len(text)
 
 
 def write_output(text: str) -> None:
@@ -90,7 +98,7 @@ def write_output(text: str) -> None:
         raise OutputError("standard output is closed")
     text = _SURROGATE.sub("\ufffd", text)
     if _is_terminal(stream):
-        text = _UNSAFE_IN_TEXT.sub(_escape, text)
+        text = escape_unsafe(text, _UNSAFE_IN_TEXT)
     try:
         stream.write(text)
     except OSError as exc:

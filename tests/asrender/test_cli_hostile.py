@@ -14,8 +14,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from promptwire.core.yaml_data import MAX_ALIAS_VALUES as MAX_EXPANDED_NODES
 from promptwire.frontend.asrender.cli import main
-from promptwire.frontend.asrender.inputs import MAX_EXPANDED_NODES, PromptFileError, parse_data
+from promptwire.frontend.asrender.inputs import PromptFileError, parse_data
 from promptwire.frontend.asrender.terminal import json_text, one_line
 
 from hypothesis_profile import examples

@@ -22,10 +22,13 @@ NEVER_ON_A_RUN = {"openai", "anthropic", "ollama", "httpx", "jsonschema", "jinja
 LANGUAGE_ONLY = {
     "promptwire",
     "promptwire.core",
+    "promptwire.core.confined",
     "promptwire.core.errors",
     "promptwire.core.exports",
     "promptwire.core.json_text",
     "promptwire.core.nesting",
+    "promptwire.core.permissions",
+    "promptwire.core.printable",
     "promptwire.core.rendered",
     "promptwire.core.secrets",  # errors.py masks keys in every message it makes (stdlib only)
     "promptwire.core.text_files",
@@ -53,7 +56,8 @@ LANGUAGE_ONLY = {
     "promptwire.renderers.base",
 }
 """Every promptwire module ``check`` and ``parse`` may import: the language, the command line, the
-light parts of the core and AgentScript's value rules (the parser reads numbers and strings by them)."""
+light parts of the core (with the permission record, stdlib-only, that imported agents are read
+through) and AgentScript's value rules (the parser reads numbers and strings by them)."""
 
 LISTING = (
     "import contextlib, io, json, sys\n"

@@ -17,15 +17,21 @@ ever read through a request.
 Listening on 127.0.0.1 keeps other machines out, not other web pages: a page the user has open
 elsewhere can send requests to 127.0.0.1, or point a DNS name of its own at it (DNS rebinding) and
 read the answers. So a request must name this server in its ``Host`` header (``127.0.0.1:PORT`` or
-``localhost:PORT``), and one a browser marks as coming from another site (``Sec-Fetch-Site``) is
-refused: answers are the user's prompts and data, and a state request runs a program.
+``localhost:PORT``; a request without one is refused too), and one a browser marks as coming from
+another site (``Sec-Fetch-Site``) is refused: answers are the user's prompts and data, and a state
+request runs a program. Every answer carries :data:`SECURITY_HEADERS`: the page runs only its own
+script (by hash), so text a program controls could not run as script even if it reached the markup
+(the page only ever sets it as text).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import difflib
+import hashlib
 import importlib.resources
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -35,10 +41,20 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ....core.errors import PromptwireError
 from ....core.json_text import dumps
 from .state import fingerprint, program_list, program_state
 
-__all__ = ["InspectorServer", "make_server", "serve"]
+__all__ = ["IDLE_TIMEOUT", "MAX_CONNECTIONS", "REQUEST_DEADLINE", "InspectorServer", "make_server", "serve"]
+
+MAX_CONNECTIONS = 32
+"""Connections served at once (a thread each); one more is answered 503 and closed at once."""
+
+IDLE_TIMEOUT = 10.0
+"""Seconds a connection may stay silent (before its request, or in the middle of it) before it is closed."""
+
+REQUEST_DEADLINE = 30.0
+"""Seconds a client has to send its whole request line and headers, however slowly it trickles them."""
 
 PROGRAMS_TTL = 1.0
 """Seconds the program list is reused: the page polls twice a second, and listing a large folder
@@ -46,6 +62,30 @@ PROGRAMS_TTL = 1.0
 
 PAGE = importlib.resources.files(__package__).joinpath("page.html").read_bytes()
 """The page (``page.html``, shipped beside this module as package data), read once."""
+
+
+def _inline_hash(tag: bytes) -> str:
+    """The CSP source of the page's one inline ``<tag>`` block: its SHA-256, so that no other script
+    or style (one a program's text might smuggle in) would run."""
+    start = PAGE.index(b">", PAGE.index(b"<" + tag + b">")) + 1
+    body = PAGE[start : PAGE.index(b"</" + tag + b">", start)]
+    return "'sha256-" + base64.b64encode(hashlib.sha256(body).digest()).decode() + "'"
+
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": (
+        f"default-src 'none'; script-src {_inline_hash(b'script')}; style-src {_inline_hash(b'style')}; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+"""Sent with every answer: only the page's own script and style run, it fetches only from this
+server, no other page may frame it, no other origin may read an answer (and no CORS header ever
+lets one), and a browser never guesses an answer's type."""
 
 SAME_SITE = frozenset({"same-origin", "none"})
 """``Sec-Fetch-Site`` values of the page's own requests and of a URL typed or opened by the user."""
@@ -55,16 +95,38 @@ class InspectorServer(ThreadingHTTPServer):
     """One inspector: the file or folder it shows, and the last state computed per program."""
 
     daemon_threads = True
+    request_queue_size = 128  # a burst is accepted (and answered 503 past MAX_CONNECTIONS), not left to the kernel
 
     def __init__(self, root: Path, port: int) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.root = root
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._states: dict[str, tuple[str, dict[str, Any]]] = {}
         self._lock = threading.Lock()
         self._programs: tuple[float, list[str]] | None = None
         port = self.server_address[1]
         self.hosts = frozenset({f"127.0.0.1:{port}", f"localhost:{port}"})
         """The ``Host`` headers of requests meant for this server (see the module's docstring)."""
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve the connection in a thread of its own, unless :data:`MAX_CONNECTIONS` are being
+        served: then answer 503 and close it, so idle or trickling clients cannot pile up threads."""
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(_BUSY)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
 
     @property
     def url(self) -> str:
@@ -96,8 +158,34 @@ class InspectorServer(ThreadingHTTPServer):
             return cached[1]
 
 
+_BUSY = b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: InspectorServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(IDLE_TIMEOUT)  # each read and write; a silent connection is closed
+        # A client trickling its headers a byte at a time resets that timeout on every byte: the
+        # whole request line and headers get one deadline, after which the socket is shut.
+        self._deadline = threading.Timer(REQUEST_DEADLINE, self._expire)
+        self._deadline.daemon = True
+        self._deadline.start()
+
+    def _expire(self) -> None:
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def parse_request(self) -> bool:
+        try:
+            return super().parse_request()  # reads the headers
+        finally:
+            self._deadline.cancel()
+
+    def finish(self) -> None:
+        self._deadline.cancel()
+        super().finish()
 
     def log_message(self, *args: Any) -> None:  # the terminal shows the URL, not every request
         pass
@@ -138,6 +226,9 @@ class _Handler(BaseHTTPRequestHandler):
         except LookupError as exc:
             self._send(HTTPStatus.NOT_FOUND, f"{exc.args[0]}\n".encode(), "text/plain", send_body=send_body)
             return
+        except (PromptwireError, OSError) as exc:  # the folder cannot be listed or read: say why, once
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, f"{exc}\n".encode(), "text/plain", send_body=send_body)
+            return
         body = dumps(data).encode()
         self._send(HTTPStatus.OK, body, "application/json", {"Cache-Control": "no-store"}, send_body=send_body)
 
@@ -147,7 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
         The page itself holds no data, so a link to it from elsewhere opens it; its data comes only
         from ``/api/`` requests, which the page makes from its own origin."""
         host = self.headers.get("Host")
-        if host is not None and host.lower() not in self.server.hosts:
+        if host is None or host.lower() not in self.server.hosts:
             return f"this server answers requests for {self.server.url} only, not for host {host!r}"
         site = self.headers.get("Sec-Fetch-Site")
         if path.startswith("/api/") and site is not None and site not in SAME_SITE:
@@ -188,11 +279,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header(
-            "Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
-        )
-        for key, value in (headers or {}).items():
+        for key, value in {**SECURITY_HEADERS, **(headers or {})}.items():
             self.send_header(key, value)
         self.end_headers()
         if send_body:

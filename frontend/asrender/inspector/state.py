@@ -22,7 +22,7 @@ from ....renderers.agentscript.clipping import Clip
 from ....renderers.agentscript.jsjson import utf16_len
 from ...agentscript.diagnostics import CheckError
 from ..run import ProgramCall, RunOptions, call_heading, request_dict
-from ..snapshot import STORE, programs, run_beside, scratch_copy, siblings
+from ..snapshot import StoreUnusable, programs, run_beside, scratch_copy, siblings, stored_render
 
 __all__ = ["PROVIDERS", "fingerprint", "program_list", "program_state"]
 
@@ -58,16 +58,20 @@ def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict
     host = host or default_host()
     program = _program_path(root, name)
     state: dict[str, Any] = {"file": name, "version": fingerprint(root, name), "error": None, "calls": []}
+    left_out: list[str] = []  # what the scratch copy left out, and why
+    state["left_out"] = left_out
     state["formats"] = list(host.names("renderers"))
     state["providers"] = list(PROVIDERS)
     folder: Path | None = None  # the scratch copy, once made
     home = root if root.is_dir() else root.parent
     try:
-        with scratch_copy(home, "asrender-serve-") as folder:
+        with scratch_copy(home, "asrender-serve-", left_out) as folder:
             copy = folder / program.relative_to(home)
             options = RunOptions()  # run_beside's permissions: the copy, nothing else
-            offline = run_beside(copy, options, host)
-            dry_runs = {p: run_beside(copy, replace(options, adapter=p, dry_run=True), host) for p in PROVIDERS}
+            offline = run_beside(copy, options, host, folder=folder)
+            dry_runs = {
+                p: run_beside(copy, replace(options, adapter=p, dry_run=True), host, folder=folder) for p in PROVIDERS
+            }
     except SourceError as exc:
         text = _unscratched(str(exc), folder)
         file = _unscratched(exc.file, folder)
@@ -166,13 +170,16 @@ def _request_state(calls: list[ProgramCall], index: int) -> dict[str, Any]:
 
 
 def _stored_renders(root: Path, name: str, formats: list[str]) -> dict[str, str]:
-    """The renders ``asrender snapshot`` stored for this program, by format."""
-    store = (root if root.is_dir() else root.parent) / STORE
+    """The renders ``asrender snapshot`` stored for this program, by format (one that cannot be
+    read, a link out of the folder say, is not shown)."""
     found = {}
     for fmt in formats:
-        path = store / f"{name}.{fmt}.txt"
-        if path.is_file():
-            found[fmt] = path.read_bytes().decode("utf-8", "replace")
+        try:
+            text = stored_render(root if root.is_dir() else root.parent, name, fmt)
+        except StoreUnusable:
+            continue
+        if text is not None:
+            found[fmt] = text
     return found
 
 

@@ -1,0 +1,39 @@
+"""Text shown as one line, whatever it holds: how a message quotes a name or a value someone else chose.
+
+A file name, an agent name or a key such as ``"x\\nasrender: all good\\x1b[2J"`` quoted in a message
+must not start a second line that looks like one of ours, move the cursor or clear the screen, nor
+turn the rest of the line around (bidirectional controls). So C0 and C1 controls, DEL, the line and
+paragraph separators, bidirectional controls and lone surrogates are shown as escapes (``\\x1b``,
+``\\u202e``). The terminal writer of ``asrender`` and the located errors of AgentScript both use it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["UNSAFE", "UNSAFE_IN_BLOCK", "escape_unsafe", "one_line"]
+
+UNSAFE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""C0 and C1 controls, DEL, line/paragraph separators, bidi controls, lone surrogates."""
+
+UNSAFE_IN_BLOCK: Final = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+""":data:`UNSAFE` but newline and tab: what is escaped in a block of several lines whose line breaks
+are its own (a located error's source line and caret, a debug block's prompt)."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: controls, separators, bidi controls and surrogates escaped."""
+    return UNSAFE.sub(_escape, text)
+
+
+def escape_unsafe(text: str, unsafe: re.Pattern[str] = UNSAFE_IN_BLOCK) -> str:
+    """``text`` with what ``unsafe`` matches shown as escapes (by default, all but newlines and tabs)."""
+    return unsafe.sub(_escape, text)
