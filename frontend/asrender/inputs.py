@@ -20,7 +20,6 @@ from typing import Any
 from ...core.errors import PromptwireError
 from ...core.nesting import MAX_DEPTH, nesting_room
 from ...core.text_files import DEFAULT_MAX_BYTES, read_text
-from ...core.yaml_data import TOO_MANY_DIGITS
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -116,6 +115,8 @@ def _parse_json(text: str, label: str) -> Any:
     except json.JSONDecodeError as exc:
         raise _NotJson(f"{label}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
     except ValueError:  # Python's limit on the digits of an integer it converts
+        from ...core.yaml_data import TOO_MANY_DIGITS  # the YAML reader's words; it is loaded only for YAML
+
         raise PromptFileError(f"{label}: {TOO_MANY_DIGITS}") from None
     except _DuplicateKey as exc:
         raise PromptFileError(f"{label}{_second_key_line(text, exc.key)}: duplicate key {exc.key!r}") from None
