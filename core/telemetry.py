@@ -140,7 +140,7 @@ class _AgentCall(observe.Watch):
             self.shared["gen_ai.request.stream"] = True
         attributes = {"gen_ai.operation.name": "invoke_agent", **self.shared}
         name = "invoke_agent"
-        if prompt.identity is not None:
+        if prompt.identity is not None and prompt.identity.role:
             name = f"invoke_agent {prompt.identity.role}"
             attributes["gen_ai.agent.name"] = prompt.identity.role
             if prompt.identity.description:
