@@ -279,6 +279,7 @@ def _attempts(
         try:
             value = _accept(reply, contract, config.strict, locations)
         except ModelOutputError as exc:
+            watch.rejected(exc)
             calls.append(ModelCall(attempt, current, rendered, request, reply, str(exc)))
             if attempt == config.attempts:
                 raise

@@ -1,11 +1,11 @@
 """Watching runs and model calls: one observer for the process, which sees nothing by default.
 
 The generate loop tells the observer of each generate it starts, each attempt's request as it is
-sent and its reply as it comes, and how the generate ended; a front end tells it of a program's run,
-around the generates the run makes. What the observer does with that is its own business:
-:mod:`.telemetry` makes OpenTelemetry spans of it. The classes here are the observer that sees
-nothing, so the loop calls them unconditionally (a few empty calls a generate) and neither the loop
-nor a front end knows whether anyone watches, or who.
+sent, its reply as it comes and whether the reply was rejected, and how the generate ended; a front
+end tells it of a program's run, around the generates the run makes. What the observer does with
+that is its own business: :mod:`.telemetry` makes OpenTelemetry spans of it. The classes here are
+the observer that sees nothing, so the loop calls them unconditionally (a few empty calls a
+generate) and neither the loop nor a front end knows whether anyone watches, or who.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .errors import ModelOutputError
     from .generate import GenerateResult, ProviderRequest, Reply
     from .prompt import Prompt
     from .rendered import RenderedPrompt
@@ -31,7 +32,11 @@ class Watch:
         """Attempt number ``attempt`` is about to be sent: ``request``, built from ``rendered``."""
 
     def replied(self, reply: Reply) -> None:
-        """The attempt's reply came (the loop's checks may still reject it and try again)."""
+        """The attempt's reply came; the loop checks it next."""
+
+    def rejected(self, error: ModelOutputError) -> None:
+        """The loop's checks rejected the reply that came last (the generate tries again, or ends
+        with ``error`` when that was its last attempt)."""
 
     def ended(self, result: GenerateResult | None, error: BaseException | None) -> None:
         """The generate ended: with ``result``, or with ``error`` (the failed call's, a rejected

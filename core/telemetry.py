@@ -4,11 +4,12 @@ Off, and OpenTelemetry not even imported, until :func:`enable` (``asrender --ote
 :class:`Spans` the process's observer (:mod:`.observe`). Then a program's run is an
 ``invoke_workflow`` span, each generate (an AgentScript ``generate``, a ``promptwire.generate``
 call) an ``invoke_agent`` span inside it, and each attempt sent to the provider a ``chat`` span
-inside that: a retried generate has one ``chat`` span per attempt, side by side. Each carries what
-the conventions name: the provider (the adapter's name without the API it speaks:
-``openai-responses`` is ``openai``), the requested model, temperature and token limit, the model
-that answered, its finish reason and token counts; a failure sets the span's error status and
-``error.type`` (the exception's class name: ``RateLimitedError``, ``NotJsonError``...).
+inside that: a retried generate has one ``chat`` span per attempt, side by side, the refused ones
+saying why (``promptwire.rejected``). Each carries what the conventions name: the provider (the
+adapter's name without the API it speaks: ``openai-responses`` is ``openai``), the requested model,
+temperature and token limit, the model that answered, its finish reason and token counts; a failure
+sets the span's error status and ``error.type`` (the exception's class name: ``RateLimitedError``,
+``NotJsonError``...).
 
 What was sent and received (``gen_ai.input.messages``, ``gen_ai.output.messages``, as JSON text)
 and error messages, which may quote a reply, are recorded only when asked for: prompts hold what
@@ -23,12 +24,13 @@ The spans go to the tracer provider given, else to the one configured for the pr
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from . import observe
-from .errors import PromptwireError, ProviderError
+from .errors import ModelOutputError, PromptwireError, ProviderError
 from .json_text import dumps
 
 if TYPE_CHECKING:
@@ -148,11 +150,13 @@ class _AgentCall(observe.Watch):
         self.span = spans.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes)
         self.parent = set_span_in_context(self.span)
         self.call: Span | None = None
+        self.answered_at: int | None = None
         self.tokens: list[int | None] = [None, None]
 
     def sending(self, attempt: int, rendered: RenderedPrompt, request: ProviderRequest) -> None:
         from opentelemetry.trace import SpanKind
 
+        self._close_call()
         attributes = {"gen_ai.operation.name": "chat", **self.shared, "promptwire.attempt": attempt}
         model = request.kwargs.get("model")
         if isinstance(model, str):
@@ -164,9 +168,10 @@ class _AgentCall(observe.Watch):
         self.call = self.spans.tracer.start_span(name, context=self.parent, kind=SpanKind.CLIENT, attributes=attributes)
 
     def replied(self, reply: Reply) -> None:
-        call, self.call = self.call, None
+        call = self.call
         if call is None:
             return
+        self.answered_at = time.time_ns()  # the call's end; its span ends once the reply is checked
         for key, name in (("gen_ai.response.model", "model"), ("gen_ai.response.id", "id")):
             value = _field(reply.raw, name)
             if isinstance(value, str):
@@ -179,18 +184,29 @@ class _AgentCall(observe.Watch):
                 self.tokens[index] = (self.tokens[index] or 0) + count
         if self.spans.capture_content:
             call.set_attribute("gen_ai.output.messages", dumps([_reply_message(reply)]))
-        call.end()
+
+    def rejected(self, error: ModelOutputError) -> None:
+        """Not a failed call (the provider answered): the attempt's span says why its reply was not
+        taken, by the error's class name."""
+        if self.call is not None:
+            self.call.set_attribute("promptwire.rejected", type(error).__qualname__)
 
     def ended(self, result: GenerateResult | None, error: BaseException | None) -> None:
-        if self.call is not None and error is not None:  # the call in flight failed, or was cancelled
+        if self.call is not None and self.answered_at is None and error is not None:  # the call in flight failed
             self.spans.failed(self.call, error)
-            self.call.end()
+        self._close_call()
         for key, total in zip(_TOKEN_KEYS, self.tokens, strict=True):
             if total is not None:  # the sum over the attempts whose provider counted them
                 self.span.set_attribute(key, total)
         if error is not None:
             self.spans.failed(self.span, error)
         self.span.end()
+
+    def _close_call(self) -> None:
+        """End the attempt's span, at the time its reply came (now, when none came)."""
+        if self.call is not None:
+            self.call.end(end_time=self.answered_at)
+        self.call, self.answered_at = None, None
 
 
 _TOKEN_KEYS = ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens")

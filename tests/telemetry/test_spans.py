@@ -165,6 +165,7 @@ def test_a_retried_generate_has_a_chat_span_per_attempt_side_by_side(
     found = _by_operation(spans)
     (agent,), chats = found["invoke_agent"], found["chat"]
     assert [(chat.attributes or {})["promptwire.attempt"] for chat in chats] == [1, 2]
+    assert [(chat.attributes or {}).get("promptwire.rejected") for chat in chats] == ["NotJsonError", None]
     assert {_parent_of(chat) for chat in chats} == {agent.context.span_id}
     assert chats[0].end_time is not None and chats[1].start_time is not None
     assert chats[0].end_time <= chats[1].start_time
@@ -196,7 +197,8 @@ def test_rejected_output_is_an_error_whose_message_stays_out_unless_content_is_c
             promptwire.generate(PROMPT, provider="openai", model="gpt-4o-mini", attempts=2)
         found = _by_operation(spans)
         (agent,), chats = found["invoke_agent"], found["chat"]
-        assert len(chats) == 2 and all(chat.status.status_code is StatusCode.UNSET for chat in chats)  # both answered
+        assert all(chat.status.status_code is StatusCode.UNSET for chat in chats)  # both calls were answered
+        assert [(chat.attributes or {})["promptwire.rejected"] for chat in chats] == ["NotJsonError"] * 2
         assert (agent.attributes or {})["error.type"] == "NotJsonError"
         assert agent.status.status_code is StatusCode.ERROR
         description = agent.status.description
