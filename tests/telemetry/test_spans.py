@@ -77,6 +77,9 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
     with fake_provider() as running:
         monkeypatch.setenv("OPENAI_BASE_URL", running.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", running.root)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+        monkeypatch.setenv("OLLAMA_BASE_URL", running.root)
         yield running
 
 
@@ -245,6 +248,25 @@ def test_streamed_calls_make_the_same_spans_marked_as_streams(
         assert attributes["gen_ai.request.stream"] is True
         assert (attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"]) == (12, 3)
         assert attributes["gen_ai.response.finish_reasons"] == ("stop",)
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize(
+    ("adapter", "provider"),
+    [("openai", "openai"), ("openai-responses", "openai"), ("anthropic", "anthropic"), ("ollama", "ollama")],
+)
+def test_every_built_in_adapters_calls_say_the_provider_model_and_tokens(
+    spans: InMemorySpanExporter, server: FakeProvider, adapter: str, provider: str, streamed: bool
+) -> None:
+    telemetry.enable()
+    on_text = [].append if streamed else None
+    promptwire.generate(PROMPT, provider=adapter, model="gpt-4o-mini", on_text=on_text)
+    (chat,) = _by_operation(spans)["chat"]
+    attributes = chat.attributes or {}
+    assert attributes["gen_ai.provider.name"] == provider  # the conventions' name: Responses is OpenAI's API
+    assert (attributes["gen_ai.request.model"], attributes["gen_ai.response.model"]) == ("gpt-4o-mini",) * 2
+    assert (attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"]) == (12, 3)
+    assert len(attributes["gen_ai.response.finish_reasons"]) == 1  # type: ignore[arg-type]
 
 
 def test_a_stream_closed_early_ends_its_spans(spans: InMemorySpanExporter, server: FakeProvider) -> None:
