@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -231,6 +233,35 @@ def test_contents_are_recorded_only_when_asked_for(
     telemetry.enable(capture_content=False)  # the parameter wins over the environment
     promptwire.generate(PROMPT, provider="openai", model="gpt-4o-mini")
     assert "gen_ai.input.messages" not in (_by_operation(spans)["chat"][0].attributes or {})
+
+
+TEXT = st.lists(st.characters() | st.characters(categories=["Cs"])).map("".join)  # half characters too
+
+
+@given(instruction=TEXT, reply=TEXT)
+def test_captured_contents_are_the_texts_sent_and_received_as_json_any_exporter_can_encode(
+    exporter: InMemorySpanExporter, instruction: str, reply: str
+) -> None:
+    exporter.clear()
+    telemetry.enable(capture_content=True)
+    try:
+        result = promptwire.generate(Prompt(instruction=instruction), format="messages", responses=[reply])
+    finally:
+        telemetry.disable()
+    (chat,) = _by_operation(exporter)["chat"]
+    attributes = chat.attributes or {}
+    sent, received = str(attributes["gen_ai.input.messages"]), str(attributes["gen_ai.output.messages"])
+    sent.encode("utf-8"), received.encode("utf-8")  # half a character is written as an escape, not raw
+    (user,) = json.loads(sent)
+    assert user == {"role": "user", "parts": [{"type": "text", "content": _joined(str(result.calls[0].rendered.user))}]}
+    assert _joined(instruction) in user["parts"][0]["content"]
+    assert json.loads(received)[0]["parts"] == ([{"type": "text", "content": _joined(reply)}] if reply else [])
+
+
+def _joined(text: str) -> str:
+    """``text`` as UTF-16 reads it, as every JSON text promptwire writes has it: two halves of a
+    character side by side are that character."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def test_streamed_calls_make_the_same_spans_marked_as_streams(
