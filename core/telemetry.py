@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import observe
 from .errors import ModelOutputError, PromptwireError, ProviderError
-from .json_text import dumps
+from .json_text import dumps, escape_surrogates
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer, TracerProvider
@@ -105,6 +105,7 @@ class Spans(observe.Observer):
 
     @contextmanager
     def run(self, name: str) -> Iterator[None]:
+        name = escape_surrogates(name)  # see Spans.failed
         attributes = {"gen_ai.operation.name": "invoke_workflow", "gen_ai.workflow.name": name}
         with self.tracer.start_as_current_span(
             f"invoke_workflow {name}", attributes=attributes, record_exception=False, set_status_on_exception=False
@@ -120,12 +121,16 @@ class Spans(observe.Observer):
 
     def failed(self, span: Span, error: BaseException) -> None:
         """``span`` ended in ``error``: its status and ``error.type``; the message only where it
-        cannot quote a prompt or a reply (a provider's failure), or when content is captured."""
+        cannot quote a prompt or a reply (a provider's failure), or when content is captured.
+
+        Text from a prompt or a reply may hold half a character, which an exporter's UTF-8 encoding
+        refuses (losing the whole batch): it is written as its ``\\udXXX`` escape, here and in
+        every name taken from a prompt or a program."""
         from opentelemetry.trace import Status, StatusCode
 
         said = self.capture_content or isinstance(error, ProviderError)
         span.set_attribute("error.type", type(error).__qualname__)
-        span.set_status(Status(StatusCode.ERROR, str(error) if said else None))
+        span.set_status(Status(StatusCode.ERROR, escape_surrogates(str(error)) if said else None))
 
 
 class _AgentCall(observe.Watch):
@@ -143,10 +148,10 @@ class _AgentCall(observe.Watch):
         attributes = {"gen_ai.operation.name": "invoke_agent", **self.shared}
         name = "invoke_agent"
         if prompt.identity is not None and prompt.identity.role:
-            name = f"invoke_agent {prompt.identity.role}"
-            attributes["gen_ai.agent.name"] = prompt.identity.role
+            attributes["gen_ai.agent.name"] = escape_surrogates(prompt.identity.role)  # see Spans.failed
+            name = f"invoke_agent {attributes['gen_ai.agent.name']}"
             if prompt.identity.description:
-                attributes["gen_ai.agent.description"] = prompt.identity.description
+                attributes["gen_ai.agent.description"] = escape_surrogates(prompt.identity.description)
         self.span = spans.tracer.start_span(name, kind=SpanKind.INTERNAL, attributes=attributes)
         self.parent = set_span_in_context(self.span)
         self.call: Span | None = None

@@ -238,21 +238,24 @@ def test_contents_are_recorded_only_when_asked_for(
 TEXT = st.lists(st.characters() | st.characters(categories=["Cs"])).map("".join)  # half characters too
 
 
-@given(instruction=TEXT, reply=TEXT)
+@given(instruction=TEXT, reply=TEXT, role=TEXT)
 def test_captured_contents_are_the_texts_sent_and_received_as_json_any_exporter_can_encode(
-    exporter: InMemorySpanExporter, instruction: str, reply: str
+    exporter: InMemorySpanExporter, instruction: str, reply: str, role: str
 ) -> None:
     exporter.clear()
     telemetry.enable(capture_content=True)
+    prompt = Prompt(instruction=instruction, identity=Identity(role=role, description=role))
     try:
-        result = promptwire.generate(Prompt(instruction=instruction), format="messages", responses=[reply])
+        result = promptwire.generate(prompt, format="messages", responses=[reply])
     finally:
         telemetry.disable()
+    for span in exporter.get_finished_spans():  # half a character is written as an escape, not raw
+        span.name.encode("utf-8")
+        [str(value).encode("utf-8") for value in (span.attributes or {}).values()]
     (chat,) = _by_operation(exporter)["chat"]
     attributes = chat.attributes or {}
     sent, received = str(attributes["gen_ai.input.messages"]), str(attributes["gen_ai.output.messages"])
-    sent.encode("utf-8"), received.encode("utf-8")  # half a character is written as an escape, not raw
-    (user,) = json.loads(sent)
+    *_, user = json.loads(sent)  # after the system message, when the identity makes one
     assert user == {"role": "user", "parts": [{"type": "text", "content": _joined(str(result.calls[0].rendered.user))}]}
     assert _joined(instruction) in user["parts"][0]["content"]
     assert json.loads(received)[0]["parts"] == ([{"type": "text", "content": _joined(reply)}] if reply else [])
