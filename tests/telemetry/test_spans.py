@@ -250,8 +250,8 @@ def test_captured_contents_are_the_texts_sent_and_received_as_json_any_exporter_
     finally:
         telemetry.disable()
     for span in exporter.get_finished_spans():  # half a character is written as an escape, not raw
-        span.name.encode("utf-8")
-        [str(value).encode("utf-8") for value in (span.attributes or {}).values()]
+        for text in (span.name, *map(str, (span.attributes or {}).values())):
+            text.encode("utf-8")
     (chat,) = _by_operation(exporter)["chat"]
     attributes = chat.attributes or {}
     sent, received = str(attributes["gen_ai.input.messages"]), str(attributes["gen_ai.output.messages"])
