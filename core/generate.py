@@ -311,6 +311,9 @@ def _driven(
                 call.take(exchange.Whole(adapter.send(step, timeout)))
         except Exception as exc:  # the loop decides what a failed call means
             call.failure = exc
+        except BaseException as exc:  # closed early, cancelled: the loop ends with it now, not when collected
+            steps.throw(exc)  # which raises it again
+            raise
         text, step = call.settled(steps)
         if text is not None:
             yield text
@@ -337,6 +340,9 @@ async def _adriven(
                 call.take(exchange.Whole(await exchange.asend(adapter, step, timeout)))
         except Exception as exc:  # the loop decides what a failed call means
             call.failure = exc
+        except BaseException as exc:  # closed early, cancelled: the loop ends with it now, not when collected
+            steps.throw(exc)  # which raises it again
+            raise
         text, step = call.settled(steps)
         if text is not None:
             yield text

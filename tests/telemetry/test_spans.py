@@ -313,6 +313,23 @@ def test_a_stream_closed_early_ends_its_spans(spans: InMemorySpanExporter, serve
     assert (agent.attributes or {})["error.type"] == (chat.attributes or {})["error.type"] == "GeneratorExit"
 
 
+def test_a_cancelled_call_ends_its_spans_at_once(spans: InMemorySpanExporter, server: FakeProvider) -> None:
+    telemetry.enable()
+
+    async def cancelled() -> tuple[ReadableSpan, ...]:
+        task = asyncio.create_task(promptwire.agenerate(PROMPT, provider="openai", model="hang"))
+        while not server.requests:  # the call is in flight
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return spans.get_finished_spans()  # before the event loop closes and collects what is left
+
+    ended = asyncio.run(cancelled())
+    assert sorted(span.name for span in ended) == ["chat hang", "invoke_agent Reviewer"]
+    assert {(span.attributes or {})["error.type"] for span in ended} == {"CancelledError"}
+
+
 def test_awaited_calls_are_children_of_the_callers_span(spans: InMemorySpanExporter, server: FakeProvider) -> None:
     telemetry.enable()
     tracer = trace.get_tracer("the application")
