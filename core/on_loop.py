@@ -56,9 +56,8 @@ class OnLoop:
             except BaseException as exc:  # handed to the awaiting task, whatever it is
                 done.set_exception(exc)
 
-        context = (
-            contextvars.copy_context()
-        )  # the caller's current span (telemetry's parent), as asyncio.to_thread does
+        # The caller's context goes along (its current span, telemetry's parent), as asyncio.to_thread's does.
+        context = contextvars.copy_context()
         threading.Thread(target=context.run, args=(target,), name=f"promptwire run ({self.name})", daemon=True).start()
         try:
             return await asyncio.wrap_future(done)
