@@ -7,8 +7,9 @@ JSON from it when the prompt has an output contract, and checks the result. Only
 not JSON and results that fail the check are retried, with the reason (and the rejected output)
 in ``Prompt.retry``, which every format shows as its repair text; everything else is raised at once.
 The attempts come back on the result, or on the error when none succeeded (``error.calls``): the
-caller reads them afterwards, the loop calls nobody back but the render, the adapter and the
-caller's debug writer.
+caller reads them afterwards, the loop calls nobody back but the render, the adapter, the
+caller's debug writer and the process's observer (:mod:`.observe`, which sees nothing unless
+telemetry is enabled).
 
 The loop's decisions are made once, in a generator (:func:`_loop`) that yields each request to send
 and is given back its reply (or the exception its call raised). Drivers step it: :func:`generate`
@@ -29,7 +30,7 @@ from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mappin
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from . import exchange
+from . import exchange, observe
 from .coercion import ResultError, check_result
 from .contract import OutputContract
 from .errors import ModelOutputError, PromptwireError, ProviderError
@@ -230,11 +231,16 @@ def _loop(
     streaming: bool,
 ) -> _Loop:
     calls: list[ModelCall] = []
+    watch = observe.observer().generate(prompt, adapter.name, streaming)
     try:
-        return (yield from _attempts(prompt, render, adapter, model, locations, debug, streaming, calls))
-    except PromptwireError as exc:
-        exc.calls = tuple(calls)
+        result = yield from _attempts(prompt, render, adapter, model, locations, debug, streaming, calls, watch)
+    except BaseException as exc:  # a cancelled or closed generate ends its watch too
+        if isinstance(exc, PromptwireError):
+            exc.calls = tuple(calls)
+        watch.ended(None, exc)
         raise
+    watch.ended(result, None)
+    return result
 
 
 def _attempts(
@@ -246,6 +252,7 @@ def _attempts(
     debug: DebugWriter | None,
     streaming: bool,
     calls: list[ModelCall],
+    watch: observe.Watch,
 ) -> _Loop:
     config = prompt.config
     contract = prompt.output
@@ -258,7 +265,9 @@ def _attempts(
                 request = exchange.streamed_request(adapter, request)
             if config.debug and debug is not None:
                 debug(attempt, rendered, request)
+            watch.sending(attempt, rendered, request)
             reply = yield request
+            watch.replied(reply)
         except ProviderError as exc:
             if exc.provider is None:  # an adapter need not repeat its own name on every error
                 exc.provider = adapter.name
@@ -270,6 +279,7 @@ def _attempts(
         try:
             value = _accept(reply, contract, config.strict, locations)
         except ModelOutputError as exc:
+            watch.rejected(exc)
             calls.append(ModelCall(attempt, current, rendered, request, reply, str(exc)))
             if attempt == config.attempts:
                 raise
@@ -301,6 +311,9 @@ def _driven(
                 call.take(exchange.Whole(adapter.send(step, timeout)))
         except Exception as exc:  # the loop decides what a failed call means
             call.failure = exc
+        except BaseException as exc:  # closed early, cancelled: the loop ends with it now, not when collected
+            steps.throw(exc)  # which raises it again
+            raise
         text, step = call.settled(steps)
         if text is not None:
             yield text
@@ -327,6 +340,9 @@ async def _adriven(
                 call.take(exchange.Whole(await exchange.asend(adapter, step, timeout)))
         except Exception as exc:  # the loop decides what a failed call means
             call.failure = exc
+        except BaseException as exc:  # closed early, cancelled: the loop ends with it now, not when collected
+            steps.throw(exc)  # which raises it again
+            raise
         text, step = call.settled(steps)
         if text is not None:
             yield text

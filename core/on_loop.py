@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
@@ -55,7 +56,9 @@ class OnLoop:
             except BaseException as exc:  # handed to the awaiting task, whatever it is
                 done.set_exception(exc)
 
-        threading.Thread(target=target, name=f"promptwire run ({self.name})", daemon=True).start()
+        # The caller's context goes along (its current span, telemetry's parent), as asyncio.to_thread's does.
+        context = contextvars.copy_context()
+        threading.Thread(target=context.run, args=(target,), name=f"promptwire run ({self.name})", daemon=True).start()
         try:
             return await asyncio.wrap_future(done)
         except asyncio.CancelledError:

@@ -23,7 +23,7 @@ ALLOWED = {
 # A run's canned replies are its own data: the front end builds the offline adapter that answers
 # them itself, rather than asking the generic plugin proxy for an offline-only method.
 ALLOWED_PACKAGES = {"frontend": {"renderers.agentscript", "adapters.offline"}}
-HEAVY = {"openai", "anthropic", "ollama", "jsonschema", "jinja2", "httpx"}
+HEAVY = {"openai", "anthropic", "ollama", "jsonschema", "jinja2", "httpx", "opentelemetry"}
 
 
 def _modules(layer: str) -> list[Path]:

@@ -189,6 +189,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     render.add_argument("--strict", action="store_true", help="fail when the format cannot express a field")
     render.add_argument(
+        "--otel",
+        action="store_true",
+        help="make OpenTelemetry spans of the run and its model calls, for the process's tracer provider "
+        "(needs promptwire[otel]; see docs/telemetry.md)",
+    )
+    render.add_argument(
         "--option",
         "-o",
         action="append",
@@ -272,6 +278,8 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
+    if args.otel:
+        _enable_telemetry()
     if args.file.endswith(".as"):
         return _run_program(args)
     program_only = [flag for flag, value in _program_flags(args) if value is not None]
@@ -292,6 +300,18 @@ def _cmd_render(args: argparse.Namespace) -> int:
     _warn(rendered.warnings)
     _print_render(rendered, args.output, args.format)
     return 0
+
+
+def _enable_telemetry() -> None:
+    """``--otel``: spans to the tracer provider the process has (:mod:`promptwire.core.telemetry`)."""
+    from ...core import telemetry
+
+    try:
+        telemetry.enable()
+    except telemetry.TelemetryUnavailable as exc:
+        _usage_error(f"--otel: {exc}")
+    if not telemetry.tracer_provider_configured():
+        error_line(f"warning: --otel: {telemetry.UNCONFIGURED}")
 
 
 def _run_program(args: argparse.Namespace) -> int:

@@ -162,6 +162,7 @@ def _run(
     host: PluginHost,
     path: str | None,
 ) -> RunResult:
+    from ...core.observe import observer
     from ..agentscript import ensure_valid
     from ..agentscript.interpreter import Interpreter
     from ..agentscript.loader import default_permissions, load_program, read_source
@@ -182,7 +183,8 @@ def _run(
         timeout=options.timeout,
         on_text=options.on_text,
     )
-    value = interpreter.run(input, agent=options.agent, function=options.function)
+    with observer().run(Path(program.file_of().name).name):
+        value = interpreter.run(input, agent=options.agent, function=options.function)
     return RunResult(value, interpreter.trace, interpreter.calls)
 
 

@@ -3,8 +3,8 @@
 Each command runs in a fresh interpreter, which then lists ``sys.modules``. ``check`` and ``parse``
 load the language and nothing of the prompt model (no pydantic, no plugin host, no interpreter);
 every run, offline or dry, loads no provider SDK, HTTP client, schema validator, template engine,
-YAML reader or asyncio (only an awaited call needs it). The README's example is the program (a
-shape, budgets, canned replies).
+YAML reader, asyncio (only an awaited call needs it) or OpenTelemetry (only ``--otel`` does). The
+README's example is the program (a shape, budgets, canned replies).
 """
 
 from __future__ import annotations
@@ -18,7 +18,18 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RUN = ["evidence-qa.as", "--input-file", "evidence-qa.input.json", "--responses", "evidence-qa.responses.json"]
-NEVER_ON_A_RUN = {"openai", "anthropic", "ollama", "httpx", "jsonschema", "jinja2", "yaml", "agently", "asyncio"}
+NEVER_ON_A_RUN = {
+    "openai",
+    "anthropic",
+    "ollama",
+    "httpx",
+    "jsonschema",
+    "jinja2",
+    "yaml",
+    "agently",
+    "asyncio",
+    "opentelemetry",  # only --otel asks for it
+}
 LANGUAGE_ONLY = {
     "promptwire",
     "promptwire.core",

@@ -10,6 +10,8 @@
   the adapter form a plugin, the test snippet passes against the fake provider), and the clash
   message it shows is what ``asrender`` prints.
 * tools.md runs as written: its Python snippets execute and do what their comments say.
+* telemetry.md: its snippet runs against the fake provider, and it names every attribute the spans
+  are given.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import pytest
 
 import promptwire
 from promptwire import PluginHost, Prompt
-from promptwire.core import errors, generate
+from promptwire.core import errors, generate, telemetry
 from promptwire.core.coercion import ResultError
 from promptwire.core.errors import UnsupportedFieldsWarning
 from promptwire.core.tools import ToolContext, ToolError, ToolRequest
@@ -36,7 +38,8 @@ from promptwire.plugins import hookspecs
 from promptwire.plugins.builtins import TOOL_SCHEMES
 from promptwire.testing.provider_servers import fake_provider
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 HOST = PluginHost(entry_points=False)
 
 
@@ -119,6 +122,33 @@ def test_the_snippets_run_in_order(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     history = namespace["rendered"].sections[2].body
     assert history.startswith("[\n  ") and len(history) < 80  # clipped to its budget
     assert "agentscript" in capsys.readouterr().out
+
+
+# --- telemetry.md ---------------------------------------------------------------------------------
+
+
+def test_the_telemetry_snippet_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    (snippet,) = _snippets("telemetry.md")
+    monkeypatch.delenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", raising=False)
+    namespace: dict[str, Any] = {}
+    with fake_provider() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        try:
+            exec(snippet, namespace)
+        finally:
+            telemetry.disable()
+    assert capsys.readouterr().out == "12 3\n"  # the fake provider's token counts
+    assert len(namespace["exporter"].get_finished_spans()) == 2
+
+
+def test_the_telemetry_table_names_every_attribute_a_span_has() -> None:
+    text = _text("telemetry.md")
+    named = set(re.findall(r"`((?:gen_ai|error|promptwire)\.[a-z_.]+)`", text))
+    made = set(
+        re.findall(r'"((?:gen_ai|error|promptwire)\.[a-z_.]+)"', (ROOT / "core" / "telemetry.py").read_text("utf-8"))
+    )
+    assert made <= named, sorted(made - named)
 
 
 # --- errors.md ------------------------------------------------------------------------------------
