@@ -33,6 +33,7 @@ from . import exchange
 from .coercion import ResultError, check_result
 from .contract import OutputContract
 from .errors import ModelOutputError, PromptwireError, ProviderError
+from .origin import attempting
 from .prompt import GenerateConfig, Prompt, Retry, ToolCall
 from .rendered import RenderedPrompt
 from .secrets import mask
@@ -258,7 +259,8 @@ def _attempts(
                 request = exchange.streamed_request(adapter, request)
             if config.debug and debug is not None:
                 debug(attempt, rendered, request)
-            reply = yield request
+            with attempting(attempt):  # for whoever wraps the adapter (a recording names it)
+                reply = yield request
         except ProviderError as exc:
             if exc.provider is None:  # an adapter need not repeat its own name on every error
                 exc.provider = adapter.name

@@ -199,19 +199,21 @@ def run_prompt(
     """
     from ...core.errors import PromptwireError
     from ...core.generate import generate
+    from ...core.origin import calling_from
 
     options = options or RunOptions()
     host = host or default_host()
     renderer = host.load("renderers", options.format)
     site = Site(label, 1, 1, "")
     try:
-        result = generate(
-            prompt,
-            render=lambda current: renderer.render(current, **options.options),
-            adapter=model_adapter(host, options),
-            timeout=options.timeout,
-            on_text=options.on_text,
-        )
+        with calling_from(str(site)):
+            result = generate(
+                prompt,
+                render=lambda current: renderer.render(current, **options.options),
+                adapter=model_adapter(host, options),
+                timeout=options.timeout,
+                on_text=options.on_text,
+            )
     except PromptwireError as exc:
         exc.calls = tuple(ProgramCall.at(site, call) for call in exc.calls)
         raise
