@@ -61,7 +61,7 @@ from typing import Any, Final
 from . import exchange
 from .confined import never_opened
 from .contract import OutputContract
-from .errors import PromptwireError
+from .errors import PromptDrift, RecordingError
 from .generate import ModelAdapter, ProviderRequest, Reply
 from .json_text import dumps, to_bytes
 from .origin import call_origin
@@ -86,14 +86,6 @@ __all__ = [
 FORMAT: Final = "promptwire-recording"
 VERSION: Final = 1
 _QUOTED: Final = 100  # characters of a value a drift report quotes
-
-
-class RecordingError(PromptwireError):
-    """A recording that cannot be written or read; the message names the file (and line)."""
-
-
-class PromptDrift(PromptwireError):
-    """A replayed request that matches no recorded one: the message is the report (several lines)."""
 
 
 def request_digest(provider: str, path: str, body: bytes) -> str:

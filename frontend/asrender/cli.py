@@ -16,8 +16,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ...core.errors import FieldError, PromptwireError, ProviderError, SourceError
-from ...core.recording import PromptDrift
+from ...core.errors import FieldError, PromptDrift, PromptwireError, ProviderError, SourceError
 from ...core.text_files import DEFAULT_MAX_BYTES, MAX_INPUT_SIZE
 from ...core.timeout import DEFAULT_TIMEOUT, check_timeout
 from ..agentscript.diagnostics import CheckError
@@ -445,7 +444,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
                 return "".join(
                     call_block(c, r) for c, r in zip(result.calls, shown(result, options, host), strict=True)
                 )
-        except (SourceError, CheckError) as exc:
+        except (SourceError, CheckError, PromptDrift) as exc:
             raise RenderFailed(f"{one_line(str(original))}: cannot render\n{exc}") from None
         except (CliError, PromptwireError, OSError) as exc:
             raise RenderFailed(one_line(f"{original}: cannot render: {exc}")) from None

@@ -101,7 +101,8 @@ class RunResult:
 
 def model_adapter(host: PluginHost, options: RunOptions) -> ModelAdapter:
     """The adapter a run's calls go to: the offline one with the canned replies, or the provider's,
-    retargeted to the model the run asks for and, in a dry run, answered offline."""
+    retargeted to the model the run asks for and, in a dry run, answered offline; its replies
+    recorded, or answered from a recording (:func:`recorded_or_replayed`)."""
     answers = OfflineAdapter(options.responses)  # each run answers from a queue of its own
     name, model = options.adapter, options.model
     if options.replay is not None and name == "offline":
@@ -115,11 +116,13 @@ def model_adapter(host: PluginHost, options: RunOptions) -> ModelAdapter:
 def recorded_or_replayed(adapter: ModelAdapter, name: str, options: RunOptions) -> ModelAdapter:
     """``adapter`` (registered as ``name``) with its replies recorded, or answered from a recording,
     as ``options`` ask (a dry run sends nothing, so nothing is recorded)."""
-    from ...core.recording import Recorded, Replayed
-
     if options.replay is not None:
+        from ...core.recording import Replayed
+
         return Replayed(adapter, name, options.replay)
     if options.record is not None and not options.dry_run:
+        from ...core.recording import Recorded
+
         options.record.begin(name, options.model)
         return Recorded(adapter, name, options.record)
     return adapter
