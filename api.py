@@ -105,7 +105,9 @@ def generate(
     instead, with the provider (and model) it was recorded with unless ``provider`` names another,
     and raises :class:`~promptwire.core.errors.PromptDrift` for a request that was not recorded.
     """
-    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config, record, replay)
+    prepared, render, adapter = _prepared(
+        prompt, provider, model, format, host, timeout, responses, config, record, replay
+    )
     return _core.generate(prepared, render=render, adapter=adapter, model=model, timeout=timeout, on_text=on_text)
 
 
@@ -126,7 +128,9 @@ async def agenerate(
     """:func:`generate`, awaited: each call is made with the provider SDK's async client (a plugin
     adapter without one sends from a worker thread), so many run at once on one event loop.
     Cancelling it cancels the call in flight: its connection is closed."""
-    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config, record, replay)
+    prepared, render, adapter = _prepared(
+        prompt, provider, model, format, host, timeout, responses, config, record, replay
+    )
     return await _core.agenerate(
         prepared, render=render, adapter=adapter, model=model, timeout=timeout, on_text=on_text
     )
@@ -148,7 +152,9 @@ def stream(
     """:func:`generate`, streamed, as an iterator: the text of each attempt's reply as it arrives
     (``str``), then the :class:`GenerateResult`, last. Closing the iterator early (leaving a ``for``
     loop) closes the call in flight."""
-    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config, record, replay)
+    prepared, render, adapter = _prepared(
+        prompt, provider, model, format, host, timeout, responses, config, record, replay
+    )
     return _core.generate_stream(prepared, render=render, adapter=adapter, model=model, timeout=timeout)
 
 
@@ -167,7 +173,9 @@ def astream(
 ) -> AsyncIterator[str | GenerateResult]:
     """:func:`stream` on an event loop, as an async iterator (``async for``), with the SDK's async
     client."""
-    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config, record, replay)
+    prepared, render, adapter = _prepared(
+        prompt, provider, model, format, host, timeout, responses, config, record, replay
+    )
     return _core.agenerate_stream(prepared, render=render, adapter=adapter, model=model, timeout=timeout)
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import contextvars
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
@@ -100,9 +99,7 @@ class OnLoop:
             if self._cancelled:
                 coroutine.close()
                 raise asyncio.CancelledError
-            # Run in the calling thread's context: what the code set for its call (where the call
-            # comes from, :mod:`.origin`) is what the adapter sees on the loop.
-            future = asyncio.run_coroutine_threadsafe(_within(contextvars.copy_context(), coroutine), self.loop)
+            future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
             self._pending.add(future)
         try:
             return future.result()
@@ -111,11 +108,6 @@ class OnLoop:
         finally:
             with self._lock:
                 self._pending.discard(future)
-
-
-async def _within(context: contextvars.Context, coroutine: Coroutine[Any, Any, _T]) -> _T:
-    """``coroutine`` awaited as a task of its own that runs in ``context`` (cancelled with this one)."""
-    return await asyncio.get_running_loop().create_task(coroutine, context=context)
 
 
 async def _next(items: AsyncIterator[Any]) -> Any:

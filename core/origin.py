@@ -5,8 +5,9 @@ call came from: a recording names each reply's call site and attempt
 (:mod:`promptwire.core.recording`), and a reply that no longer matches its recording is reported at
 its site. The front end sets the site around its ``generate`` (:func:`calling_from`), the attempt
 loop sets the attempt (:func:`attempting`), and whoever wraps an adapter reads both
-(:func:`call_origin`). A context variable, so concurrent runs on one event loop each see their own;
-:class:`promptwire.core.on_loop.OnLoop` carries it to the loop with each call.
+(:func:`call_origin`). A context variable, so concurrent runs on one event loop each see their own,
+and a call :class:`promptwire.core.on_loop.OnLoop` hands to the loop sees its thread's
+(``run_coroutine_threadsafe`` schedules it in a copy of the calling thread's context).
 """
 
 from __future__ import annotations

@@ -219,30 +219,40 @@ class Recorder:
 def _open_for_recording(path: str) -> int:
     """``path`` opened to be written from its start, never through a symbolic link (``O_NOFOLLOW``:
     a link planted at the name fails to open instead), never a FIFO, device or a file with other
-    hard links (each checked on the open file), never under /proc, /sys or /dev."""
+    hard links (each checked before the open and again on the open file), never under /proc, /sys
+    or /dev."""
     if never_opened(os.path.join(os.path.realpath(os.path.dirname(path) or "."), os.path.basename(path))):
         raise RecordingError(f"{path}: under /proc, /sys or /dev: a recording is never written there")
+    with contextlib.suppress(OSError):
+        _refuse(path, os.lstat(path))
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
     try:
         fd = os.open(path, flags, 0o666)
     except OSError as exc:
         if exc.errno == errno.ELOOP and os.path.islink(path):
-            raise RecordingError(
-                f"{path}: a symbolic link; a recording is never written through one (remove it or record elsewhere)"
-            ) from None
+            _refuse(path, os.lstat(path))  # planted since the check
         raise RecordingError(f"{path}: cannot write the recording: {exc.strerror or exc}") from None
-    info = os.fstat(fd)
-    problem = None
-    if not stat.S_ISREG(info.st_mode):
-        problem = "not a regular file (FIFOs, sockets and devices are never written)"
-    elif info.st_nlink > 1:
-        problem = "a file with other hard links, which writing it would change too"
-    if problem is not None:
+    try:
+        _refuse(path, os.fstat(fd))
+    except RecordingError:
         os.close(fd)
-        raise RecordingError(f"{path}: {problem}")
+        raise
     os.set_blocking(fd, True)
     os.ftruncate(fd, 0)
     return fd
+
+
+def _refuse(path: str, info: os.stat_result) -> None:
+    """:class:`RecordingError` unless ``info`` is a regular file's with no other hard links."""
+    if stat.S_ISLNK(info.st_mode):
+        problem = "a symbolic link; a recording is never written through one (remove it or record elsewhere)"
+    elif not stat.S_ISREG(info.st_mode):
+        problem = "not a regular file (FIFOs, sockets and devices are never written)"
+    elif info.st_nlink > 1:
+        problem = "a file with other hard links, which writing it would change too"
+    else:
+        return
+    raise RecordingError(f"{path}: {problem}")
 
 
 class Recorded:
