@@ -275,3 +275,23 @@ def test_snapshot_replays_the_recording_beside_a_program(
     (tmp_path / "greet.responses.json").write_text("[]", encoding="utf-8")
     code, _, err = _run(capsys, "snapshot", str(tmp_path))
     assert code == 2 and "has both greet.responses.json and greet.recording.jsonl: keep one" in err
+
+
+def test_a_failed_prompt_file_run_replays_the_same_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every attempt's reply is recorded, the rejected ones too: the replay fails as the run did."""
+    prompt = tmp_path / "hi.json"
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    prompt.write_text(json.dumps({"instruction": "Say hi.", "config": {"attempts": 2}, "output": {"schema": schema}}))
+    recording = tmp_path / "hi.jsonl"
+    with fake_provider() as server:
+        _point_at(server, monkeypatch)
+        real = _run(capsys, str(prompt), "--provider", "openai", "--model", "words3", "--record", str(recording))
+    for name in ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    assert real == (1, "", "asrender: LLM provider did not return JSON: word0 word1 word2\n")
+    assert _run(capsys, str(prompt), "--responses", str(recording)) == real
+    records = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
+    assert records[0]["model"] == "words3"  # the header: the replay asks for the same model
+    assert [(r["site"], r["attempt"]) for r in records[1:]] == [(f"{prompt}:1:1", 1), (f"{prompt}:1:1", 2)]
