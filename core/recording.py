@@ -46,6 +46,7 @@ are SDK objects say how to write them as data and read them back with two option
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import hashlib
@@ -392,6 +393,10 @@ class Recording:
         self.accept_drift = accept_drift
         self.drifted: list[str] = []
         self._used = [False] * len(records)
+        self._by_digest: dict[str, collections.deque[int]] = {}
+        for index, record in enumerate(records):
+            self._by_digest.setdefault(record.digest, collections.deque()).append(index)
+        self._first_unused = 0
         self._lock = threading.Lock()
 
     @classmethod
@@ -444,21 +449,25 @@ class Recording:
     def answer(self, provider: str, path: str, request: ProviderRequest) -> CallRecord:
         """The record that answers ``request`` (as built) sent to ``provider``'s ``path``: the first
         unused one of its digest; else drift (see the class docstring)."""
-        body = to_bytes(request.kwargs)
-        digest = request_digest(provider, path, body)
+        digest = request_digest(provider, path, to_bytes(request.kwargs))
         with self._lock:
-            for index, record in enumerate(self.records):
-                if not self._used[index] and record.digest == digest:
-                    self._used[index] = True
-                    return record
-            expected = next((index for index, used in enumerate(self._used) if not used), None)
+            waiting = self._by_digest.get(digest)
+            if waiting:
+                return self._use(waiting.popleft())
+            while self._first_unused < len(self.records) and self._used[self._first_unused]:
+                self._first_unused += 1
+            expected = self._first_unused if self._first_unused < len(self.records) else None
             origin = call_origin()
             report = self._drift(_where(origin.site, origin.attempt), provider, path, request, digest, expected)
             if expected is None or not self.accept_drift:
                 raise PromptDrift(report)
-            self._used[expected] = True
+            self._by_digest[self.records[expected].digest].remove(expected)
             self.drifted.append(report)
-            return self.records[expected]
+            return self._use(expected)
+
+    def _use(self, index: int) -> CallRecord:
+        self._used[index] = True
+        return self.records[index]
 
     def unused(self) -> list[CallRecord]:
         """The records no request asked for (the run made fewer calls than were recorded)."""
