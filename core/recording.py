@@ -156,9 +156,7 @@ class Recorder:
     def begin(self, provider: str, model: str | None) -> None:
         """Write the header, naming the run's adapter and model, unless a run wrote it already."""
         with self._lock:
-            if not self._begun:
-                self._write({"format": FORMAT, "version": VERSION, "provider": provider, "model": model})
-                self._begun = True
+            self._header(provider, model)
 
     def add(
         self, provider: str, path: str, request: ProviderRequest, *, streamed: bool, reply: Any, usage: Any
@@ -166,9 +164,7 @@ class Recorder:
         """Write the record of one reply (``request`` as built, before any stream flags)."""
         origin = call_origin()
         with self._lock:
-            if not self._begun:
-                self._write({"format": FORMAT, "version": VERSION, "provider": provider, "model": None})
-                self._begun = True
+            self._header(provider, None)  # a Python caller's first call
             self._calls += 1
             record = CallRecord(
                 call=self._calls,
@@ -200,6 +196,11 @@ class Recorder:
     def __exit__(self, *_: object) -> None:
         self.close()
 
+    def _header(self, provider: str, model: str | None) -> None:
+        if not self._begun:
+            self._write({"format": FORMAT, "version": VERSION, "provider": provider, "model": model})
+            self._begun = True
+
     def _write(self, data: Mapping[str, Any]) -> None:
         """One line, written whole with ``write(2)`` (no buffer to flush): a crash leaves the lines
         before it intact."""
@@ -207,7 +208,7 @@ class Recorder:
             raise RecordingError(f"{self.path}: the recording was closed")
         try:
             line = dumps(data, separators=(",", ":")).encode("utf-8") + b"\n"
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             raise RecordingError(f"{self.path}: cannot record the reply: {exc}") from None
         view = memoryview(line)
         try:
