@@ -360,12 +360,12 @@ def _run_options(args: argparse.Namespace, host: PluginHost) -> RunOptions:
 def _recorder(args: argparse.Namespace, replay: Recording | None) -> Recorder | None:
     """The recording ``--record`` asks for, its file made (or emptied) now, with its header: the last
     flag checked."""
-    from ...core.recording import Recorder
-
     if args.record is None:
         return None
     if args.dry_run or replay is not None:
         _usage_error(f"--record records a real run; {'--dry-run' if args.dry_run else 'a replay'} sends nothing")
+    from ...core.recording import Recorder
+
     recorder = Recorder(args.record)
     recorder.begin(args.provider or "offline", args.model)
     return recorder

@@ -76,14 +76,15 @@ def model_replies(
     """What answers a run's calls offline, from ``--responses FILE``: canned replies (a JSON array,
     :func:`canned_responses`), or a recording of a real run, recognised by its header line
     (:mod:`promptwire.core.recording`), which ``accept_drift`` lets answer requests that changed."""
-    from ...core.recording import Recording, is_recording
-
     if file is None:
         return (), None
     if text is None:
         text = read_text(file, file, max_bytes)
-    if is_recording(text):
-        return (), Recording.parse(text, file, accept_drift=accept_drift)
+    if text.lstrip("\ufeff \t\r\n")[:1] == "{":  # canned replies are an array: a run with them imports no more
+        from ...core.recording import Recording, is_recording
+
+        if is_recording(text):
+            return (), Recording.parse(text, file, accept_drift=accept_drift)
     return canned_responses(file, max_bytes, text=text), None
 
 
