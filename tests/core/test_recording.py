@@ -205,3 +205,21 @@ def test_the_recorder_writes_only_a_regular_file_of_its_own(tmp_path: Path) -> N
     old.write_text("x" * 1000, encoding="utf-8")
     Recorder(old).close()  # emptied, then a header for a run that made no call
     assert Recording.read(old).records == []
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([1.0, 0.5]) | st.text("ab\n", max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("xyz"), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=examples(3))
+@given(_JSON, _JSON)
+def test_a_difference_is_found_exactly_when_the_bytes_differ(recorded: object, current: object) -> None:
+    from promptwire.core.json_text import to_bytes
+
+    found = first_difference(recorded, current)
+    assert (found is None) == (to_bytes(recorded) == to_bytes(current))
+    if found is not None:
+        assert found[1] != found[2] or "order" in found[0]
