@@ -362,12 +362,13 @@ def _recorder(args: argparse.Namespace, replay: Recording | None) -> Recorder | 
     flag checked."""
     if args.record is None:
         return None
-    if args.dry_run or replay is not None:
-        _usage_error(f"--record records a real run; {'--dry-run' if args.dry_run else 'a replay'} sends nothing")
+    if args.dry_run or replay is not None or args.provider in (None, "offline"):
+        why = "--dry-run" if args.dry_run else "a replay" if replay is not None else "an offline run"
+        _usage_error(f"--record records a real run (--provider P); {why} sends nothing")
     from ...core.recording import Recorder
 
     recorder = Recorder(args.record)
-    recorder.begin(args.provider or "offline", args.model)
+    recorder.begin(args.provider, args.model)
     return recorder
 
 

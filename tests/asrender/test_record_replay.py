@@ -232,7 +232,13 @@ def test_canned_replies_still_work_and_flags_that_cannot_go_together(
     err = _usage_error(capsys, str(program), "--responses", str(canned), "--accept-drift")
     assert err == "asrender: error: --accept-drift applies to a replay (--responses naming a recording)\n"
     err = _usage_error(capsys, str(program), "--provider", "openai", "--dry-run", "--record", str(tmp_path / "r"))
-    assert err == "asrender: error: --record records a real run; --dry-run sends nothing\n"
+    assert err == "asrender: error: --record records a real run (--provider P); --dry-run sends nothing\n"
+    err = _usage_error(capsys, str(program), "--record", str(tmp_path / "r"))
+    assert err == "asrender: error: --record records a real run (--provider P); an offline run sends nothing\n"
+    recording = tmp_path / "canned.jsonl"
+    recording.write_text('{"format":"promptwire-recording","version":1,"provider":"openai","model":null}\n')
+    err = _usage_error(capsys, str(program), "--responses", str(recording), "--record", str(tmp_path / "r"))
+    assert err == "asrender: error: --record records a real run (--provider P); a replay sends nothing\n"
     assert not (tmp_path / "r").exists()
 
 
