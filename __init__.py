@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         RenderedPrompt,
         Section,
     )
+    from .core.recording import Recorder, Recording
     from .core.rendered import RenderWarning
     from .plugins import PluginHost, hookimpl
 
@@ -58,6 +59,8 @@ _HOMES: dict[str, str] = {
         ".core",
     ),
     "RenderWarning": ".core.rendered",
+    "Recorder": ".core.recording",
+    "Recording": ".core.recording",
     "PluginHost": ".plugins",
     "hookimpl": ".plugins",
 }
@@ -76,6 +79,8 @@ __all__ = [
     "Prompt",
     "PromptwireError",
     "ProviderError",
+    "Recorder",
+    "Recording",
     "RenderWarning",
     "RenderedPrompt",
     "Section",

@@ -13,6 +13,7 @@ from .core import generate as _core
 from .core.errors import FieldError as _FieldError
 from .core.errors import UnsupportedFieldsWarning
 from .core.generate import GenerateResult, ModelAdapter, ProviderRequest, TextCallback
+from .core.recording import Recorder, Recording
 from .core.rendered import warning_lines
 from .core.validation import validate_model
 from .plugins import PluginHost, default_host
@@ -83,6 +84,8 @@ def generate(
     timeout: float | None = None,
     responses: list[Any] | None = None,
     on_text: TextCallback | None = None,
+    record: Recorder | None = None,
+    replay: Recording | None = None,
     **config: Any,
 ) -> GenerateResult:
     """Ask ``provider`` for the prompt's output: attempts, the repair text, coercion and validation
@@ -96,8 +99,15 @@ def generate(
     nothing else changes), ``on_text`` receives the reply's text as it arrives, and the whole text
     is still read and checked at the end, so the result is the same. A provider that does not
     stream gives its whole text at once.
+
+    ``record`` (a :class:`~promptwire.core.recording.Recorder`) writes every reply the provider
+    sends; ``replay`` (a :class:`~promptwire.core.recording.Recording`) answers every call from one
+    instead, with the provider (and model) it was recorded with unless ``provider`` names another,
+    and raises :class:`~promptwire.core.errors.PromptDrift` for a request that was not recorded.
     """
-    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config)
+    prepared, render, adapter = _prepared(
+        prompt, provider, model, format, host, timeout, responses, config, record, replay
+    )
     return _core.generate(prepared, render=render, adapter=adapter, model=model, timeout=timeout, on_text=on_text)
 
 
@@ -111,12 +121,16 @@ async def agenerate(
     timeout: float | None = None,
     responses: list[Any] | None = None,
     on_text: TextCallback | None = None,
+    record: Recorder | None = None,
+    replay: Recording | None = None,
     **config: Any,
 ) -> GenerateResult:
     """:func:`generate`, awaited: each call is made with the provider SDK's async client (a plugin
     adapter without one sends from a worker thread), so many run at once on one event loop.
     Cancelling it cancels the call in flight: its connection is closed."""
-    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config)
+    prepared, render, adapter = _prepared(
+        prompt, provider, model, format, host, timeout, responses, config, record, replay
+    )
     return await _core.agenerate(
         prepared, render=render, adapter=adapter, model=model, timeout=timeout, on_text=on_text
     )
@@ -131,12 +145,16 @@ def stream(
     host: PluginHost | None = None,
     timeout: float | None = None,
     responses: list[Any] | None = None,
+    record: Recorder | None = None,
+    replay: Recording | None = None,
     **config: Any,
 ) -> Iterator[str | GenerateResult]:
     """:func:`generate`, streamed, as an iterator: the text of each attempt's reply as it arrives
     (``str``), then the :class:`GenerateResult`, last. Closing the iterator early (leaving a ``for``
     loop) closes the call in flight."""
-    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config)
+    prepared, render, adapter = _prepared(
+        prompt, provider, model, format, host, timeout, responses, config, record, replay
+    )
     return _core.generate_stream(prepared, render=render, adapter=adapter, model=model, timeout=timeout)
 
 
@@ -149,11 +167,15 @@ def astream(
     host: PluginHost | None = None,
     timeout: float | None = None,
     responses: list[Any] | None = None,
+    record: Recorder | None = None,
+    replay: Recording | None = None,
     **config: Any,
 ) -> AsyncIterator[str | GenerateResult]:
     """:func:`stream` on an event loop, as an async iterator (``async for``), with the SDK's async
     client."""
-    prepared, render, adapter = _prepared(prompt, provider, model, format, host, timeout, responses, config)
+    prepared, render, adapter = _prepared(
+        prompt, provider, model, format, host, timeout, responses, config, record, replay
+    )
     return _core.agenerate_stream(prepared, render=render, adapter=adapter, model=model, timeout=timeout)
 
 
@@ -166,6 +188,8 @@ def _prepared(
     timeout: float | None,
     responses: list[Any] | None,
     config: Mapping[str, Any],
+    record: Recorder | None = None,
+    replay: Recording | None = None,
 ) -> tuple[Prompt, Callable[[Prompt], RenderedPrompt], ModelAdapter]:
     """The prompt with ``config`` applied, the format's render and the adapter, as every
     ``generate`` above takes them."""
@@ -178,7 +202,11 @@ def _prepared(
         model_prompt = model_prompt.model_copy(update={"config": validate_model(GenerateConfig, merged, root="config")})
     if responses is not None and provider != "offline":
         raise _FieldError("responses", "canned replies are for the offline adapter")
-    options = RunOptions(adapter=provider, model=model, timeout=timeout, responses=responses or ())
+    if record is not None and replay is not None:
+        raise _FieldError("record", "a replay sends nothing to record")
+    options = RunOptions(
+        adapter=provider, model=model, timeout=timeout, responses=responses or (), record=record, replay=replay
+    )
     return model_prompt, host.load("renderers", format).render, model_adapter(host, options)
 
 

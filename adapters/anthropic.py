@@ -164,6 +164,13 @@ class AnthropicAdapter(StreamingAdapter):
     def stream_reader(self) -> StreamReader:
         return EventReader()
 
+    def replayed_reply(self, data: Any) -> Any:
+        """A recorded reply (:mod:`promptwire.core.recording`) as the SDK's object again, built
+        as the SDK builds the one it receives (without validating it)."""
+        import anthropic
+
+        return anthropic.types.Message.construct(**data)
+
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import anthropic
 

@@ -30,7 +30,9 @@ one (kept per event loop: an async client belongs to the loop it first ran on), 
 called with it and returns what is awaited (the SDKs' async clients mirror their sync ones, so one
 ``post`` serves both); without one, ``send`` runs in a worker thread. A provider whose replies can
 be streamed derives from :class:`StreamingAdapter` and adds how a stream is asked for
-(``stream_flags``), opened (``post_stream``) and read (``stream_reader``).
+(``stream_flags``), opened (``post_stream``) and read (``stream_reader``). A reply is recorded as
+its SDK object's JSON dump (:mod:`promptwire.core.recording`); each adapter's ``replayed_reply``
+builds the SDK's object from it again, so a replayed reply is read by ``reply`` as it was.
 """
 
 from __future__ import annotations

@@ -142,6 +142,13 @@ class OllamaAdapter(StreamingAdapter):
     def stream_reader(self) -> StreamReader:
         return LineReader()
 
+    def replayed_reply(self, data: Any) -> Any:
+        """A recorded reply (:mod:`promptwire.core.recording`) as the SDK's object again, built
+        as the SDK builds the one it receives (validated, as ``chat()`` reads it)."""
+        import ollama
+
+        return ollama.ChatResponse(**data)
+
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import ollama
         import pydantic

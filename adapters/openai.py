@@ -105,6 +105,13 @@ class OpenAIAdapter(StreamingAdapter):
     def stream_reader(self) -> StreamReader:
         return ChunkReader()
 
+    def replayed_reply(self, data: Any) -> Any:
+        """A recorded reply (:mod:`promptwire.core.recording`) as the SDK's object again, built
+        as the SDK builds the one it receives (without validating it)."""
+        from openai.types.chat import ChatCompletion
+
+        return ChatCompletion.construct(**data)
+
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import openai
 

@@ -91,6 +91,13 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
     def stream_reader(self) -> StreamReader:
         return EventReader()
 
+    def replayed_reply(self, data: Any) -> Any:
+        """A recorded reply (:mod:`promptwire.core.recording`) as the SDK's object again, built
+        as the SDK builds the one it receives (without validating it)."""
+        from openai.types.responses import Response
+
+        return Response.construct(**data)
+
     def reply(self, raw: Any) -> Reply:
         output = getattr(raw, "output", None)
         if not isinstance(output, list):

@@ -22,6 +22,7 @@ __all__ = [
     "ModelNotFoundError",
     "ModelOutputError",
     "PermissionDeniedError",
+    "PromptDrift",
     "PromptwireError",
     "PromptwireWarning",
     "ProviderConnectionError",
@@ -29,6 +30,7 @@ __all__ = [
     "ProviderTimeoutError",
     "QuotaExhaustedError",
     "RateLimitedError",
+    "RecordingError",
     "RefusalError",
     "RegistrationError",
     "ServerError",
@@ -202,6 +204,16 @@ def body_excerpt(text: str, secret: str | None = None, limit: int = BODY_EXCERPT
     no key is left half shown at the cut."""
     text = mask(_SPACES.sub(" ", text).strip(), secret)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class RecordingError(PromptwireError):
+    """A recording of a run's replies that cannot be written or read
+    (:mod:`promptwire.core.recording`); the message names the file, and the line."""
+
+
+class PromptDrift(PromptwireError):
+    """A replayed request that matches no recorded one; the message is the report, several lines
+    long: the call site, both digests, the first difference between the bodies."""
 
 
 class RegistrationError(PromptwireError):

@@ -34,6 +34,7 @@ from . import exchange, observe
 from .coercion import ResultError, check_result
 from .contract import OutputContract
 from .errors import ModelOutputError, PromptwireError, ProviderError
+from .origin import attempting
 from .prompt import GenerateConfig, Prompt, Retry, ToolCall
 from .rendered import RenderedPrompt
 from .secrets import mask
@@ -266,7 +267,8 @@ def _attempts(
             if config.debug and debug is not None:
                 debug(attempt, rendered, request)
             watch.sending(attempt, rendered, request)
-            reply = yield request
+            with attempting(attempt):  # for whoever wraps the adapter (a recording names it)
+                reply = yield request
             watch.replied(reply)
         except ProviderError as exc:
             if exc.provider is None:  # an adapter need not repeat its own name on every error

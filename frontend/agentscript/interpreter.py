@@ -28,6 +28,7 @@ from ...core.coercion import field_types, mismatch
 from ...core.errors import FieldError, ModelOutputError, PromptwireError
 from ...core.generate import DebugWriter, ModelAdapter, ModelCall, ProviderRequest, generate
 from ...core.nesting import recursion_room
+from ...core.origin import calling_from
 from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ...core.references import resolve, resolve_arguments
 from ...core.rendered import RenderedPrompt
@@ -652,16 +653,17 @@ class Interpreter:
         site = Site(self._file().name, expr.span.start.line, expr.span.start.column, agent_name)
         shown = _ShownClips()
         try:
-            result = generate(
-                prompt,
-                render=shown.render,
-                adapter=self.adapter,
-                model=model.uri if isinstance(model, Binding) else None,
-                locations=locations,
-                debug=self._debug_writer(agent_name),
-                timeout=self.timeout,
-                on_text=self.on_text,
-            )
+            with calling_from(str(site)):
+                result = generate(
+                    prompt,
+                    render=shown.render,
+                    adapter=self.adapter,
+                    model=model.uri if isinstance(model, Binding) else None,
+                    locations=locations,
+                    debug=self._debug_writer(agent_name),
+                    timeout=self.timeout,
+                    on_text=self.on_text,
+                )
         except PromptwireError as exc:
             self._record(site, exc.calls)
             if not isinstance(exc, ModelOutputError):

@@ -16,7 +16,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ...core.errors import FieldError, PromptwireError, ProviderError, SourceError
+from ...core.errors import FieldError, PromptDrift, PromptwireError, ProviderError, SourceError
 from ...core.text_files import DEFAULT_MAX_BYTES, MAX_INPUT_SIZE
 from ...core.timeout import DEFAULT_TIMEOUT, check_timeout
 from ..agentscript.diagnostics import CheckError
@@ -34,6 +34,7 @@ from .terminal import (
 
 if TYPE_CHECKING:
     from ...core.permissions import Permissions
+    from ...core.recording import Recorder, Recording
     from ...core.rendered import RenderedPrompt, RenderWarning
     from ...plugins.manager import PluginHost
     from .run import ProgramCall, RunOptions, RunResult
@@ -64,6 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc))
     except (SourceError, CheckError) as exc:  # located errors in a program: each line and a caret under it
         error_block(str(exc))
+        return 1
+    except PromptDrift as exc:  # a report of several lines
+        error_block(f"asrender: {exc}")
         return 1
     except PromptwireError as exc:
         return _fail(str(exc))
@@ -172,7 +176,17 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument("--agent", help="the program's entry agent (default: its main agent)")
     render.add_argument("--function", help="the entry agent's function (default: its main func)")
     render.add_argument(
-        "--responses", metavar="FILE", help="canned model replies, a JSON array used in order (then mock values)"
+        "--responses",
+        metavar="FILE",
+        help="canned model replies, a JSON array used in order (then mock values), or a --record recording to replay",
+    )
+    render.add_argument(
+        "--record", metavar="FILE", help="with --provider: write every reply to FILE, for --responses FILE to replay"
+    )
+    render.add_argument(
+        "--accept-drift",
+        action="store_true",
+        help="replaying: answer a request that differs from the recorded one with its recorded reply (a warning)",
     )
     render.add_argument(
         "--provider",
@@ -330,30 +344,52 @@ def _run_program(args: argparse.Namespace) -> int:
 
 def _asks_a_model(args: argparse.Namespace) -> bool:
     """A prompt file is only rendered unless a flag asks for the model's side of it."""
-    model_flags = (args.provider, args.model, args.timeout, args.responses, args.dry_run or None)
+    model_flags = (args.provider, args.model, args.timeout, args.responses, args.record, args.dry_run or None)
     return args.output == "trace" or any(value is not None for value in model_flags)
 
 
 def _run_options(args: argparse.Namespace, host: PluginHost) -> RunOptions:
     """The flags of ``asrender FILE`` as the run's options, each checked before anything is read or
     run: the format's options, the provider, the canned replies, what tools may touch."""
-    from .inputs import canned_responses
+    from .inputs import model_replies
     from .run import RunOptions
 
     label = "<stdin>" if args.file == "-" else args.file
+    responses, replay = model_replies(args.responses, args.max_input_size, accept_drift=args.accept_drift)
+    if args.accept_drift and replay is None:
+        _usage_error("--accept-drift applies to a replay (--responses naming a recording)")
+    for warning in replay.warnings if replay is not None else ():
+        error_line(f"warning: {warning}")
     return RunOptions(
         adapter=_provider(args, host),
         model=args.model,
         dry_run=args.dry_run,
         timeout=args.timeout,
-        responses=canned_responses(args.responses, args.max_input_size),
+        responses=responses,
         format=args.format,
         options=_render_options(args, host),
         agent=args.agent,
         function=args.function,
         tools=_tool_context(args, label) if args.file.endswith(".as") else None,
         debug=DebugStream(),
+        replay=replay,
+        record=_recorder(args, replay),
     )
+
+
+def _recorder(args: argparse.Namespace, replay: Recording | None) -> Recorder | None:
+    """The recording ``--record`` asks for, its file made (or emptied) now, with its header: the last
+    flag checked."""
+    if args.record is None:
+        return None
+    if args.dry_run or replay is not None or args.provider in (None, "offline"):
+        why = "--dry-run" if args.dry_run else "a replay" if replay is not None else "an offline run"
+        _usage_error(f"--record records a real run (--provider P); {why} sends nothing")
+    from ...core.recording import Recorder
+
+    recorder = Recorder(args.record)
+    recorder.begin(args.provider, args.model)
+    return recorder
 
 
 def _render_options(args: argparse.Namespace, host: PluginHost) -> dict[str, Any]:
@@ -432,7 +468,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
                 return "".join(
                     call_block(c, r) for c, r in zip(result.calls, shown(result, options, host), strict=True)
                 )
-        except (SourceError, CheckError) as exc:
+        except (SourceError, CheckError, PromptDrift) as exc:
             raise RenderFailed(f"{one_line(str(original))}: cannot render\n{exc}") from None
         except (CliError, PromptwireError, OSError) as exc:
             raise RenderFailed(one_line(f"{original}: cannot render: {exc}")) from None
@@ -575,6 +611,8 @@ def _print_run(result: RunResult, options: RunOptions, output: str, host: Plugin
     the warnings of every render first (each once)."""
     from .run import call_block, request_dict, shown
 
+    if options.replay is not None:
+        _report_replay(options.replay)
     if options.dry_run and output == "json":
         write_output(json_text([request_dict(call, options.adapter) for call in result.calls]) + "\n")
         return
@@ -599,6 +637,17 @@ def _print_run(result: RunResult, options: RunOptions, output: str, host: Plugin
                 for c, block in zip(result.calls, blocks, strict=True)
             ]
         write_output("".join(blocks))
+
+
+def _report_replay(replay: Recording) -> None:
+    """What a replay answered that was not as recorded: each drift accepted, and the recorded
+    calls the run did not make."""
+    for report in replay.drifted:
+        error_block(f"asrender: warning: {report}")
+    unused = replay.unused()
+    if unused:
+        calls = ", ".join(f"call {record.call} at {record.where()}" for record in unused)
+        error_line(f"warning: {replay.label}: {len(unused)} recorded call(s) not made by this run: {calls}")
 
 
 def _print_trace(result: RunResult) -> None:

@@ -8,23 +8,28 @@ YAML through :mod:`promptwire.core.yaml_data` (libyaml when installed, the YAML 
 ``1.10`` stays 1.10 instead of PyYAML's YAML 1.1 guesses. A key given twice is refused, not
 silently overwritten. Every failure is a :class:`PromptFileError` with the file and, where known,
 the line and column. A program's input and its canned replies are read the same way, with their
-numbers as the reference's ``JSON.parse`` gives them (:func:`program_input`, :func:`canned_responses`).
+numbers as the reference's ``JSON.parse`` gives them (:func:`program_input`, :func:`canned_responses`);
+``--responses`` may also name a recording of a real run (:func:`model_replies`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.errors import PromptwireError
 from ...core.nesting import MAX_DEPTH, nesting_room
 from ...core.text_files import DEFAULT_MAX_BYTES, read_text
 
+if TYPE_CHECKING:
+    from ...core.recording import Recording
+
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "PromptFileError",
     "canned_responses",
+    "model_replies",
     "parse_data",
     "program_input",
 ]
@@ -62,6 +67,24 @@ def canned_responses(file: str | None, max_bytes: int, *, text: str | None = Non
     if not isinstance(responses, list):
         raise PromptFileError(f"{file}: canned responses must be a JSON array")
     return tuple(js_numbers(responses))
+
+
+def model_replies(
+    file: str | None, max_bytes: int, *, text: str | None = None, accept_drift: bool = False
+) -> tuple[tuple[Any, ...], Recording | None]:
+    """What answers a run's calls offline, from ``--responses FILE``: canned replies (a JSON array,
+    :func:`canned_responses`), or a recording of a real run, recognised by its header line
+    (:mod:`promptwire.core.recording`), which ``accept_drift`` lets answer requests that changed."""
+    if file is None:
+        return (), None
+    if text is None:
+        text = read_text(file, file, max_bytes)
+    if text.lstrip("\ufeff \t\r\n")[:1] == "{":  # canned replies are an array: a run with them imports no more
+        from ...core.recording import Recording, is_recording
+
+        if is_recording(text):
+            return (), Recording.parse(text, file, accept_drift=accept_drift)
+    return canned_responses(file, max_bytes, text=text), None
 
 
 def parse_data(text: str, label: str, *, json_by_name: bool = False, warnings: list[str] | None = None) -> Any:

@@ -24,6 +24,7 @@ from .retarget import Retargeted
 if TYPE_CHECKING:
     from ...core.generate import ModelAdapter
     from ...core.prompt import Prompt
+    from ...core.recording import Recorder, Recording
     from ...core.rendered import RenderedPrompt
     from ...core.tools import ToolContext
 
@@ -35,6 +36,7 @@ __all__ = [
     "call_block",
     "call_heading",
     "model_adapter",
+    "recorded_or_replayed",
     "request_dict",
     "run",
     "run_prompt",
@@ -74,6 +76,12 @@ class RunOptions:
     on_text: Callable[[str], None] | None = None
     """Receives each model call's reply text as it arrives: with it, every call is streamed (its
     request carries the provider's stream flags, a dry run's too, and shows them)."""
+    record: Recorder | None = None
+    """Writes every reply the provider sends (see :mod:`promptwire.core.recording`)."""
+    replay: Recording | None = None
+    """Answers every call from a recording instead of the provider (whose requests are still
+    built, and compared with the recorded ones); the recording's adapter and model unless
+    ``adapter`` and ``model`` name others."""
 
 
 @dataclass
@@ -93,12 +101,31 @@ class RunResult:
 
 def model_adapter(host: PluginHost, options: RunOptions) -> ModelAdapter:
     """The adapter a run's calls go to: the offline one with the canned replies, or the provider's,
-    retargeted to the model the run asks for and, in a dry run, answered offline."""
+    retargeted to the model the run asks for and, in a dry run, answered offline; its replies
+    recorded, or answered from a recording (:func:`recorded_or_replayed`)."""
     answers = OfflineAdapter(options.responses)  # each run answers from a queue of its own
-    if options.adapter == "offline":
-        return answers
-    provider = host.load("adapters", options.adapter)
-    return Retargeted(provider, options.adapter, options.model, host.adapter, answers if options.dry_run else None)
+    name, model = options.adapter, options.model
+    if options.replay is not None and name == "offline":
+        name, model = options.replay.provider or name, model or options.replay.model
+    if name == "offline":
+        return recorded_or_replayed(answers, name, options)
+    provider = recorded_or_replayed(host.load("adapters", name), name, options)
+    return Retargeted(provider, name, model, host.adapter, answers if options.dry_run else None)
+
+
+def recorded_or_replayed(adapter: ModelAdapter, name: str, options: RunOptions) -> ModelAdapter:
+    """``adapter`` (registered as ``name``) with its replies recorded, or answered from a recording,
+    as ``options`` ask (a dry run sends nothing, so nothing is recorded)."""
+    if options.replay is not None:
+        from ...core.recording import Replayed
+
+        return Replayed(adapter, name, options.replay)
+    if options.record is not None and not options.dry_run:
+        from ...core.recording import Recorded
+
+        options.record.begin(name, options.model)
+        return Recorded(adapter, name, options.record)
+    return adapter
 
 
 def run(
@@ -201,19 +228,21 @@ def run_prompt(
     """
     from ...core.errors import PromptwireError
     from ...core.generate import generate
+    from ...core.origin import calling_from
 
     options = options or RunOptions()
     host = host or default_host()
     renderer = host.load("renderers", options.format)
     site = Site(label, 1, 1, "")
     try:
-        result = generate(
-            prompt,
-            render=lambda current: renderer.render(current, **options.options),
-            adapter=model_adapter(host, options),
-            timeout=options.timeout,
-            on_text=options.on_text,
-        )
+        with calling_from(str(site)):
+            result = generate(
+                prompt,
+                render=lambda current: renderer.render(current, **options.options),
+                adapter=model_adapter(host, options),
+                timeout=options.timeout,
+                on_text=options.on_text,
+            )
     except PromptwireError as exc:
         exc.calls = tuple(ProgramCall.at(site, call) for call in exc.calls)
         raise

@@ -7,7 +7,7 @@ render of a removed program deleted). Nothing is written without ``--update``.
 
 The stored render of ``DIR/a/b.as`` is ``DIR/__prompts__/a/b.as.<format>.txt``: exactly what
 ``cd DIR/a && asrender b.as --format <format>`` prints, with its sibling ``b.input.json`` and
-``b.responses.json`` when they exist, run in a scratch copy of DIR (so tools and memory start from
+``b.responses.json`` (or ``b.recording.jsonl``, a real run recorded with ``--record``) when they exist, run in a scratch copy of DIR (so tools and memory start from
 what DIR holds and write nowhere that lasts). Rendering one program is the caller's (the CLI's)
 job, so the stored text and ``asrender``'s own output cannot drift apart.
 
@@ -42,6 +42,7 @@ from ...core.confined import (
 )
 from ...core.errors import PromptwireError
 from ...core.permissions import Permissions
+from ...core.recording import Recording
 from ...core.text_files import DEFAULT_MAX_BYTES, UnreadableFileError, decode
 from .inputs import canned_responses, program_input
 from .run import RunOptions, RunResult, run
@@ -53,6 +54,7 @@ __all__ = [
     "MAX_COPIED_BYTES",
     "MAX_COPIED_ENTRIES",
     "MAX_COPIED_FILE",
+    "RECORDING_SUFFIX",
     "STORE",
     "FolderTooLarge",
     "RenderFailed",
@@ -68,6 +70,9 @@ __all__ = [
 ]
 
 STORE = "__prompts__"
+RECORDING_SUFFIX: Final = "recording.jsonl"
+"""``NAME.recording.jsonl`` beside ``NAME.as``: a real run of it (``asrender NAME.as --provider P
+--record NAME.recording.jsonl``), replayed by ``asrender snapshot`` and the inspector."""
 
 NOT_COPIED = frozenset(
     {".git", ".hg", ".svn", ".venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "__pycache__"}
@@ -280,15 +285,20 @@ def scratch_copy(folder: Path, prefix: str, left_out: list[str] | None = None) -
         yield copy
 
 
-def siblings(program: Path) -> tuple[Path, Path]:
-    """``NAME.input.json`` and ``NAME.responses.json`` beside program ``NAME.as``."""
-    return program.with_name(f"{program.stem}.input.json"), program.with_name(f"{program.stem}.responses.json")
+def siblings(program: Path) -> tuple[Path, Path, Path]:
+    """``NAME.input.json``, ``NAME.responses.json`` and ``NAME.recording.jsonl`` beside program ``NAME.as``."""
+    return (
+        program.with_name(f"{program.stem}.input.json"),
+        program.with_name(f"{program.stem}.responses.json"),
+        program.with_name(f"{program.stem}.{RECORDING_SUFFIX}"),
+    )
 
 
 def run_beside(program: Path, options: RunOptions, host: PluginHost, *, folder: Path | None = None) -> RunResult:
     """``program`` run as ``asrender NAME.as --input-file NAME.input.json --responses
     NAME.responses.json`` runs it, each sibling used when it exists (and ``options.responses``
-    otherwise). Unless ``options.tools`` says otherwise, it may read and write ``folder`` (the
+    otherwise), or with ``--responses NAME.recording.jsonl``, replaying a real run recorded with
+    ``--record`` (a program may have canned replies or a recording, not both). Unless ``options.tools`` says otherwise, it may read and write ``folder`` (the
     throw-away copy it runs in, so that a program keeping a memory still shows its calls; by
     default the program's own folder), and nothing else: no environment, no network, no file
     outside, whatever flags ``asrender`` got. The program and its siblings are read through the
@@ -302,10 +312,15 @@ def run_beside(program: Path, options: RunOptions, host: PluginHost, *, folder: 
     source = _read_beside(tools, program)
     if source is None:
         raise UnreadableFileError(str(program), "no such file")
-    input_file, responses = siblings(program)
+    input_file, responses, recording = siblings(program)
     replies = _read_beside(tools, responses)
+    recorded = _read_beside(tools, recording)
+    if replies is not None and recorded is not None:
+        raise PromptwireError(f"{program} has both {responses.name} and {recording.name}: keep one")
     if replies is not None:
         options = replace(options, responses=canned_responses(str(responses), DEFAULT_MAX_BYTES, text=replies))
+    if recorded is not None:
+        options = replace(options, replay=Recording.parse(recorded, str(recording)))
     given = _read_beside(tools, input_file)
     input_value = {} if given is None else program_input(None, str(input_file), DEFAULT_MAX_BYTES, text=given)
     return run(source, input_value, options, host=host, path=str(program))

@@ -55,7 +55,7 @@ def test_the_poll_carries_the_program_list_and_a_new_program_is_found_at_once(
 ) -> None:
     status, data = _get(server, "api/version?file=strict-invoice.as")
     assert status == 200 and data["programs"] == ["evidence-qa.as", "strict-invoice.as"]
-    assert data["version"].count("/") == 2  # the program, its input, its replies
+    assert data["version"].count("/") == 3  # the program, its input, its replies, its recorded run
     for suffix in (".as", ".input.json", ".responses.json"):
         shutil.copy2(folder / f"strict-invoice{suffix}", folder / f"added{suffix}")
     status, state = _get(server, "api/state?file=added.as")  # listed again before a "no"

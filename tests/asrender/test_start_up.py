@@ -112,6 +112,7 @@ def test_a_run_imports_no_sdk_http_client_validator_templates_or_yaml(flags: lis
     modules = _imported(*RUN, *flags)
     assert not NEVER_ON_A_RUN & {name.split(".")[0] for name in modules}
     assert "promptwire.frontend.agentscript.interpreter" in modules  # the program did run
+    assert "promptwire.core.recording" not in modules  # canned replies are no recording, and nothing records
     # Only the format asked for is loaded, besides AgentScript's own (the text a program sends).
     formats = {
         name.split(".")[2] for name in modules if name.startswith("promptwire.renderers.") and name.count(".") >= 2

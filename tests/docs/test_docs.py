@@ -12,6 +12,8 @@
 * tools.md runs as written: its Python snippets execute and do what their comments say.
 * telemetry.md: its snippet runs against the fake provider, and it names every attribute the spans
   are given.
+* recordings.md: its table names every field of a record, in order, and its header line is the one
+  a recording starts with.
 """
 
 from __future__ import annotations
@@ -100,10 +102,13 @@ def test_the_rendered_prompt_example_is_what_the_messages_format_gives() -> None
 # --- embedding.md ---------------------------------------------------------------------------------
 
 
-def test_the_snippets_run_in_order(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_snippets_run_in_order(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     snippets = _snippets("embedding.md")
-    assert len(snippets) == 6
+    assert len(snippets) == 7
     namespace: dict[str, Any] = {}
+    monkeypatch.chdir(tmp_path)  # where the recording snippet writes its file
     with fake_provider() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
@@ -117,11 +122,16 @@ def test_the_snippets_run_in_order(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     ]
     sent, *checks = server.requests
     assert sent["messages"] == namespace["messages"]  # what was rendered is what went out
-    assert [check.get("stream", False) for check in checks] == [True, True, False, False, False]
+    assert [check.get("stream", False) for check in checks] == [True, True, False, False, False, False]
     assert namespace["answer"] == {"ok": True}
+    recorded = (tmp_path / "check.recording.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(recorded) == 2  # the header and the one real call: the replays sent nothing
+    out = capsys.readouterr().out
+    assert "prompt drift at a call without a site attempt 1: the request is not one check.recording.jsonl" in out
+    assert '    current:  "Is the change safe to deploy?"' in out
     history = namespace["rendered"].sections[2].body
     assert history.startswith("[\n  ") and len(history) < 80  # clipped to its budget
-    assert "agentscript" in capsys.readouterr().out
+    assert "agentscript" in out
 
 
 # --- telemetry.md ---------------------------------------------------------------------------------
@@ -319,3 +329,19 @@ def test_every_builtin_scheme_is_documented() -> None:
     text = _text("tools.md")
     for name in TOOL_SCHEMES:
         assert f"{name}://" in text, name
+
+
+# --- recordings.md --------------------------------------------------------------------------------
+
+
+def test_the_recording_format_is_documented_field_by_field(tmp_path: Path) -> None:
+    from promptwire.core.recording import CallRecord, Recorder, is_recording
+
+    text = _text("recordings.md")
+    rows = re.findall(r"^\| `(\w+)` \|", text, flags=re.MULTILINE)
+    assert rows == list(CallRecord.__dataclass_fields__)  # every field, in the order written
+    header = re.search(r"```\n(\{\"format\".*?)\n```", text)
+    assert header is not None and is_recording(header.group(1))
+    with Recorder(tmp_path / "run.jsonl") as recorder:
+        recorder.begin("openai", None)
+    assert (tmp_path / "run.jsonl").read_text(encoding="utf-8") == header.group(1) + "\n"

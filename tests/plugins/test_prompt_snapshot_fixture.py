@@ -127,3 +127,41 @@ def test_syrupy_switched_off_is_said_in_one_line(pytester: pytest.Pytester) -> N
     result.assert_outcomes(errors=1)
     assert "FixtureLookupError" not in result.stdout.str()
     result.stdout.fnmatch_lines(["*no:syrupy*"])
+
+
+REPLAYED_TEST = """
+import promptwire
+
+PROMPT = {{"instruction": {instruction!r}, "output": {{"schema": {{"type": "object"}}}}}}
+
+
+def test_triage_replayed(prompt_snapshot):
+    recording = promptwire.Recording.read("triage.recording.jsonl")
+    result = promptwire.generate(PROMPT, replay=recording)
+    prompt_snapshot.assert_match(result.calls[0].rendered)
+    assert result.value == {{"ok": True}}
+"""
+
+
+def test_a_recorded_real_call_replays_under_the_fixture_and_a_changed_prompt_is_drift(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real call recorded once (docs/prompt-snapshots.md): the test replays it offline and pins its
+    prompt; a changed prompt fails the test as prompt drift, before any snapshot is compared."""
+    import promptwire
+    from promptwire.testing.provider_servers import fake_provider
+
+    prompt = {"instruction": "Triage the ticket.", "output": {"schema": {"type": "object"}}}
+    with fake_provider() as server, promptwire.Recorder(pytester.path / "triage.recording.jsonl") as recorder:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        promptwire.generate(prompt, "openai", "gpt-4o-mini", record=recorder)
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.delenv("OPENAI_API_KEY")
+    pytester.makepyfile(test_triage=REPLAYED_TEST.format(instruction="Triage the ticket."))
+    pytester.runpytest("--snapshot-update").assert_outcomes(passed=1)
+    pytester.runpytest().assert_outcomes(passed=1)
+    pytester.makepyfile(test_triage=REPLAYED_TEST.format(instruction="Triage the ticket, briefly."))
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*PromptDrift: prompt drift at a call without a site attempt 1*"])
