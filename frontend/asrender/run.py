@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from ...adapters.offline import OfflineAdapter
 from ...plugins.manager import PluginHost, default_host
-from ..agentscript.trace import ProgramCall, Site, TextSink, notes_events
+from ..agentscript.trace import ProgramCall, Site, SiteWatch, TextSink, notes_events
 from .retarget import Retargeted
 
 if TYPE_CHECKING:
-    from ...core.generate import ModelAdapter
+    from ...core.generate import CallWatcher, ModelAdapter
     from ...core.prompt import Prompt
     from ...core.rendered import RenderedPrompt
     from ...core.tools import ToolContext
@@ -74,6 +74,9 @@ class RunOptions:
     on_text: Callable[[str], None] | None = None
     """Receives each model call's reply text as it arrives: with it, every call is streamed (its
     request carries the provider's stream flags, a dry run's too, and shows them)."""
+    watch: CallWatcher | None = None
+    """Told of each model call as it is sent and as it ends, as a :class:`ProgramCall` (progress
+    lines, a live display; see :class:`promptwire.core.generate.CallWatcher`)."""
 
 
 @dataclass
@@ -181,6 +184,7 @@ def _run(
         tool_context=tools,
         timeout=options.timeout,
         on_text=options.on_text,
+        watch=options.watch,
     )
     value = interpreter.run(input, agent=options.agent, function=options.function)
     return RunResult(value, interpreter.trace, interpreter.calls)
@@ -211,6 +215,7 @@ def run_prompt(
             adapter=model_adapter(host, options),
             timeout=options.timeout,
             on_text=options.on_text,
+            watch=None if options.watch is None else SiteWatch(site, options.watch),
         )
     except PromptwireError as exc:
         exc.calls = tuple(ProgramCall.at(site, call) for call in exc.calls)
