@@ -79,15 +79,6 @@ def reply_value(call: ModelCall) -> Any:
         return None
 
 
-def _has_value(call: ModelCall) -> bool:
-    reply = call.reply
-    if reply is None:
-        return False
-    if call.error is None:
-        return call.prompt.output is not None or reply.has_value
-    return reply.text is None and reply.has_value  # a rejected text is shown as it came
-
-
 def model_of(call: ModelCall) -> str | None:
     """The model the request asked for, as the adapter wrote it into the request."""
     model = call.request.kwargs.get("model")
@@ -128,15 +119,16 @@ def reply_sections(call: ModelCall) -> str:
 def outcome_section(call: ModelCall) -> str:
     """How a call ended: ``--- value ---`` and the JSON value the program received (for a call
     with an output contract or a reply that came as a value), ``--- rejected ---`` and the reason
-    the attempt was retried or failed, or ``--- failed ---`` and the provider's failure."""
-    if call.reply is None:
+    the attempt was retried or failed (after the reply, as JSON, when it came as a value and not
+    as text), or ``--- failed ---`` and the provider's failure."""
+    reply = call.reply
+    if reply is None:
         return f"--- failed ---\n{_ended_with_newline(call.error or '')}" if call.error else ""
-    chunks = []
-    if _has_value(call):
-        chunks.append(f"--- value ---\n{json_text(reply_value(call))}\n")
-    if call.error is not None:
-        chunks.append(f"--- rejected ---\n{_ended_with_newline(call.error)}")
-    return "".join(chunks)
+    if call.error is None:
+        shows_value = call.prompt.output is not None or reply.has_value
+        return f"--- value ---\n{json_text(call.value)}\n" if shows_value else ""
+    as_value = f"{REPLY_HEADING}{json_text(reply.value)}\n" if reply.text is None and reply.has_value else ""
+    return f"{as_value}--- rejected ---\n{_ended_with_newline(call.error)}"
 
 
 def closing_block(value: Any, calls: Sequence[ModelCall], seconds: float | None) -> str:
