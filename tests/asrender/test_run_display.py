@@ -281,3 +281,13 @@ def test_on_a_terminal_the_prompt_shows_before_the_reply_comes(server: FakeProvi
     assert "--- reply ---\nProbably spam.\n--- rejected ---\nLLM provider did not return JSON: Probably spam.\n" in text
     assert re.search(r"=== 1 call, 2 attempts, 122 tokens in, 8 out, \d+\.\d\d s ===\n", text)
     assert [request.get("stream") for request in server.requests] == [True, True]  # streamed to the terminal
+
+
+def test_a_reply_cannot_forge_progress_lines(server: FakeProvider, capsys: pytest.CaptureFixture[str]) -> None:
+    server.reply = _replies("x\n\x1b[2Jasrender: all good\u202e", '{"spam": true}')
+    code, out, err = _run(capsys, "spam.as", "--input", INPUT, "--provider", "openai", "--progress")
+    assert code == 0
+    assert len(err.splitlines()) == 4  # sent, rejected, sent, done: the reply's newline is escaped
+    assert "\x1b" not in err and "\u202e" not in err
+    assert "rejected after" in err.splitlines()[1] and "\\x1b[2Jasrender: all good" in err.splitlines()[1]
+    assert "--- reply ---\nx\n\x1b[2Jasrender: all good\u202e\n--- rejected ---\n" in out  # a file gets the bytes
