@@ -117,7 +117,8 @@ class ModelCall:
     provider: str | None = None
     """The adapter the request went to (its registered name)."""
     seconds: float | None = None
-    """How long the call took, from sending the request to its whole reply (or its failure)."""
+    """How long the call took, from sending the request to its whole reply (or its failure); an
+    adapter's first call also loads its SDK and opens a connection (about a second for OpenAI's)."""
     value: Any = None
     """The value the attempt gave the caller, when it was accepted (``error`` is None)."""
 

@@ -303,7 +303,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     except FieldError as exc:
         raise CliError(f"{label}: {exc}") from None
     _warn(rendered.warnings)
-    _print_render(rendered, args.output, args.format)
+    _print_render(rendered, args.output)
     return 0
 
 
@@ -384,7 +384,7 @@ def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: RunO
     return 0
 
 
-def _print_render(rendered: Any, output: str, format_name: str) -> None:
+def _print_render(rendered: Any, output: str) -> None:
     if output == "json":
         write_output(json_text(rendered.to_dict()) + "\n")
     elif output == "text":
@@ -609,7 +609,6 @@ def _print_run(result: RunResult, options: RunOptions, output: str, host: Plugin
     if output == "trace":
         _print_trace(result)
         return
-    result.calls = show.log.calls
     _print_calls(result, options, output, host, show)
     if output == "display":
         write_output(closing_block(result.to_dict()["value"], result.calls, show.seconds()))
@@ -619,20 +618,22 @@ def _print_calls(
     result: RunResult, options: RunOptions, output: str, host: PluginHost, show: RunShow, *, failed: bool = False
 ) -> None:
     """A run's calls as ``--output`` asks, each rendered in the display format now, after the run
-    (the live display has shown them already); the warnings of every render first (each once). A
+    (a live display has shown them already); the warnings of every render first (each once). A
     failed run's trace output is its calls, as ``--output json`` prints them: the reference's trace
     has no form for a run that failed."""
     from .display import call_facts, reply_sections
     from .run import call_block, request_dict, shown
     from .text_form import model_text
 
-    if show.live is not None or (failed and not result.calls):
+    if failed and not result.calls:
         return
     if options.dry_run and output == "json":
         write_output(json_text([request_dict(call, options.adapter) for call in result.calls]) + "\n")
         return
     renders = shown(result, options, host)
     _warn([warning for rendered in renders for warning in rendered.warnings])
+    if show.live is not None:
+        return
     if output in ("json", "trace"):
         write_output(
             json_text(

@@ -244,8 +244,9 @@ def shown_call(call: ProgramCall, rendered: RenderedPrompt) -> str:
 
 @dataclass
 class DebugReplies:
-    """For each attempt of a generate with ``debug: true``, :func:`debug_reply_block` on ``stream``
-    (the run's debug stream) once its reply has come."""
+    """For each attempt of a program's generate with ``debug: true``, :func:`debug_reply_block` on
+    ``stream`` (the run's debug stream) once its reply has come. A prompt file's call has no agent,
+    and no debug block before it either."""
 
     stream: TextSink
 
@@ -253,8 +254,9 @@ class DebugReplies:
         pass
 
     def call_ended(self, call: ModelCall, /) -> None:
-        if call.prompt.config.debug and call.reply is not None:
-            self.stream.write(debug_reply_block(_program_call(call)))
+        program_call = _program_call(call)
+        if call.prompt.config.debug and call.reply is not None and program_call.site.agent:
+            self.stream.write(debug_reply_block(program_call))
 
 
 @dataclass

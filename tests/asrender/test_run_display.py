@@ -291,3 +291,16 @@ def test_a_reply_cannot_forge_progress_lines(server: FakeProvider, capsys: pytes
     assert "\x1b" not in err and "\u202e" not in err
     assert "rejected after" in err.splitlines()[1] and "\\x1b[2Jasrender: all good" in err.splitlines()[1]
     assert "--- reply ---\nx\n\x1b[2Jasrender: all good\u202e\n--- rejected ---\n" in out  # a file gets the bytes
+
+
+def test_a_streamed_display_still_warns_of_what_its_format_leaves_out(
+    server: FakeProvider, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["spam.as", "--input", INPUT, "--provider", "openai", "-f", "agently"]
+    code, after, warned = _run(capsys, *argv)
+    server.reply = _replies("Probably spam.", '{"spam": true}')
+    code, streamed, warned_streaming = _run(capsys, *argv, "--stream")
+    assert code == 0
+    assert warned_streaming == warned and warned.startswith("asrender: warning: format 'agently' cannot express")
+    time_line = re.compile(r"\d+\.\d\d s ===\n$")
+    assert time_line.sub("", streamed) == time_line.sub("", after)
