@@ -37,6 +37,7 @@ __all__ = [
     "call_facts",
     "closing_block",
     "debug_reply_block",
+    "model_of",
     "outcome_section",
     "reply_sections",
     "reply_value",

@@ -18,9 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from promptwire.frontend.asrender.cli import main
 from promptwire.testing.provider_servers import FakeProvider, fake_provider
+
+from hypothesis_profile import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -304,3 +308,22 @@ def test_a_streamed_display_still_warns_of_what_its_format_leaves_out(
     assert warned_streaming == warned and warned.startswith("asrender: warning: format 'agently' cannot express")
     time_line = re.compile(r"\d+\.\d\d s ===\n$")
     assert time_line.sub("", streamed) == time_line.sub("", after)
+
+
+@settings(max_examples=examples(0.5), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(reply=st.text())
+def test_any_reply_is_shown_as_it_came_and_progress_stays_one_line_a_call(
+    reply: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    program = tmp_path / "spam.as"
+    program.write_text(PROGRAM, encoding="utf-8")
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps([reply, '{"spam": false}']), encoding="utf-8")
+    code, out, err = _run(capsys, str(program), "--input", INPUT, "--responses", str(replies), "--progress")
+    assert code == 0
+    lines = err.splitlines()
+    assert all(line.startswith("asrender: ") for line in lines) and len(lines) in (2, 4)  # 2: the reply was JSON
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", err)
+    clean = re.sub("[\ud800-\udfff]", "\ufffd", reply)  # half a character shows as U+FFFD, as any text
+    if len(lines) == 4 and reply:
+        assert f"--- reply ---\n{clean}" in out
