@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -41,6 +42,7 @@ from .secrets import mask
 from .timeout import check_timeout
 
 __all__ = [
+    "CallWatcher",
     "DebugWriter",
     "GenerateResult",
     "ModelAdapter",
@@ -114,6 +116,25 @@ class ModelCall:
     request: ProviderRequest
     reply: Reply | None = None
     error: str | None = None
+    provider: str | None = None
+    """The adapter the request went to (its registered name)."""
+    seconds: float | None = None
+    """How long the call took, from sending the request to its whole reply (or its failure); an
+    adapter's first call also loads its SDK and opens a connection (about a second for OpenAI's)."""
+    value: Any = None
+    """The value the attempt gave the caller, when it was accepted (``error`` is None)."""
+
+
+class CallWatcher(Protocol):
+    """Told of each attempt as it is sent and when it has ended, for whoever shows a run as it
+    happens (progress lines, a live display). ``call_started`` gets the attempt before its reply;
+    ``call_ended`` the same attempt with its reply, seconds and value, or with ``error`` set: the
+    rejection reason, or the provider's failure (``reply`` None), an attempt that ``error.calls``
+    does not hold because it never came back."""
+
+    def call_started(self, call: ModelCall, /) -> None: ...
+
+    def call_ended(self, call: ModelCall, /) -> None: ...
 
 
 @dataclass(slots=True)
@@ -140,6 +161,7 @@ def generate(
     locations: Mapping[str, str] | None = None,
     debug: DebugWriter | None = None,
     timeout: float | None = None,
+    watch: CallWatcher | None = None,
     on_text: TextCallback | None = None,
 ) -> GenerateResult:
     """Run ``prompt.config.attempts`` attempts at most; return the first accepted result.
@@ -148,12 +170,13 @@ def generate(
     each attempt is shown to ``debug`` before it is sent. The last failure is raised when no
     attempt succeeds, any failure with the attempts made so far on it (``error.calls``).
     ``timeout`` is seconds per request (None: the adapter's default). With ``on_text`` each call
-    is streamed and its text given to ``on_text`` as it arrives.
+    is streamed and its text given to ``on_text`` as it arrives. ``watch`` is told of each attempt
+    as it is sent and as it ends (see :class:`CallWatcher`).
     """
     check_timeout(timeout)
     streaming = on_text is not None
     for item in _driven(
-        _loop(prompt, render, adapter, model, locations, debug, streaming), adapter, timeout, streaming
+        _loop(prompt, render, adapter, model, locations, debug, streaming, watch), adapter, timeout, streaming
     ):
         if isinstance(item, GenerateResult):
             return item
@@ -171,11 +194,12 @@ def generate_stream(
     locations: Mapping[str, str] | None = None,
     debug: DebugWriter | None = None,
     timeout: float | None = None,
+    watch: CallWatcher | None = None,
 ) -> Iterator[str | GenerateResult]:
     """:func:`generate` streamed, as an iterator: each reply's text as it arrives, then the result.
     Closing it early closes the call in flight (its connection)."""
     check_timeout(timeout)
-    return _driven(_loop(prompt, render, adapter, model, locations, debug, True), adapter, timeout, True)
+    return _driven(_loop(prompt, render, adapter, model, locations, debug, True, watch), adapter, timeout, True)
 
 
 async def agenerate(
@@ -187,13 +211,14 @@ async def agenerate(
     locations: Mapping[str, str] | None = None,
     debug: DebugWriter | None = None,
     timeout: float | None = None,
+    watch: CallWatcher | None = None,
     on_text: TextCallback | None = None,
 ) -> GenerateResult:
     """:func:`generate` on an event loop: the same attempts and checks, each call sent with the
     adapter's async client (see :mod:`.exchange`). Cancelling it cancels the call in flight."""
     check_timeout(timeout)
     streaming = on_text is not None
-    steps = _loop(prompt, render, adapter, model, locations, debug, streaming)
+    steps = _loop(prompt, render, adapter, model, locations, debug, streaming, watch)
     async for item in _adriven(steps, adapter, timeout, streaming):
         if isinstance(item, GenerateResult):
             return item
@@ -211,10 +236,11 @@ def agenerate_stream(
     locations: Mapping[str, str] | None = None,
     debug: DebugWriter | None = None,
     timeout: float | None = None,
+    watch: CallWatcher | None = None,
 ) -> AsyncIterator[str | GenerateResult]:
     """:func:`generate_stream` on an event loop, as an async iterator."""
     check_timeout(timeout)
-    return _adriven(_loop(prompt, render, adapter, model, locations, debug, True), adapter, timeout, True)
+    return _adriven(_loop(prompt, render, adapter, model, locations, debug, True, watch), adapter, timeout, True)
 
 
 _Loop = Generator[ProviderRequest, Reply, GenerateResult]
@@ -230,17 +256,20 @@ def _loop(
     locations: Mapping[str, str] | None,
     debug: DebugWriter | None,
     streaming: bool,
+    watch: CallWatcher | None,
 ) -> _Loop:
     calls: list[ModelCall] = []
-    watch = observe.observer().generate(prompt, adapter.name, streaming)
+    observed = observe.observer().generate(prompt, adapter.name, streaming)
     try:
-        result = yield from _attempts(prompt, render, adapter, model, locations, debug, streaming, calls, watch)
-    except BaseException as exc:  # a cancelled or closed generate ends its watch too
+        result = yield from _attempts(
+            prompt, render, adapter, model, locations, debug, streaming, watch, calls, observed
+        )
+    except BaseException as exc:  # a cancelled or closed generate ends its observation too
         if isinstance(exc, PromptwireError):
             exc.calls = tuple(calls)
-        watch.ended(None, exc)
+        observed.ended(None, exc)
         raise
-    watch.ended(result, None)
+    observed.ended(result, None)
     return result
 
 
@@ -252,37 +281,56 @@ def _attempts(
     locations: Mapping[str, str] | None,
     debug: DebugWriter | None,
     streaming: bool,
+    watch: CallWatcher | None,
     calls: list[ModelCall],
-    watch: observe.Watch,
+    observed: observe.Watch,
 ) -> _Loop:
     config = prompt.config
     contract = prompt.output
     current = prompt
     for attempt in range(1, config.attempts + 1):
         rendered = render(current)
+        call: ModelCall | None = None
         try:
             request = adapter.build_request(rendered, config, contract, model)
             if streaming:
                 request = exchange.streamed_request(adapter, request)
             if config.debug and debug is not None:
                 debug(attempt, rendered, request)
-            watch.sending(attempt, rendered, request)
-            with attempting(attempt):  # for whoever wraps the adapter (a recording names it)
-                reply = yield request
-            watch.replied(reply)
+            call = ModelCall(attempt, current, rendered, request, provider=adapter.name)
+            if watch is not None:
+                watch.call_started(call)
+            observed.sending(attempt, rendered, request)
+            started = time.perf_counter()
+            try:
+                with attempting(attempt):  # for whoever wraps the adapter (a recording names it)
+                    reply = yield request
+            finally:
+                call.seconds = time.perf_counter() - started
+            observed.replied(reply)
         except ProviderError as exc:
             if exc.provider is None:  # an adapter need not repeat its own name on every error
                 exc.provider = adapter.name
+            _failed(watch, call, exc)
             raise
         except RecursionError:  # an SDK's own JSON walk; no provider takes a schema this deep anyway
-            raise PromptwireError(
+            failure = PromptwireError(
                 f"{adapter.name}: the request or its reply is nested too deeply for the SDK to handle"
-            ) from None
+            )
+            _failed(watch, call, failure)
+            raise failure from None
+        except BaseException as exc:  # cancelled, interrupted, an SDK's own bug: the watcher still hears
+            _failed(watch, call, exc)
+            raise
+        call.reply = reply
         try:
-            value = _accept(reply, contract, config.strict, locations)
+            call.value = _accept(reply, contract, config.strict, locations)
         except ModelOutputError as exc:
-            watch.rejected(exc)
-            calls.append(ModelCall(attempt, current, rendered, request, reply, str(exc)))
+            observed.rejected(exc)
+            call.error = str(exc)
+            calls.append(call)
+            if watch is not None:
+                watch.call_ended(call)
             if attempt == config.attempts:
                 raise
             retry = Retry(reason=str(exc), attempt=attempt)
@@ -290,9 +338,18 @@ def _attempts(
                 retry = Retry(reason=str(exc), previous_output=_raw_value(reply), attempt=attempt)
             current = prompt.model_copy(update={"retry": retry})
             continue
-        calls.append(ModelCall(attempt, current, rendered, request, reply))
-        return GenerateResult(value, attempt, calls)
+        calls.append(call)
+        if watch is not None:
+            watch.call_ended(call)
+        return GenerateResult(call.value, attempt, calls)
     raise AssertionError("unreachable: attempts is at least 1")  # pragma: no cover
+
+
+def _failed(watch: CallWatcher | None, call: ModelCall | None, failure: BaseException) -> None:
+    """Tell ``watch`` that ``call`` (sent, if it is not None) ended in ``failure``."""
+    if watch is not None and call is not None:
+        call.error = f"{type(failure).__name__}: {failure}"
+        watch.call_ended(call)
 
 
 def _driven(

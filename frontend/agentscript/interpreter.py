@@ -26,7 +26,7 @@ from typing import Any
 from ...core.budget import Budget as CoreBudget
 from ...core.coercion import field_types, mismatch
 from ...core.errors import FieldError, ModelOutputError, PromptwireError
-from ...core.generate import DebugWriter, ModelAdapter, ModelCall, ProviderRequest, generate
+from ...core.generate import CallWatcher, DebugWriter, ModelAdapter, ModelCall, ProviderRequest, generate
 from ...core.nesting import recursion_room
 from ...core.origin import calling_from
 from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
@@ -75,7 +75,7 @@ from .syntax import (
     String,
     Use,
 )
-from .trace import ProgramCall, Site, TextSink, budget_json, debug_block, generate_event, notes_events
+from .trace import ProgramCall, Site, SiteWatch, TextSink, budget_json, debug_block, generate_event, notes_events
 from .unparse import expression_source
 
 __all__ = ["Interpreter", "RunError"]
@@ -193,6 +193,8 @@ class Interpreter:
     timeout: float | None = None
     on_text: Callable[[str], None] | None = None
     """Receives each model call's reply text as it arrives: the calls are then streamed."""
+    watch: CallWatcher | None = None
+    """Told of each model call as it is sent and as it ends, as a :class:`ProgramCall` (its site)."""
     trace: list[dict[str, Any]] = field(default_factory=list)
     calls: list[ProgramCall] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict)
@@ -663,6 +665,7 @@ class Interpreter:
                     debug=self._debug_writer(agent_name),
                     timeout=self.timeout,
                     on_text=self.on_text,
+                    watch=None if self.watch is None else SiteWatch(site, self.watch),
                 )
         except PromptwireError as exc:
             self._record(site, exc.calls)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...core.generate import ModelCall
+from ...core.generate import CallWatcher, ModelCall
 from ...renderers.agentscript.renderer import instruction_value
 
 if TYPE_CHECKING:
@@ -25,7 +25,16 @@ if TYPE_CHECKING:
     from ...renderers.agentscript.clipping import Clip
     from .syntax import Budget
 
-__all__ = ["ProgramCall", "Site", "TextSink", "budget_json", "debug_block", "generate_event", "notes_events"]
+__all__ = [
+    "ProgramCall",
+    "Site",
+    "SiteWatch",
+    "TextSink",
+    "budget_json",
+    "debug_block",
+    "generate_event",
+    "notes_events",
+]
 
 
 class TextSink(Protocol):
@@ -58,7 +67,33 @@ class ProgramCall(ModelCall):
 
     @classmethod
     def at(cls, site: Site, call: ModelCall) -> ProgramCall:
-        return cls(call.attempt, call.prompt, call.rendered, call.request, call.reply, call.error, site=site)
+        return cls(
+            call.attempt,
+            call.prompt,
+            call.rendered,
+            call.request,
+            call.reply,
+            call.error,
+            call.provider,
+            call.seconds,
+            call.value,
+            site=site,
+        )
+
+
+@dataclass(frozen=True)
+class SiteWatch:
+    """A run's watcher, told of one generate's attempts as :class:`ProgramCall` records at ``site``:
+    what ``generate`` hands its :class:`~promptwire.core.generate.CallWatcher` knows no site."""
+
+    site: Site
+    watch: CallWatcher
+
+    def call_started(self, call: ModelCall, /) -> None:
+        self.watch.call_started(ProgramCall.at(self.site, call))
+
+    def call_ended(self, call: ModelCall, /) -> None:
+        self.watch.call_ended(ProgramCall.at(self.site, call))
 
 
 def notes_events(calls: Iterable[ProgramCall]) -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ...core.recording import Recorder, Recording
     from ...core.rendered import RenderedPrompt, RenderWarning
     from ...plugins.manager import PluginHost
+    from .display import RunShow
     from .run import ProgramCall, RunOptions, RunResult
 
 __all__ = ["main"]
@@ -201,6 +202,18 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument(
         "--dry-run", action="store_true", help="with --provider: build every request, send nothing, answer offline"
     )
+    render.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        help="a line on stderr as each model call is sent and as it ends (default: when stderr is a terminal "
+        "and a provider answers)",
+    )
+    render.add_argument(
+        "--stream",
+        action=argparse.BooleanOptionalAction,
+        help="print each reply as it arrives, its prompt first (default: when stdout is a terminal, a provider "
+        "answers and the output is display)",
+    )
     render.add_argument("--strict", action="store_true", help="fail when the format cannot express a field")
     render.add_argument(
         "--otel",
@@ -312,7 +325,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     except FieldError as exc:
         raise CliError(f"{label}: {exc}") from None
     _warn(rendered.warnings)
-    _print_render(rendered, args.output, args.format)
+    _print_render(rendered, args.output)
     return 0
 
 
@@ -336,9 +349,10 @@ def _run_program(args: argparse.Namespace) -> int:
     options = _run_options(args, host)
     label, source = _read_program(args)
     input_value = program_input(args.input, args.input_file, args.max_input_size)
-    with _provider_errors(options.adapter):
-        result = run(source, input_value, options, host=host, path=label)
-    _print_run(result, options, args.output, host)
+    show = _run_show(args, options, host, sent_as=("agentscript", {}))
+    with _shown_on_failure(show, options, args.output, host), _provider_errors(options.adapter):
+        result = run(source, input_value, show.options, host=host, path=label)
+    _print_run(result, options, args.output, host, show)
     return 0
 
 
@@ -360,6 +374,10 @@ def _run_options(args: argparse.Namespace, host: PluginHost) -> RunOptions:
         _usage_error("--accept-drift applies to a replay (--responses naming a recording)")
     for warning in replay.warnings if replay is not None else ():
         error_line(f"warning: {warning}")
+    if args.stream and args.output != "display":
+        _usage_error(f"--stream shows the display; --output {args.output} is printed once the run has ended")
+    if args.stream and args.dry_run:
+        _usage_error("--stream needs replies that arrive; a dry run answers offline")
     return RunOptions(
         adapter=_provider(args, host),
         model=args.model,
@@ -415,19 +433,20 @@ def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: RunO
 
     if options.adapter != "offline" and args.model is None:
         _usage_error(f"--provider {options.adapter} needs --model for a prompt file (a prompt file names no model)")
-    with _provider_errors(options.adapter):
-        result = run_prompt(prompt, label, options, host=host)
-    _print_run(result, options, args.output, host)
+    show = _run_show(args, options, host, sent_as=(options.format, options.options))
+    with _shown_on_failure(show, options, args.output, host), _provider_errors(options.adapter):
+        result = run_prompt(prompt, label, show.options, host=host)
+    _print_run(result, options, args.output, host, show)
     return 0
 
 
-def _print_render(rendered: Any, output: str, format_name: str) -> None:
+def _print_render(rendered: Any, output: str) -> None:
     if output == "json":
         write_output(json_text(rendered.to_dict()) + "\n")
     elif output == "text":
-        if rendered.text is None:
-            raise CliError(f"format {format_name!r} has no single-string form; use --output display or json")
-        write_output(rendered.text)
+        from .text_form import model_text
+
+        write_output(model_text(rendered))
     else:
         write_output(rendered.display())
 
@@ -446,7 +465,8 @@ def _program_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
 
 
 def _cmd_snapshot(args: argparse.Namespace) -> int:
-    from .run import RunOptions, call_block, shown
+    from .display import closing_block, shown_call
+    from .run import RunOptions, shown
     from .snapshot import RenderFailed, StoreUnusable, review, run_beside, scratch_copy
 
     directory = Path(args.directory)
@@ -465,9 +485,9 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         try:
             with _working_directory(program.parent):
                 result = run_beside(Path(program.name), options, host, folder=scratch)
-                return "".join(
-                    call_block(c, r) for c, r in zip(result.calls, shown(result, options, host), strict=True)
-                )
+                renders = shown(result, options, host)
+                calls = "".join(shown_call(c, r) for c, r in zip(result.calls, renders, strict=True))
+                return calls + closing_block(result.to_dict()["value"], result.calls, None)
         except (SourceError, CheckError, PromptDrift) as exc:
             raise RenderFailed(f"{one_line(str(original))}: cannot render\n{exc}") from None
         except (CliError, PromptwireError, OSError) as exc:
@@ -606,36 +626,89 @@ def _provider_errors(provider: str) -> Iterator[None]:
         raise CliError(f"{type(exc).__name__} [{exc.provider or provider}{status}]: {exc}{sent}") from None
 
 
-def _print_run(result: RunResult, options: RunOptions, output: str, host: PluginHost) -> None:
-    """A run's calls as ``--output`` asks, each rendered in the display format now, after the run;
-    the warnings of every render first (each once)."""
-    from .run import call_block, request_dict, shown
+def _run_show(args: argparse.Namespace, options: RunOptions, host: PluginHost, sent_as: tuple[str, Any]) -> RunShow:
+    """How the run is watched: progress lines (``--progress``; by default when stderr is a terminal
+    and a provider answers) and a live display (``--stream``; by default when stdout is a terminal,
+    a provider answers and the output is the display)."""
+    from .display import RunShow
+    from .run import RunResult, call_block, shown
+    from .terminal import is_terminal
+
+    provider_answers = options.adapter != "offline" and not options.dry_run
+    progress = args.progress if args.progress is not None else provider_answers and is_terminal(sys.stderr)
+    stream = args.stream if args.stream is not None else provider_answers and is_terminal(sys.stdout)
+
+    def block(call: ProgramCall) -> str:
+        return call_block(call, shown(RunResult(None, [], [call], sent_as), options, host)[0])
+
+    live = block if stream and args.output == "display" else None
+    return RunShow(options, sent_as, progress=bool(progress), live=live)
+
+
+@contextmanager
+def _shown_on_failure(show: RunShow, options: RunOptions, output: str, host: PluginHost) -> Iterator[None]:
+    """A failed run still shows every call it made, in the output asked for, before its error."""
+    try:
+        yield
+    except (PromptwireError, CliError):
+        from .run import RunResult
+
+        _print_calls(RunResult(None, [], show.log.calls, show.sent_as), options, output, host, show, failed=True)
+        raise
+
+
+def _print_run(result: RunResult, options: RunOptions, output: str, host: PluginHost, show: RunShow) -> None:
+    """A run's calls as ``--output`` asks (see :func:`_print_calls`), then in the display the
+    program's value and the run's summary."""
+    from .display import closing_block
 
     if options.replay is not None:
         _report_replay(options.replay)
-    if options.dry_run and output == "json":
-        write_output(json_text([request_dict(call, options.adapter) for call in result.calls]) + "\n")
-        return
     if output == "trace":
         _print_trace(result)
         return
+    _print_calls(result, options, output, host, show)
+    if output == "display":
+        write_output(closing_block(result.to_dict()["value"], result.calls, show.seconds()))
+
+
+def _print_calls(
+    result: RunResult, options: RunOptions, output: str, host: PluginHost, show: RunShow, *, failed: bool = False
+) -> None:
+    """A run's calls as ``--output`` asks, each rendered in the display format now, after the run
+    (a live display has shown them already); the warnings of every render first (each once). A
+    failed run's trace output is its calls, as ``--output json`` prints them: the reference's trace
+    has no form for a run that failed."""
+    from .display import call_facts, reply_sections
+    from .run import call_block, request_dict, shown
+    from .text_form import model_text
+
+    if failed and not result.calls:
+        return
+    if options.dry_run and output == "json":
+        write_output(json_text([request_dict(call, options.adapter) for call in result.calls]) + "\n")
+        return
     renders = shown(result, options, host)
     _warn([warning for rendered in renders for warning in rendered.warnings])
-    if output == "json":
+    if show.live is not None:
+        return
+    if output in ("json", "trace"):
         write_output(
-            json_text([_call_dict(call, rendered) for call, rendered in zip(result.calls, renders, strict=True)]) + "\n"
+            json_text(
+                [
+                    _call_dict(call, rendered) | call_facts(call, timed=show.timed)
+                    for call, rendered in zip(result.calls, renders, strict=True)
+                ]
+            )
+            + "\n"
         )
     elif output == "text":
-        if any(rendered.text is None for rendered in renders):
-            raise CliError(f"format {options.format!r} has no single-string form; use --output display or json")
-        write_output("".join(rendered.text or "" for rendered in renders))
+        write_output("".join(model_text(rendered) for rendered in renders))
     else:
-        blocks = [call_block(call, rendered) for call, rendered in zip(result.calls, renders, strict=True)]
-        if options.dry_run:
-            blocks = [
-                block + _request_block(request_dict(c, options.adapter))
-                for c, block in zip(result.calls, blocks, strict=True)
-            ]
+        blocks = []
+        for call, rendered in zip(result.calls, renders, strict=True):
+            request = _request_block(request_dict(call, options.adapter)) if options.dry_run else ""
+            blocks.append(call_block(call, rendered) + request + reply_sections(call))
         write_output("".join(blocks))
 
 

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from ...adapters.offline import OfflineAdapter
 from ...plugins.manager import PluginHost, default_host
-from ..agentscript.trace import ProgramCall, Site, TextSink, notes_events
+from ..agentscript.trace import ProgramCall, Site, SiteWatch, TextSink, notes_events
 from .retarget import Retargeted
 
 if TYPE_CHECKING:
-    from ...core.generate import ModelAdapter
+    from ...core.generate import CallWatcher, ModelAdapter
     from ...core.prompt import Prompt
     from ...core.recording import Recorder, Recording
     from ...core.rendered import RenderedPrompt
@@ -82,6 +82,9 @@ class RunOptions:
     """Answers every call from a recording instead of the provider (whose requests are still
     built, and compared with the recorded ones); the recording's adapter and model unless
     ``adapter`` and ``model`` name others."""
+    watch: CallWatcher | None = None
+    """Told of each model call as it is sent and as it ends, as a :class:`ProgramCall` (progress
+    lines, a live display; see :class:`promptwire.core.generate.CallWatcher`)."""
 
 
 @dataclass
@@ -209,6 +212,7 @@ def _run(
         tool_context=tools,
         timeout=options.timeout,
         on_text=options.on_text,
+        watch=options.watch,
     )
     with observer().run(Path(program.file_of().name).name):
         value = interpreter.run(input, agent=options.agent, function=options.function)
@@ -242,6 +246,7 @@ def run_prompt(
                 adapter=model_adapter(host, options),
                 timeout=options.timeout,
                 on_text=options.on_text,
+                watch=None if options.watch is None else SiteWatch(site, options.watch),
             )
     except PromptwireError as exc:
         exc.calls = tuple(ProgramCall.at(site, call) for call in exc.calls)

@@ -26,6 +26,7 @@ __all__ = [
     "error_block",
     "error_line",
     "finish_output",
+    "is_terminal",
     "json_text",
     "one_line",
     "safe_json",
@@ -97,7 +98,7 @@ def write_output(text: str) -> None:
     if stream is None:
         raise OutputError("standard output is closed")
     text = _SURROGATE.sub("\ufffd", text)
-    if _is_terminal(stream):
+    if is_terminal(stream):
         text = escape_unsafe(text, _UNSAFE_IN_TEXT)
     try:
         stream.write(text)
@@ -134,7 +135,8 @@ def _silence_stdout() -> None:
         pass
 
 
-def _is_terminal(stream: object) -> bool:
+def is_terminal(stream: object) -> bool:
+    """Whether ``stream`` is a terminal (a person reading it as it is written)."""
     isatty = getattr(stream, "isatty", None)
     try:
         return bool(isatty and isatty())

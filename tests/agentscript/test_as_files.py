@@ -393,7 +393,9 @@ def test_an_example_renders_the_same_from_any_folder(
         monkeypatch.chdir(root / where if where is not None else tmp_path)
         code, out, err = _asrender(capsys, *argv)
         assert (code, err) == (0, ""), argv
-        assert out.count(f"=== {folder}") == out.count("=== ") > 0
+        heads = [line for line in out.splitlines() if line.startswith("=== ")]
+        assert heads[-2] == "=== value ===" and heads[-1].endswith(", answered offline ===")
+        assert all(line.startswith(f"=== {folder}") for line in heads[:-2]) and heads[:-2]
         outputs.append(out.replace(f"=== {folder}", "=== "))
     assert outputs[1:] == outputs[:1] * 3
 
@@ -434,7 +436,10 @@ def test_a_crlf_string_literal_renders_the_same_through_asrender_an_imported_age
 
 
 def _displays(capsys: pytest.CaptureFixture[str]) -> list[str]:
-    """Each call block of ``asrender desk/main.as`` (heading line and render)."""
+    """Each call block of ``asrender desk/main.as`` (heading line and render, without the offline
+    reply under it; the value and summary after the calls left out)."""
     code, out, _ = _asrender(capsys, "desk/main.as", "--input", INPUT)
     assert code == 0
-    return ["=== " + block for block in out.split("=== ")[1:]]
+    *calls, value, summary = ["=== " + block for block in out.split("=== ")[1:]]
+    assert (value.startswith("=== value ===\n"), summary) == (True, "=== 2 calls, 2 attempts, answered offline ===\n")
+    return [call.partition("--- value ---\n")[0] for call in calls]

@@ -148,12 +148,6 @@ def test_strict_refuses_unexpressible_fields(tmp_path: Path, capsys: pytest.Capt
     assert err == "asrender: format 'agentscript' cannot express these prompt fields, which were left out: history\n"
 
 
-def test_text_output_needs_a_single_string_form(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "render", str(EXAMPLE), "--format", "messages", "--output", "text")
-    assert code == 1
-    assert "no single-string form" in err
-
-
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["render"])

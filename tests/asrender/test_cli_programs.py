@@ -107,8 +107,16 @@ def test_a_program_is_the_main_form_and_prints_one_block_per_model_call(
     code, out, err = _run(capsys, str(TC09), "--input", '{"text": "Buy now!!!"}', "--responses", str(replies))
     assert (code, err) == (0, "")
     heads = [line for line in out.splitlines() if line.startswith("=== ")]
-    assert heads == [f"=== {TC09}:10:9 agent A attempt 1 ===", f"=== {TC09}:10:9 agent A attempt 2 ==="]
-    assert "LLM provider did not return JSON: not json at all" in out
+    assert heads == [
+        f"=== {TC09}:10:9 agent A attempt 1 ===",
+        f"=== {TC09}:10:9 agent A attempt 2 ===",
+        "=== value ===",
+        "=== 1 call, 2 attempts, answered offline ===",
+    ]
+    # Under the first attempt's prompt, its reply and why it was rejected; the second's mock value.
+    assert (
+        "--- reply ---\nnot json at all\n--- rejected ---\nLLM provider did not return JSON: not json at all\n" in out
+    )
 
 
 def test_json_output_is_one_object_per_model_call(capsys: pytest.CaptureFixture[str]) -> None:

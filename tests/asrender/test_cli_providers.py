@@ -69,12 +69,18 @@ def test_a_real_call_over_http_and_a_failure_in_one_line(
         assert (code, err) == (0, "")
         assert json.loads(out)["value"] == {"ok": True}
         code, out, err = _run(capsys, str(program), "--provider", "openai", "--model", "e429q")
-        assert (code, out) == (1, "")
+        assert code == 1
+        # The call that failed is shown as every call of a failed run is, then the error, one line.
+        assert out.startswith(f"=== {program}:7:9 agent A attempt 1 ===\n--- system ---\nYou are R.\n")
+        assert "\n--- failed ---\nQuotaExhaustedError: LLM provider request failed (429): " in out
         assert err.startswith("asrender: QuotaExhaustedError [openai 429]: LLM provider request failed (429): ")
         assert err.count("\n") == 1
-        assert "sk-secret-key" not in err
+        assert "sk-secret-key" not in err + out
         code, out, err = _run(capsys, str(program), "--provider", "openai", "--model", "html200")
-    assert (code, out) == (1, "")
+    assert code == 1
+    assert out.endswith(
+        "--- failed ---\nMalformedResponseError: LLM provider response is missing 'choices.0.message'\n"
+    )
     assert err == (
         "asrender: MalformedResponseError [openai 200]: LLM provider response is missing 'choices.0.message'"
         " (it sent: <html><body>Sign in to the hotel Wi-Fi</body></html>)\n"
@@ -172,7 +178,10 @@ def test_a_prompt_file_is_asked_of_a_real_provider_over_http(
         assert len(server.requests) == 1
         assert server.requests[0]["response_format"]["json_schema"]["schema"]["required"] == ["ok"]
         code, out, err = _run(capsys, str(prompt), "--provider", "openai", "--model", "e401echo")
-    assert (code, out) == (1, "")
+    assert code == 1
+    assert out.startswith(f"=== {prompt}:1:1 attempt 1 ===\n--- system ---\nYou are Classifier.\n")
+    assert "\n--- failed ---\nAuthenticationError: LLM provider request failed (401): " in out
+    assert "sk-secret-key" not in out
     assert err.startswith("asrender: AuthenticationError [openai 401]: ")
     assert "incorrect API key provided: ***" in err  # the provider quoted the key; the line does not
     assert "sk-secret-key" not in err

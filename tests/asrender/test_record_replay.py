@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,6 +49,13 @@ def _usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     return capsys.readouterr().err
 
 
+def _untimed(shown: str) -> str:
+    """A real run's output as its replay prints it: the same bytes but the times, which a replay,
+    answered offline, does not have (the summary says so, ``seconds`` is null)."""
+    shown = re.sub(r", [0-9.]+ s ===\n\Z", ", answered offline ===\n", shown)
+    return re.sub(r'"seconds": [0-9.]+', '"seconds": null', shown)
+
+
 @pytest.fixture
 def program(tmp_path: Path) -> Path:
     path = tmp_path / "greet.as"
@@ -84,7 +92,7 @@ def test_a_recorded_run_replays_with_no_server_and_the_same_bytes(
     for output in ("display", "trace", "json"):
         code, replayed, err = _run(capsys, str(program), "--input", INPUT, "--responses", str(recording), "-O", output)
         assert (code, err) == (0, "")
-        assert replayed == real[output]
+        assert replayed == _untimed(real[output])
     lines = recording.read_text(encoding="utf-8").splitlines()
     header, first, second = (json.loads(line) for line in lines)
     assert header == {"format": "promptwire-recording", "version": 1, "provider": provider, "model": None}
@@ -147,7 +155,8 @@ def test_a_changed_program_is_reported_as_drift_not_answered(
     _record(program, recording, "openai", monkeypatch, capsys)
     program.write_text(PROGRAM.replace('"Second."', '"Second, politely."'), encoding="utf-8")
     code, out, err = _run(capsys, str(program), "--input", INPUT, "--responses", str(recording))
-    assert (code, out) == (1, "")
+    assert code == 1  # the calls before the drift are shown, the drifted one is not answered
+    assert out.startswith(f"=== {program}:8:9 agent A attempt 1 ===") and "--- reply ---" in out
     lines = err.splitlines()
     assert lines[0] == (
         f"asrender: prompt drift at {program}:11:9 attempt 1: the request is not one {recording} recorded;"
@@ -194,7 +203,7 @@ def test_a_recording_with_a_torn_last_line(
     data = recording.read_bytes()
     recording.write_bytes(data[: len(data) - 40])
     code, out, err = _run(capsys, str(program), "--input", INPUT, "--responses", str(recording))
-    assert (code, out) == (1, "")
+    assert code == 1 and out.startswith(f"=== {program}:8:9 agent A attempt 1 ===")  # the call it answered
     assert err.startswith(
         f"asrender: warning: {recording}:3: a torn last line (the recording run was cut short), left out\n"
     )
@@ -271,7 +280,7 @@ def test_snapshot_replays_the_recording_beside_a_program(
         "stored __prompts__/greet.as.agentscript.txt\n1 programs: 0 unchanged, 0 changed, 1 new, 0 removed; 1 stored\n",
         "",
     )
-    assert (tmp_path / "__prompts__" / "greet.as.agentscript.txt").read_text(encoding="utf-8") == real
+    assert (tmp_path / "__prompts__" / "greet.as.agentscript.txt").read_text(encoding="utf-8") == _untimed(real)
     code, out, err = _run(capsys, "snapshot", str(tmp_path))
     assert (code, out, err) == (0, "1 programs: 1 unchanged, 0 changed, 0 new, 0 removed\n", "")
     program.write_text(PROGRAM.replace('"First."', '"First, kindly."'), encoding="utf-8")
@@ -296,8 +305,10 @@ def test_a_failed_prompt_file_run_replays_the_same_failure(
         real = _run(capsys, str(prompt), "--provider", "openai", "--model", "words3", "--record", str(recording))
     for name in ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
-    assert real == (1, "", "asrender: LLM provider did not return JSON: word0 word1 word2\n")
-    assert _run(capsys, str(prompt), "--responses", str(recording)) == real
+    code, shown, err = real
+    assert (code, err) == (1, "asrender: LLM provider did not return JSON: word0 word1 word2\n")
+    assert shown.count("--- rejected ---") == 2  # both attempts, shown before the error
+    assert _run(capsys, str(prompt), "--responses", str(recording)) == (code, _untimed(shown), err)
     records = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
     assert records[0]["model"] == "words3"  # the header: the replay asks for the same model
     assert [(r["site"], r["attempt"]) for r in records[1:]] == [(f"{prompt}:1:1", 1), (f"{prompt}:1:1", 2)]

@@ -102,7 +102,10 @@ def test_a_failed_call_is_one_line(server: Any) -> None:
         "e401",
         url=server.url,
     )
-    assert (done.returncode, done.stdout) == (1, "")
+    assert done.returncode == 1
+    # The call that failed is shown (as every call of a failed run is), then the error in one line.
+    assert done.stdout.startswith("=== strict-invoice.as:10:9 agent Extractor attempt 1 ===\n--- system ---\n")
+    assert "\n--- failed ---\nAuthenticationError: " in done.stdout
     assert done.stderr.startswith("asrender: AuthenticationError [echo 401]: ")
     assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
 

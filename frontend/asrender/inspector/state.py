@@ -21,6 +21,7 @@ from ....plugins.manager import PluginHost, default_host
 from ....renderers.agentscript.clipping import Clip
 from ....renderers.agentscript.jsjson import utf16_len
 from ...agentscript.diagnostics import CheckError
+from ..display import reply_sections
 from ..run import ProgramCall, RunOptions, call_heading, request_dict
 from ..snapshot import StoreUnusable, programs, run_beside, scratch_copy, siblings, stored_render
 
@@ -108,7 +109,7 @@ def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict
         entry["site"] = _unscratched(entry["site"], folder)
         entry["title"] = _unscratched(entry["title"], folder)
         entry["requests"] = {p: _request_state(result.calls, index) for p, result in dry_runs.items()}
-        entry["stored"] = {fmt: _stored_call(text, index) for fmt, text in stored.items()}
+        entry["stored"] = {fmt: _stored_call(text, index, reply_sections(call)) for fmt, text in stored.items()}
         state["calls"].append(entry)
     return state
 
@@ -183,9 +184,12 @@ def _stored_renders(root: Path, name: str, formats: list[str]) -> dict[str, str]
     return found
 
 
-def _stored_call(text: str, index: int) -> str | None:
-    """Call ``index``'s block in a stored render (blocks start with ``=== ``), without its heading."""
+def _stored_call(text: str, index: int, reply: str) -> str | None:
+    """Call ``index``'s block in a stored render (blocks start with ``=== ``), without its heading
+    and, when it is the one the call got now, without its ``reply`` (what ``asrender`` shows under
+    a prompt): the page compares prompts; a reply that changed stays, and shows in the diff."""
     blocks = [block for block in re.split(r"(?m)^(?==== )", text) if block]
     if index >= len(blocks):
         return None
-    return blocks[index].split("\n", 1)[1] if "\n" in blocks[index] else ""
+    body = blocks[index].split("\n", 1)[1] if "\n" in blocks[index] else ""
+    return body.removesuffix(reply) if reply else body

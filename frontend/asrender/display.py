@@ -1,0 +1,313 @@
+"""What ``asrender`` shows of a run besides its prompts: under each call's prompt the model's reply
+(its text, and the JSON value the call gave the program) or why the attempt was rejected, and after
+the last call the program's value and a summary of the run.
+
+The same sections are written after the run (:func:`reply_sections`, :func:`closing_block`) and,
+on a live display, as the run goes (:class:`LiveDisplay`: each call's prompt when it is sent, its
+reply text as it arrives, the outcome when it ends), so a streamed run and the same run shown
+afterwards print the same bytes. :class:`CallLog` keeps every call a run made, the one whose
+provider failed too (``error.calls`` holds only the calls that came back), so a failed run shows
+them all. Times are shown only for calls a provider answered: an offline reply takes no time worth
+showing, and leaving it out keeps offline output the same from run to run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from ...core.generate import CallWatcher, ModelCall, read_json
+from ...core.printable import one_line
+from .terminal import finish_output, json_text, write_output
+
+if TYPE_CHECKING:
+    from ...core.rendered import RenderedPrompt
+    from ..agentscript.trace import ProgramCall, TextSink
+    from .run import RunOptions
+
+__all__ = [
+    "CallLog",
+    "DebugReplies",
+    "LiveDisplay",
+    "RunShow",
+    "Watchers",
+    "call_facts",
+    "closing_block",
+    "debug_reply_block",
+    "model_of",
+    "outcome_section",
+    "reply_sections",
+    "reply_value",
+    "shown_call",
+    "summary",
+    "tokens",
+]
+
+
+def tokens(usage: Mapping[str, Any] | None) -> tuple[int | None, int | None]:
+    """The tokens in and out of a reply's usage, whichever provider's names it uses (``input_tokens``
+    and ``output_tokens``; Chat Completions' ``prompt_tokens`` and ``completion_tokens``)."""
+    if not usage:
+        return None, None
+
+    def count(*names: str) -> int | None:
+        for name in names:
+            value = usage.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        return None
+
+    return count("input_tokens", "prompt_tokens"), count("output_tokens", "completion_tokens")
+
+
+def reply_value(call: ModelCall) -> Any:
+    """The JSON value of a call's reply, when it has one: the value the program received for an
+    accepted call with an output contract (or a reply that came as a value), else what could be
+    read as JSON from a rejected reply (``None`` when nothing could)."""
+    reply = call.reply
+    if reply is None:
+        return None
+    if call.error is None:
+        return call.value if call.prompt.output is not None or reply.has_value else None
+    if reply.has_value:
+        return reply.value
+    try:
+        return read_json(reply.text or "")
+    except Exception:  # not JSON: the rejection says so
+        return None
+
+
+def model_of(call: ModelCall) -> str | None:
+    """The model the request asked for, as the adapter wrote it into the request."""
+    model = call.request.kwargs.get("model")
+    return None if model is None else str(model)
+
+
+def call_facts(call: ModelCall, *, timed: bool) -> dict[str, Any]:
+    """A call's reply and what it cost, for ``--output json``: ``provider``, ``model``, ``reply``
+    (``text`` and ``value``; None when no reply came), ``usage`` (as the provider sent it),
+    ``seconds`` (None unless ``timed``: an offline reply) and ``error`` (why the attempt was
+    rejected, or the provider's failure)."""
+    reply = call.reply
+    return {
+        "provider": call.provider,
+        "model": model_of(call),
+        "reply": None if reply is None else {"text": reply.text, "value": reply_value(call)},
+        "usage": None if reply is None or reply.usage is None else dict(reply.usage),
+        "seconds": round(call.seconds, 3) if timed and call.seconds is not None else None,
+        "error": call.error,
+    }
+
+
+def _ended_with_newline(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
+
+
+REPLY_HEADING = "--- reply ---\n"
+
+
+def reply_sections(call: ModelCall) -> str:
+    """What follows a call's prompt: its reply text under ``--- reply ---`` (when it has text),
+    then :func:`outcome_section`."""
+    text = call.reply.text if call.reply is not None else None
+    shown = REPLY_HEADING + _ended_with_newline(text) if text else ""
+    return shown + outcome_section(call)
+
+
+def outcome_section(call: ModelCall) -> str:
+    """How a call ended: ``--- value ---`` and the JSON value the program received (for a call
+    with an output contract or a reply that came as a value), ``--- rejected ---`` and the reason
+    the attempt was retried or failed (after the reply, as JSON, when it came as a value and not
+    as text), or ``--- failed ---`` and the provider's failure."""
+    reply = call.reply
+    if reply is None:
+        return f"--- failed ---\n{_ended_with_newline(call.error or '')}" if call.error else ""
+    if call.error is None:
+        shows_value = call.prompt.output is not None or reply.has_value
+        return f"--- value ---\n{json_text(call.value)}\n" if shows_value else ""
+    as_value = f"{REPLY_HEADING}{json_text(reply.value)}\n" if reply.text is None and reply.has_value else ""
+    return f"{as_value}--- rejected ---\n{_ended_with_newline(call.error)}"
+
+
+def closing_block(value: Any, calls: Sequence[ModelCall], seconds: float | None) -> str:
+    """After the last call: the program's value (as JSON) and the run's summary line."""
+    return f"=== value ===\n{json_text(value)}\n=== {summary(calls, seconds)} ===\n"
+
+
+def summary(calls: Sequence[ModelCall], seconds: float | None) -> str:
+    """``2 calls, 3 attempts, 36 tokens in, 9 out, 1.23 s``: the generates run (each call's first
+    attempt starts one), every attempt, the tokens the providers counted (when any did) and the
+    run's time (None: answered offline, which the line says instead)."""
+    generates = sum(1 for call in calls if call.attempt == 1)
+    parts = [_count(generates, "call"), _count(len(calls), "attempt")]
+    counted = [tokens(call.reply.usage) for call in calls if call.reply is not None and call.reply.usage]
+    if counted:
+        parts.append(f"{sum(n or 0 for n, _ in counted)} tokens in")
+        parts.append(f"{sum(n or 0 for _, n in counted)} out")
+    parts.append("answered offline" if seconds is None else f"{seconds:.2f} s")
+    return ", ".join(parts)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def debug_reply_block(call: ProgramCall) -> str:
+    """For a generate with ``debug: true``, after each attempt (the reference's own block came
+    before it): the raw model output and the validation result, as AgentScript's ``generate``
+    document lists them, between the debug block's own ``---`` lines. The validation result is the
+    trace's ``validation`` field (``null`` without an output contract), with the reason when the
+    attempt was rejected."""
+    reply = call.reply
+    raw = "" if reply is None else reply.text if reply.text is not None else json.dumps(reply.value)
+    strict = call.prompt.config.strict
+    validation: dict[str, Any] | None = None
+    if call.error is not None:
+        validation = {"ok": False, "strict": strict, "error": call.error}
+    elif call.prompt.output is not None:
+        validation = {"ok": True, "strict": strict}
+    lines = [
+        f"--- AgentScript generate debug: {call.site.agent} attempt {call.attempt} reply ---",
+        "Raw model output:",
+        raw,
+        "Validation result:",
+        json.dumps(validation, ensure_ascii=False),
+        "--- end AgentScript generate debug ---",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class CallLog:
+    """Every call of a run as it ended, the one whose provider failed too: what a failed run shows."""
+
+    calls: list[ProgramCall] = field(default_factory=list)
+
+    def call_started(self, call: ModelCall, /) -> None:
+        pass
+
+    def call_ended(self, call: ModelCall, /) -> None:
+        self.calls.append(_program_call(call))
+
+
+class LiveDisplay:
+    """The display written as the run goes: each call's prompt (``block``) when it is sent, the
+    reply text as it arrives (``text``, the run's ``on_text``), how it ended when it ends; flushed
+    at each step, so a person watching sees the model write."""
+
+    def __init__(self, block: Callable[[ProgramCall], str]) -> None:
+        self._block = block
+        self._heading_due = False
+        self._open_line = False
+
+    def call_started(self, call: ModelCall, /) -> None:
+        self._write(self._block(_program_call(call)))
+        self._heading_due = True
+        self._open_line = False
+
+    def text(self, piece: str) -> None:
+        if not piece:
+            return
+        if self._heading_due:
+            self._write(REPLY_HEADING)
+            self._heading_due = False
+        self._write(piece)
+        self._open_line = not piece.endswith("\n")
+
+    def call_ended(self, call: ModelCall, /) -> None:
+        self._write(("\n" if self._open_line else "") + outcome_section(call))
+        self._heading_due = self._open_line = False
+
+    @staticmethod
+    def _write(text: str) -> None:
+        if text:
+            write_output(text)
+            finish_output()
+
+
+def _program_call(call: ModelCall) -> ProgramCall:
+    from ..agentscript.trace import ProgramCall
+
+    if not isinstance(call, ProgramCall):  # a run's watcher is told of its calls at their sites
+        raise TypeError(f"expected a program call, got {one_line(type(call).__name__)}")
+    return call
+
+
+def shown_call(call: ProgramCall, rendered: RenderedPrompt) -> str:
+    """A call as a run's display shows it once it has ended: its heading and prompt, its reply."""
+    from .run import call_block
+
+    return call_block(call, rendered) + reply_sections(call)
+
+
+@dataclass
+class DebugReplies:
+    """For each attempt of a program's generate with ``debug: true``, :func:`debug_reply_block` on
+    ``stream`` (the run's debug stream) once its reply has come. A prompt file's call has no agent,
+    and no debug block before it either."""
+
+    stream: TextSink
+
+    def call_started(self, call: ModelCall, /) -> None:
+        pass
+
+    def call_ended(self, call: ModelCall, /) -> None:
+        program_call = _program_call(call)
+        if call.prompt.config.debug and call.reply is not None and program_call.site.agent:
+            self.stream.write(debug_reply_block(program_call))
+
+
+@dataclass
+class Watchers:
+    """Several watchers told of each call in turn."""
+
+    watchers: Sequence[CallWatcher]
+
+    def call_started(self, call: ModelCall, /) -> None:
+        for watcher in self.watchers:
+            watcher.call_started(call)
+
+    def call_ended(self, call: ModelCall, /) -> None:
+        for watcher in self.watchers:
+            watcher.call_ended(call)
+
+
+class RunShow:
+    """How ``asrender`` watches one run: every call logged (:class:`CallLog`), progress lines when
+    asked, the raw reply of a ``debug: true`` generate, and with ``live`` the display written as
+    the run goes (:class:`LiveDisplay`, rendering each call with ``block``). ``options`` is the
+    run's options with these attached; ``seconds()`` the run's time so far when a provider
+    answers it (None offline)."""
+
+    def __init__(
+        self,
+        options: RunOptions,
+        sent_as: tuple[str, Mapping[str, Any]],
+        *,
+        progress: bool,
+        live: Callable[[ProgramCall], str] | None,
+    ) -> None:
+        self.sent_as = sent_as
+        """The format (and options) the run's calls are sent in."""
+        self.log = CallLog()
+        self.timed = options.adapter != "offline" and not options.dry_run
+        self.live = None if live is None else LiveDisplay(live)
+        watchers: list[CallWatcher] = [self.log]
+        on_text = options.on_text
+        if self.live is not None:  # on a terminal: a call's lines on stderr come after what stdout showed of it
+            watchers.append(self.live)
+            on_text = self.live.text
+        if options.debug is not None:
+            watchers.append(DebugReplies(options.debug))
+        if progress:
+            from .progress import Progress
+
+            watchers.append(Progress(timed=self.timed))
+        self.options = replace(options, watch=Watchers(watchers), on_text=on_text)
+        self._started = time.perf_counter()
+
+    def seconds(self) -> float | None:
+        return time.perf_counter() - self._started if self.timed else None
