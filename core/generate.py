@@ -79,6 +79,9 @@ class ProviderRequest:
     notes: tuple[str, ...] = ()
     endpoint: str | None = None
     """Where the request goes (a base URL or host) when the model URI decides it."""
+    provider: str | None = None
+    """The adapter it goes to, when a run routes each call by its model's URI scheme
+    (``--provider auto``): a dry run shows it."""
 
 
 class ModelAdapter(Protocol):

@@ -25,7 +25,7 @@ from typing import Any
 
 from ...core.budget import Budget as CoreBudget
 from ...core.coercion import field_types, mismatch
-from ...core.errors import FieldError, ModelOutputError, PromptwireError
+from ...core.errors import FieldError, ModelOutputError, ModelRouteError, PromptwireError
 from ...core.generate import DebugWriter, ModelAdapter, ModelCall, ProviderRequest, generate
 from ...core.nesting import recursion_room
 from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
@@ -664,6 +664,8 @@ class Interpreter:
             )
         except PromptwireError as exc:
             self._record(site, exc.calls)
+            if isinstance(exc, ModelRouteError):  # the fix is in the program's model, or the run's flags
+                raise self._error(str(exc), expr.span) from None
             if not isinstance(exc, ModelOutputError):
                 raise
             start = expr.span.start

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ...core.errors import FieldError, PromptwireError, ProviderError, SourceError
+from ...core.model_uri import model_scheme
 from ...core.text_files import DEFAULT_MAX_BYTES, MAX_INPUT_SIZE
 from ...core.timeout import DEFAULT_TIMEOUT, check_timeout
 from ..agentscript.diagnostics import CheckError
@@ -177,8 +178,17 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument(
         "--provider",
         help="send the model calls of a program or prompt file to this adapter (openai, openai-responses, "
-        "anthropic, ollama, or a plugin's; "
-        "default offline)",
+        "anthropic, ollama, or a plugin's; a call whose model names another gets a note), or 'auto': each "
+        "call to the adapter its model URI's scheme names (openai://, anthropic://, ollama://, a plugin's); "
+        "default offline",
+    )
+    render.add_argument(
+        "--base-url",
+        action="append",
+        type=_base_url,
+        metavar="[SCHEME=]URL",
+        help="send the provider's requests to this server instead (a gateway, vLLM, llama.cpp's server); "
+        "with --provider auto, one per scheme: ollama=http://... (repeatable)",
     )
     render.add_argument("--model", help="the model to ask for (a program's own by default; a prompt file needs it)")
     render.add_argument(
@@ -310,7 +320,7 @@ def _run_program(args: argparse.Namespace) -> int:
 
 def _asks_a_model(args: argparse.Namespace) -> bool:
     """A prompt file is only rendered unless a flag asks for the model's side of it."""
-    model_flags = (args.provider, args.model, args.timeout, args.responses, args.dry_run or None)
+    model_flags = (args.provider, args.model, args.timeout, args.responses, args.dry_run or None, args.base_url)
     return args.output == "trace" or any(value is not None for value in model_flags)
 
 
@@ -321,8 +331,10 @@ def _run_options(args: argparse.Namespace, host: PluginHost) -> RunOptions:
     from .run import RunOptions
 
     label = "<stdin>" if args.file == "-" else args.file
+    provider = _provider(args, host)
     return RunOptions(
-        adapter=_provider(args, host),
+        adapter=provider,
+        base_urls=_base_urls(args.base_url, provider, host),
         model=args.model,
         dry_run=args.dry_run,
         timeout=args.timeout,
@@ -359,6 +371,8 @@ def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: RunO
 
     if options.adapter != "offline" and args.model is None:
         _usage_error(f"--provider {options.adapter} needs --model for a prompt file (a prompt file names no model)")
+    if options.adapter == "auto" and model_scheme(args.model) is None:
+        _usage_error(f"--provider auto sends a call where its model's scheme says: give --model SCHEME://{args.model}")
     with _provider_errors(options.adapter):
         result = run_prompt(prompt, label, options, host=host)
     _print_run(result, options, args.output, host)
@@ -528,15 +542,41 @@ def _origins(value: str) -> list[str]:
 
 
 def _provider(args: argparse.Namespace, host: Any) -> str:
-    """The adapter asked (offline unless --provider names one), known to the host."""
+    """The adapter asked (offline unless --provider names one, or auto), known to the host."""
     provider = args.provider or "offline"
     if args.dry_run and provider == "offline":
-        _usage_error("--dry-run needs --provider (openai, openai-responses, anthropic, ollama, or a plugin's)")
+        _usage_error("--dry-run needs --provider (auto, openai, openai-responses, anthropic, ollama, or a plugin's)")
     try:
-        host.adapter(provider)
+        if provider != "auto":
+            host.adapter(provider)
     except PromptwireError as exc:
         raise CliError(str(exc)) from None
     return str(provider)
+
+
+def _base_url(text: str) -> tuple[str, str]:
+    from .routing import base_url_entry
+
+    try:
+        return base_url_entry(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _base_urls(given: list[tuple[str, str]] | None, provider: str, host: PluginHost) -> dict[str, str]:
+    """The ``--base-url`` flags by scheme (``""``: the one provider's), each used by the run."""
+    from .routing import Routes, check_base_urls
+
+    base_urls: dict[str, str] = {}
+    for key, url in given or ():
+        if key in base_urls:
+            _usage_error(f"--base-url is given twice for {key or provider}")
+        base_urls[key] = url
+    try:
+        check_base_urls(Routes(host), provider, base_urls)
+    except PromptwireError as exc:
+        _usage_error(str(exc))
+    return base_urls
 
 
 @contextmanager

@@ -20,6 +20,7 @@ from ...adapters.offline import OfflineAdapter
 from ...plugins.manager import PluginHost, default_host
 from ..agentscript.trace import ProgramCall, Site, TextSink, notes_events
 from .retarget import Retargeted
+from .routing import AUTO, Routed, Routes
 
 if TYPE_CHECKING:
     from ...core.generate import ModelAdapter
@@ -48,7 +49,11 @@ class RunOptions:
     shown in, and for a program its entry point and what its tools may touch."""
 
     adapter: str = "offline"
-    """The provider's adapter (``offline``: canned replies, then mock values)."""
+    """The provider's adapter (``offline``: canned replies, then mock values), or ``auto``: each
+    call to the adapter serving its model URI's scheme (see :mod:`.routing`)."""
+    base_urls: Mapping[str, str] = field(default_factory=dict)
+    """Where the providers' requests go instead of their base URLs: by the scheme of the models
+    they serve (``{"ollama": "http://gpu:11434"}``), or under ``""`` for every provider."""
     model: str | None = None
     """Replaces the model a program names (a prompt file names none)."""
     dry_run: bool = False
@@ -92,13 +97,17 @@ class RunResult:
 
 
 def model_adapter(host: PluginHost, options: RunOptions) -> ModelAdapter:
-    """The adapter a run's calls go to: the offline one with the canned replies, or the provider's,
-    retargeted to the model the run asks for and, in a dry run, answered offline."""
+    """The adapter a run's calls go to: the offline one with the canned replies, the provider's
+    (each call's, with ``auto``), retargeted to the model the run asks for and, in a dry run,
+    answered offline."""
     answers = OfflineAdapter(options.responses)  # each run answers from a queue of its own
     if options.adapter == "offline":
         return answers
-    provider = host.load("adapters", options.adapter)
-    return Retargeted(provider, options.adapter, options.model, host.adapter, answers if options.dry_run else None)
+    routes = Routes(host, options.base_urls)
+    dry = answers if options.dry_run else None
+    if options.adapter == AUTO:
+        return Routed(routes, options.model, dry)
+    return Retargeted(routes.sender(options.adapter), options.adapter, options.model, routes, dry)
 
 
 def run(
@@ -245,7 +254,7 @@ def request_dict(call: ProgramCall, provider: str) -> dict[str, Any]:
         "site": str(call.site),
         "agent": call.site.agent or None,
         "attempt": call.attempt,
-        "provider": provider,
+        "provider": call.request.provider or provider,
         "model": call.request.kwargs.get("model"),
         "body": dict(call.request.kwargs),
         "notes": list(call.request.notes),
