@@ -161,15 +161,18 @@ def _call_room() -> AbstractContextManager[None]:
 
 
 class _ShownClips:
-    """AgentScript's render of each attempt of one generate, keeping what the last one showed of each
-    context item: the trace records those clips instead of clipping every value again."""
+    """AgentScript's render of each attempt of one generate, keeping the last one and what it showed
+    of each context item: the trace records those (the reference's trace is AgentScript's) instead of
+    clipping every value again. With ``send``, each attempt is sent as ``send`` renders it."""
 
-    def __init__(self) -> None:
+    def __init__(self, send: Callable[[Prompt], RenderedPrompt] | None = None) -> None:
+        self.send = send
         self.clips: list[Clip] = []
+        self.last: RenderedPrompt | None = None
 
     def render(self, prompt: Prompt) -> RenderedPrompt:
-        rendered, self.clips = renderer.render_with_clips(prompt)
-        return rendered
+        self.last, self.clips = renderer.render_with_clips(prompt)
+        return self.last if self.send is None else self.send(prompt)
 
 
 class _Return(Exception):
@@ -192,6 +195,9 @@ class Interpreter:
     timeout: float | None = None
     on_text: Callable[[str], None] | None = None
     """Receives each model call's reply text as it arrives: the calls are then streamed."""
+    render: Callable[[Prompt], RenderedPrompt] | None = None
+    """How each model call is rendered to be sent (a format's render): AgentScript's own text by
+    default. The trace holds AgentScript's render whatever is sent, as the reference's does."""
     trace: list[dict[str, Any]] = field(default_factory=list)
     calls: list[ProgramCall] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict)
@@ -650,7 +656,7 @@ class Interpreter:
         agent = self._current_root(scope).agent
         agent_name = agent.name if agent is not None else ANONYMOUS_MAIN_AGENT
         site = Site(self._file().name, expr.span.start.line, expr.span.start.column, agent_name)
-        shown = _ShownClips()
+        shown = _ShownClips(self.render)
         try:
             result = generate(
                 prompt,
@@ -678,6 +684,7 @@ class Interpreter:
                 result,
                 value,
                 shown.clips,
+                shown.last,
                 agent=agent_name,
                 model={"name": model.name, "uri": model.uri} if isinstance(model, Binding) else None,
                 budgets=[record.node.budget for record in uses],

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ...core.errors import FieldError, PromptwireError, ProviderError, SourceError
-from ...core.model_uri import model_scheme
 from ...core.text_files import DEFAULT_MAX_BYTES, MAX_INPUT_SIZE
 from ...core.timeout import DEFAULT_TIMEOUT, check_timeout
 from ..agentscript.diagnostics import CheckError
@@ -367,6 +366,7 @@ def _render_options(args: argparse.Namespace, host: PluginHost) -> dict[str, Any
 
 
 def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: RunOptions, host: PluginHost) -> int:
+    from ...core.model_uri import model_scheme
     from .run import run_prompt
 
     if options.adapter != "offline" and args.model is None:

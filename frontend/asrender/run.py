@@ -4,9 +4,10 @@
 command line from its flags, ``asrender snapshot`` and the inspector from the defaults, Python
 callers) and varies it with :func:`dataclasses.replace`. :func:`run` runs a program (:func:`arun`
 on an event loop); :func:`run_prompt` asks one prompt, the one-``generate`` case of the same
-machinery. All go through :func:`model_adapter`, and all return every call as it was sent: the
-display format is rendered afterwards, by whoever shows the calls (:func:`shown`). With
-``on_text`` the calls are streamed, their text passed on as it arrives.
+machinery. All go through :func:`model_adapter`, send each call in the run's format (so what a
+provider is sent is what is shown) and return every call as it was sent; whoever shows the calls
+in another format renders them afterwards (:func:`shown`). With ``on_text`` the calls are
+streamed, their text passed on as it arrives.
 """
 
 from __future__ import annotations
@@ -51,9 +52,6 @@ class RunOptions:
     adapter: str = "offline"
     """The provider's adapter (``offline``: canned replies, then mock values), or ``auto``: each
     call to the adapter serving its model URI's scheme (see :mod:`.routing`)."""
-    base_urls: Mapping[str, str] = field(default_factory=dict)
-    """Where the providers' requests go instead of their base URLs: by the scheme of the models
-    they serve (``{"ollama": "http://gpu:11434"}``), or under ``""`` for every provider."""
     model: str | None = None
     """Replaces the model a program names (a prompt file names none)."""
     dry_run: bool = False
@@ -63,7 +61,7 @@ class RunOptions:
     responses: Sequence[Any] = ()
     """Canned model replies, used in order (offline and dry runs)."""
     format: str = "agentscript"
-    """The format calls are shown in (a prompt file's calls are also sent in it)."""
+    """The format calls are sent in, and shown in: what a provider is sent is what is shown."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """The format's renderer options."""
     agent: str | None = None
@@ -79,6 +77,9 @@ class RunOptions:
     on_text: Callable[[str], None] | None = None
     """Receives each model call's reply text as it arrives: with it, every call is streamed (its
     request carries the provider's stream flags, a dry run's too, and shows them)."""
+    base_urls: Mapping[str, str] = field(default_factory=dict)
+    """Where the providers' requests go instead of their base URLs: by the scheme of the models
+    they serve (``{"ollama": "http://gpu:11434"}``), or under ``""`` for every provider."""
 
 
 @dataclass
@@ -190,9 +191,20 @@ def _run(
         tool_context=tools,
         timeout=options.timeout,
         on_text=options.on_text,
+        render=_sending_render(options, host),
     )
     value = interpreter.run(input, agent=options.agent, function=options.function)
-    return RunResult(value, interpreter.trace, interpreter.calls)
+    return RunResult(value, interpreter.trace, interpreter.calls, (options.format, options.options))
+
+
+def _sending_render(options: RunOptions, host: PluginHost) -> Callable[[Prompt], RenderedPrompt] | None:
+    """How a program's calls are rendered to be sent: in the run's format, so that what is shown is
+    what is sent; ``None`` for AgentScript's own text, which the interpreter renders anyway."""
+    if options.format == "agentscript" and not options.options:
+        return None
+    renderer = host.load("renderers", options.format)
+    chosen = dict(options.options)
+    return lambda prompt: renderer.render(prompt, **chosen)
 
 
 def run_prompt(
@@ -201,9 +213,7 @@ def run_prompt(
     """A prompt read from a prompt file, asked as one ``generate`` (its attempts, repair text and
     checks) through the adapter a program's calls would go to.
 
-    Unlike a program, whose calls are sent in AgentScript's own text, a prompt file is sent as
-    ``options.format`` renders it: the file is the prompt, and the format is how the user wants it
-    sent. Its calls are all at ``label:1:1``; the trace holds the ``notes`` events. A failed call
+    As a program's, its calls are sent as ``options.format`` renders them. Its calls are all at ``label:1:1``; the trace holds the ``notes`` events. A failed call
     raises with the attempts made on the error (``error.calls``).
     """
     from ...core.errors import PromptwireError
