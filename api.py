@@ -12,12 +12,18 @@ from .core import GenerateConfig, Prompt, RenderedPrompt
 from .core import generate as _core
 from .core.errors import FieldError as _FieldError
 from .core.errors import UnsupportedFieldsWarning
-from .core.generate import GenerateResult, ModelAdapter, ProviderRequest, TextCallback
+from .core.generate import GenerateResult, ModelAdapter, ProviderRequest, TextCallback, with_render_notes
 from .core.rendered import warning_lines
 from .core.validation import validate_model
 from .plugins import PluginHost, default_host
 
 __all__ = ["agenerate", "astream", "build_request", "generate", "render", "renderers_available", "stream"]
+
+DEFAULT_FORMAT = "messages"
+"""The format ``build_request`` and ``generate`` send a prompt in: AgentScript's text (the same
+bytes as the ``agentscript`` format for a prompt it can express) with the conversation around it
+(history, attachments, tools, tool calls and results) as the provider's chat turns, which the
+``agentscript`` format, a single system and user text, would leave out."""
 
 
 def render(
@@ -49,7 +55,7 @@ def build_request(
     provider: str = "offline",
     model: str | None = None,
     *,
-    format: str = "agentscript",
+    format: str = DEFAULT_FORMAT,
     host: PluginHost | None = None,
     stream: bool = False,
 ) -> ProviderRequest:
@@ -57,19 +63,22 @@ def build_request(
 
     A :class:`RenderedPrompt` is used as it is, with default generation options and its own output
     contract. ``request.kwargs`` is the SDK call's keyword arguments; ``request.notes`` says what
-    the adapter dropped or changed. With ``stream``, the request as a streamed call sends it: the
-    same, with the provider's stream flags.
+    the format left out of the prompt (each also a :class:`UnsupportedFieldsWarning` at the
+    caller's line, when this call renders it) and what the adapter dropped or changed. With
+    ``stream``, the request as a streamed call sends it: the same, with the provider's stream flags.
     """
     from .core.exchange import streamed_request
 
     host = host or default_host()
     adapter = host.adapter(provider)  # a built-in's stand-in: the SDK stays unimported
-    if isinstance(prompt, RenderedPrompt):
-        request: ProviderRequest = adapter.build_request(prompt, GenerateConfig(), prompt.output, model)
+    if isinstance(prompt, RenderedPrompt):  # its warnings were the render's to give
+        rendered, config, contract = prompt, GenerateConfig(), prompt.output
     else:
         model_prompt = validate_model(Prompt, prompt, root="prompt")
         rendered = host.renderer(format).render(model_prompt)
-        request = adapter.build_request(rendered, model_prompt.config, model_prompt.output, model)
+        config, contract = model_prompt.config, model_prompt.output
+        _warn(rendered, stacklevel=3)
+    request = with_render_notes(adapter.build_request(rendered, config, contract, model), rendered)
     return streamed_request(adapter, request) if stream else request
 
 
@@ -78,7 +87,7 @@ def generate(
     provider: str = "offline",
     model: str | None = None,
     *,
-    format: str = "agentscript",
+    format: str = DEFAULT_FORMAT,
     host: PluginHost | None = None,
     timeout: float | None = None,
     responses: list[Any] | None = None,
@@ -106,7 +115,7 @@ async def agenerate(
     provider: str = "offline",
     model: str | None = None,
     *,
-    format: str = "agentscript",
+    format: str = DEFAULT_FORMAT,
     host: PluginHost | None = None,
     timeout: float | None = None,
     responses: list[Any] | None = None,
@@ -127,7 +136,7 @@ def stream(
     provider: str = "offline",
     model: str | None = None,
     *,
-    format: str = "agentscript",
+    format: str = DEFAULT_FORMAT,
     host: PluginHost | None = None,
     timeout: float | None = None,
     responses: list[Any] | None = None,
@@ -145,7 +154,7 @@ def astream(
     provider: str = "offline",
     model: str | None = None,
     *,
-    format: str = "agentscript",
+    format: str = DEFAULT_FORMAT,
     host: PluginHost | None = None,
     timeout: float | None = None,
     responses: list[Any] | None = None,
@@ -179,7 +188,16 @@ def _prepared(
     if responses is not None and provider != "offline":
         raise _FieldError("responses", "canned replies are for the offline adapter")
     options = RunOptions(adapter=provider, model=model, timeout=timeout, responses=responses or ())
-    return model_prompt, host.load("renderers", format).render, model_adapter(host, options)
+    render = host.load("renderers", format).render
+    _warn(render(model_prompt), stacklevel=4)  # at the caller's line, once (each request notes it too)
+    return model_prompt, render, model_adapter(host, options)
+
+
+def _warn(rendered: RenderedPrompt, stacklevel: int) -> None:
+    """What the format left out of the prompt, as Python warnings at the line ``stacklevel`` frames
+    up from the caller of this function (the caller of the public function)."""
+    for line in warning_lines(rendered.warnings):
+        warnings.warn(line, UnsupportedFieldsWarning, stacklevel=stacklevel)
 
 
 def renderers_available(host: PluginHost | None = None) -> tuple[str, ...]:

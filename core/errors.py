@@ -196,6 +196,8 @@ class ModelRouteError(PromptwireError):
     each call is routed by its scheme (``--provider auto``), or a scheme no adapter serves. A
     program's run reports it at the ``generate`` that made the call."""
 
+    retryable: ClassVar[bool] = False
+
 
 _SPACES = re.compile(r"\s+")
 BODY_EXCERPT_CHARS = 300

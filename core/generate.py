@@ -26,7 +26,7 @@ import contextlib
 import json
 import re
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from . import exchange
@@ -34,7 +34,7 @@ from .coercion import ResultError, check_result
 from .contract import OutputContract
 from .errors import ModelOutputError, PromptwireError, ProviderError
 from .prompt import GenerateConfig, Prompt, Retry, ToolCall
-from .rendered import RenderedPrompt
+from .rendered import RenderedPrompt, warning_lines
 from .secrets import mask
 from .timeout import check_timeout
 
@@ -52,6 +52,7 @@ __all__ = [
     "generate",
     "generate_stream",
     "read_json",
+    "with_render_notes",
 ]
 
 
@@ -256,7 +257,7 @@ def _attempts(
     for attempt in range(1, config.attempts + 1):
         rendered = render(current)
         try:
-            request = adapter.build_request(rendered, config, contract, model)
+            request = with_render_notes(adapter.build_request(rendered, config, contract, model), rendered)
             if streaming:
                 request = exchange.streamed_request(adapter, request)
             if config.debug and debug is not None:
@@ -284,6 +285,14 @@ def _attempts(
         calls.append(ModelCall(attempt, current, rendered, request, reply))
         return GenerateResult(value, attempt, calls)
     raise AssertionError("unreachable: attempts is at least 1")  # pragma: no cover
+
+
+def with_render_notes(request: ProviderRequest, rendered: RenderedPrompt) -> ProviderRequest:
+    """``request`` noting, before the adapter's own notes, what the format left out of the prompt
+    it carries (the render's warnings): nothing is dropped on the way to a provider without a word
+    in the request."""
+    lines = warning_lines(rendered.warnings)
+    return replace(request, notes=(*lines, *request.notes)) if lines else request
 
 
 def _driven(

@@ -89,7 +89,11 @@ def test_the_trace_holds_agentscripts_render_whatever_was_sent(review: Path) -> 
     given = json.loads(INPUT)
     as_sent = run(review, given)
     in_agently = run(review, given, RunOptions(format="agently"))
-    assert in_agently.trace == as_sent.trace
+    assert [event for event in in_agently.trace if event["kind"] != "notes"] == as_sent.trace
+    (notes,) = (event for event in in_agently.trace if event["kind"] == "notes")
+    assert notes["data"]["notes"] == [  # the request's note of what the format left out
+        "format 'agently' cannot express these prompt fields, which were left out: identity, context.source"
+    ]
     assert in_agently.calls[0].rendered.format == "agently"
     assert in_agently.calls[0].rendered.messages != as_sent.calls[0].rendered.messages
 
