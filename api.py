@@ -1,12 +1,15 @@
-"""The front-door functions: render a prompt, build a provider's request, generate (whole or
-streamed, from synchronous code or on an event loop), list the formats. ``promptwire`` re-exports
-them (``promptwire.render``...)."""
+"""The front-door functions: read a prompt, render it, build a provider's request, generate (whole
+or streamed, from synchronous code or on an event loop), run an AgentScript program, list the
+formats. ``promptwire`` re-exports them (``promptwire.render``...)."""
 
 from __future__ import annotations
 
+import os
 import warnings
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .core import GenerateConfig, Prompt, RenderedPrompt
 from .core import generate as _core
@@ -17,7 +20,21 @@ from .core.rendered import warning_lines
 from .core.validation import validate_model
 from .plugins import PluginHost, default_host
 
-__all__ = ["agenerate", "astream", "build_request", "generate", "render", "renderers_available", "stream"]
+if TYPE_CHECKING:
+    from .frontend.asrender.run import RunOptions, RunResult
+
+__all__ = [
+    "agenerate",
+    "arun",
+    "astream",
+    "build_request",
+    "generate",
+    "read",
+    "render",
+    "renderers_available",
+    "run",
+    "stream",
+]
 
 DEFAULT_FORMAT = "messages"
 """The format ``build_request`` and ``generate`` send a prompt in: AgentScript's text (the same
@@ -198,6 +215,104 @@ def _warn(rendered: RenderedPrompt, stacklevel: int) -> None:
     up from the caller of this function (the caller of the public function)."""
     for line in warning_lines(rendered.warnings):
         warnings.warn(line, UnsupportedFieldsWarning, stacklevel=stacklevel)
+
+
+def run(
+    program: str | os.PathLike[str],
+    input: Any = None,
+    provider: str = "offline",
+    model: str | None = None,
+    *,
+    format: str = "agentscript",
+    host: PluginHost | None = None,
+    timeout: float | None = None,
+    responses: Sequence[Any] | None = None,
+    on_text: TextCallback | None = None,
+    dry_run: bool = False,
+    base_url: str | Mapping[str, str] | None = None,
+    agent: str | None = None,
+    function: str | None = None,
+    path: str | None = None,
+) -> RunResult:
+    """Run an AgentScript program as ``asrender`` does: parsed, checked, its model calls made
+    offline (canned ``responses``, then mock values) unless ``provider`` names one, or ``"auto"``
+    (each call to the provider its model URI's scheme names). ``program`` is a path
+    (``pathlib.Path``) or the program's text (``path`` then names it in errors and locates its
+    imports). ``model`` replaces the program's model; each call is sent in ``format`` (AgentScript's
+    text by default); ``base_url`` is a server of your own for the provider (with ``"auto"``, one
+    per scheme: ``{"ollama": "http://gpu:11434"}``); a ``dry_run`` builds every request for
+    ``provider`` and answers it offline. The result holds the program's ``value``, the reference's
+    ``trace`` and every model call (``calls``: prompt, render, request, reply); a failure is raised
+    with the calls made before it (``error.calls``)."""
+    from .frontend.asrender.run import run as run_program
+
+    options, source = _run_options(program, provider, model, format, timeout, responses, on_text, dry_run, base_url)
+    options = replace(options, agent=agent, function=function)
+    return run_program(source, input, options, host=host or default_host(), path=path)
+
+
+async def arun(
+    program: str | os.PathLike[str],
+    input: Any = None,
+    provider: str = "offline",
+    model: str | None = None,
+    *,
+    format: str = "agentscript",
+    host: PluginHost | None = None,
+    timeout: float | None = None,
+    responses: Sequence[Any] | None = None,
+    on_text: TextCallback | None = None,
+    dry_run: bool = False,
+    base_url: str | Mapping[str, str] | None = None,
+    agent: str | None = None,
+    function: str | None = None,
+    path: str | None = None,
+) -> RunResult:
+    """:func:`run`, awaited: the program runs in a thread of its own and each of its model calls is
+    made on the caller's event loop with the provider SDK's async client; ``on_text`` is called on
+    the loop. Cancelling it cancels the call in flight and stops the program at its next call."""
+    from .frontend.asrender.run import arun as arun_program
+
+    options, source = _run_options(program, provider, model, format, timeout, responses, on_text, dry_run, base_url)
+    options = replace(options, agent=agent, function=function)
+    return await arun_program(source, input, options, host=host or default_host(), path=path)
+
+
+def _run_options(
+    program: str | os.PathLike[str],
+    provider: str,
+    model: str | None,
+    format: str,
+    timeout: float | None,
+    responses: Sequence[Any] | None,
+    on_text: TextCallback | None,
+    dry_run: bool,
+    base_url: str | Mapping[str, str] | None,
+) -> tuple[RunOptions, str | Path]:
+    """The run's options as :func:`run` takes them, and the program (a path read, or its text)."""
+    from .frontend.asrender.routing import EVERY_PROVIDER
+    from .frontend.asrender.run import RunOptions
+
+    base_urls = {EVERY_PROVIDER: base_url} if isinstance(base_url, str) else dict(base_url or {})
+    options = RunOptions(
+        adapter=provider,
+        model=model,
+        dry_run=dry_run,
+        timeout=timeout,
+        responses=tuple(responses or ()),
+        format=format,
+        on_text=on_text,
+        base_urls=base_urls,
+    )
+    return options, Path(program) if isinstance(program, os.PathLike) else program
+
+
+def read(data: Any, format: str = "prompt", *, host: PluginHost | None = None) -> Prompt:
+    """``data`` (parsed JSON or YAML) read as a :class:`Prompt` by the named reader: ``prompt`` (the
+    model's own shape), ``agens`` (an Agens message), ``agently`` (an Agently prompt dict), or a
+    plugin's. Bad data raises :class:`FieldError` naming the field."""
+    prompt: Prompt = (host or default_host()).reader(format).read(data)
+    return prompt
 
 
 def renderers_available(host: PluginHost | None = None) -> tuple[str, ...]:

@@ -99,7 +99,7 @@ def test_the_rendered_prompt_example_is_what_the_messages_format_gives() -> None
 
 def test_the_snippets_run_in_order(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     snippets = _snippets("embedding.md")
-    assert len(snippets) == 6
+    assert len(snippets) == 8
     namespace: dict[str, Any] = {}
     with fake_provider() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
@@ -111,10 +111,13 @@ def test_the_snippets_run_in_order(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     assert [(w.category, str(w.message).rsplit(": ", 1)[1]) for w in caught] == [
         (UnsupportedFieldsWarning, "identity, context.source"),  # as the snippets' comments say
         (UnsupportedFieldsWarning, "sections"),
+        (UnsupportedFieldsWarning, "history"),
     ]
-    sent, *checks = server.requests
+    sent, *checks, run, arun = server.requests
     assert sent["messages"] == namespace["messages"]  # what was rendered is what went out
     assert [check.get("stream", False) for check in checks] == [True, True, False, False, False]
+    assert {**run, "stream": True, "stream_options": {"include_usage": True}} == arun  # arun streamed, for on_text
+    assert run["messages"] == namespace["real"].calls[0].request.kwargs["messages"]
     assert namespace["answer"] == {"ok": True}
     history = namespace["rendered"].sections[2].body
     assert history.startswith("[\n  ") and len(history) < 80  # clipped to its budget
