@@ -111,8 +111,43 @@ class _Parser(argparse.ArgumentParser):
         return super()._get_values(action, arg_strings)
 
 
+class _Version(argparse.Action):
+    """``--version``: promptwire's version, looked up only when asked (reading the installed
+    package's metadata is no part of every start)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, argparse.SUPPRESS, nargs=0, help="print asrender's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, *args: Any) -> NoReturn:
+        from ...plugins.manager import own_version
+
+        write_output(f"asrender {own_version() or '(not installed: no version)'}\n")
+        finish_output()
+        raise SystemExit(0)
+
+
+_FORMATS = "<the registered formats>"
+"""Stands for the registered formats in a help text: :class:`_Help` fills them in."""
+
+
+class _Help(argparse.HelpFormatter):
+    """argparse's help, with the formats registered (built-in and plugins') named in place of
+    :data:`_FORMATS`: the plugin host is loaded when help is printed, not at every start."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        if text is None or _FORMATS not in text:
+            return text
+        try:
+            names = ", ".join(one_line(name) for name in _host().names("renderers"))
+        except PromptwireError:  # a broken plugin: say where to look rather than fail the help
+            names = "see asrender plugins"
+        return text.replace(_FORMATS, names.replace("%", "%%"))  # help is %-formatted next
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="asrender", description="Render prompts exactly as a language model receives them.")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     plugins = commands.add_parser("plugins", help="list the loaded plugins and what they register")
@@ -120,10 +155,17 @@ def _parser() -> argparse.ArgumentParser:
     plugins.set_defaults(run=_cmd_plugins)
 
     render = commands.add_parser(
-        "render", help="render a prompt file (JSON or YAML), or run a .as program and render its model calls"
+        "render",
+        help="render a prompt file (JSON or YAML), or run a .as program and render its model calls",
+        formatter_class=_Help,
     )
     render.add_argument("file", metavar="FILE", help="a .as program or prompt data; '-' reads prompt data from stdin")
-    render.add_argument("--format", "-f", default="agentscript", help="format name (default: agentscript)")
+    render.add_argument(
+        "--format",
+        "-f",
+        default="agentscript",
+        help=f"the format to send and show calls in: {_FORMATS} (default: agentscript)",
+    )
     render.add_argument(
         "--from",
         dest="reader",
@@ -217,12 +259,15 @@ def _parser() -> argparse.ArgumentParser:
     snapshot = commands.add_parser(
         "snapshot",
         help="render every .as program under DIR and diff its prompts against the stored render (exit 1 on a change)",
+        formatter_class=_Help,
     )
     snapshot.add_argument("directory", metavar="DIR", help="the folder of programs (searched recursively)")
     snapshot.add_argument(
         "--update", action="store_true", help="store the current renders in DIR/__prompts__ (and delete stale ones)"
     )
-    snapshot.add_argument("--format", "-f", default="agentscript", help="format name (default: agentscript)")
+    snapshot.add_argument(
+        "--format", "-f", default="agentscript", help=f"format name: {_FORMATS} (default: agentscript)"
+    )
     snapshot.add_argument(
         "--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a renderer option (repeatable)"
     )
