@@ -52,10 +52,10 @@ class Retargeted:
         self._answered: ProviderRequest | None = None
 
     def model_for(self, uri: str | None) -> str | None:
-        """``--model``, else the program's model: a URI of the provider's own protocol as it is, one
-        of another as the adapter serving that protocol reads its model name (``model_name(uri)``)."""
-        if self.model is not None:
-            return self.model
+        """``--model``, else the program's model: a bare name or a URI of the provider's own protocol
+        as it is, one of another as the adapter serving that protocol reads its model name
+        (``model_name(uri)``)."""
+        uri = self.model or uri
         scheme = model_scheme(uri)
         if scheme is None or self._own(scheme):
             return uri

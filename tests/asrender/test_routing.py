@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from echo_server import echo_server  # the echo plugin's test server (pytest's pythonpath setting)
 
+import promptwire
+from promptwire.core.errors import ModelRouteError
 from promptwire.frontend.asrender.cli import main
 from promptwire.testing.provider_servers import FakeProvider, fake_provider
 
@@ -261,3 +263,24 @@ def test_a_bad_base_url_is_one_usage_line(
     assert err.startswith("asrender: error: ") and err.count("\n") == 1
     assert message in err
     assert "pw-secret-9" not in err
+
+
+def test_a_model_flag_of_another_scheme_is_read_by_its_own_adapter(
+    mixed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    planned = _dry_run(capsys, str(mixed), "--provider", "openai", "--model", "ollama://gpu:8080/qwen3")
+    assert [call["model"] for call in planned] == ["qwen3"] * 3  # was "ollama URI must include a model name"
+    routed = _dry_run(capsys, str(mixed), "--provider", "auto", "--model", "anthropic://claude-x")
+    assert [(call["provider"], call["model"]) for call in routed] == [("anthropic", "claude-x")] * 3
+
+
+def test_python_callers_route_by_scheme_too(servers: dict[str, FakeProvider], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", servers["anthropic"].root)
+    prompt = {
+        "instruction": "Say ok.",
+        "output": {"schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}},
+    }
+    result = promptwire.generate(prompt, "auto", "anthropic://ok")
+    assert result.value == {"ok": True} and len(servers["anthropic"].requests) == 1
+    with pytest.raises(ModelRouteError, match="model 'ok' has no URI scheme"):
+        promptwire.generate(prompt, "auto", "ok")
