@@ -246,9 +246,12 @@ def run(
     with the calls made before it (``error.calls``)."""
     from .frontend.asrender.run import run as run_program
 
-    options, source = _run_options(program, provider, model, format, timeout, responses, on_text, dry_run, base_url)
+    host = host or default_host()
+    options, source = _run_options(
+        program, provider, model, format, timeout, responses, on_text, dry_run, base_url, host
+    )
     options = replace(options, agent=agent, function=function)
-    return run_program(source, input, options, host=host or default_host(), path=path)
+    return run_program(source, input, options, host=host, path=path)
 
 
 async def arun(
@@ -273,9 +276,12 @@ async def arun(
     the loop. Cancelling it cancels the call in flight and stops the program at its next call."""
     from .frontend.asrender.run import arun as arun_program
 
-    options, source = _run_options(program, provider, model, format, timeout, responses, on_text, dry_run, base_url)
+    host = host or default_host()
+    options, source = _run_options(
+        program, provider, model, format, timeout, responses, on_text, dry_run, base_url, host
+    )
     options = replace(options, agent=agent, function=function)
-    return await arun_program(source, input, options, host=host or default_host(), path=path)
+    return await arun_program(source, input, options, host=host, path=path)
 
 
 def _run_options(
@@ -288,12 +294,20 @@ def _run_options(
     on_text: TextCallback | None,
     dry_run: bool,
     base_url: str | Mapping[str, str] | None,
+    host: PluginHost,
 ) -> tuple[RunOptions, str | Path]:
-    """The run's options as :func:`run` takes them, and the program (a path read, or its text)."""
-    from .frontend.asrender.routing import EVERY_PROVIDER
+    """The run's options as :func:`run` takes them, each base URL checked as ``asrender`` checks
+    ``--base-url``, and the program (a path read, or its text)."""
+    from .frontend.asrender.routing import EVERY_PROVIDER, Routes, check_base_urls, check_url
     from .frontend.asrender.run import RunOptions
 
     base_urls = {EVERY_PROVIDER: base_url} if isinstance(base_url, str) else dict(base_url or {})
+    for url in base_urls.values():
+        try:
+            check_url(url)
+        except ValueError as exc:
+            raise _FieldError("base_url", str(exc)) from None
+    check_base_urls(Routes(host), provider, base_urls)
     options = RunOptions(
         adapter=provider,
         model=model,

@@ -35,7 +35,7 @@ from .retarget import Retargeted
 if TYPE_CHECKING:
     from ...plugins.manager import PluginHost
 
-__all__ = ["AUTO", "EVERY_PROVIDER", "Routed", "Routes", "base_url_entry", "check_base_urls"]
+__all__ = ["AUTO", "EVERY_PROVIDER", "Routed", "Routes", "base_url_entry", "check_base_urls", "check_url"]
 
 AUTO = "auto"
 """The provider that sends each call where its model URI's scheme says."""
@@ -169,10 +169,16 @@ def base_url_entry(text: str) -> tuple[str, str]:
         scheme, url = key, rest
     else:
         scheme, url = EVERY_PROVIDER, text
+    check_url(url)
+    return scheme, url
+
+
+def check_url(url: str) -> None:
+    """Refuse what is not an ``http(s)://`` base URL, with a :class:`ValueError` showing it with
+    its password masked."""
     problem = _url_problem(url)
     if problem is not None:
         raise ValueError(f"not an http:// or https:// URL ({problem}): '{one_line(shown_url(url))}'")
-    return scheme, url
 
 
 def _url_problem(url: str) -> str | None:
@@ -193,28 +199,29 @@ def _url_problem(url: str) -> str | None:
 
 
 def check_base_urls(routes: Routes, provider: str, base_urls: Mapping[str, str]) -> None:
-    """Refuse base URLs the run would not use, or could not: one for every adapter with ``auto``
+    """Refuse base URLs the run would not use, or could not (a :class:`PromptwireError` saying
+    which): one for every adapter with ``auto``
     (which would send every scheme's calls to one server), a scheme's with one provider, a scheme
     no adapter serves, an adapter that takes none."""
     if not base_urls:
         return
     if provider == "offline":
-        raise ModelRouteError("--base-url needs --provider: offline runs send nothing")
+        raise PromptwireError("--base-url needs --provider: offline runs send nothing")
     if provider != AUTO:
         if set(base_urls) != {EVERY_PROVIDER}:
-            raise ModelRouteError(
+            raise PromptwireError(
                 f"--base-url SCHEME=URL is for --provider auto; with --provider {provider} give the URL alone"
             )
         routes.sender(provider)
         return
     if EVERY_PROVIDER in base_urls:
-        raise ModelRouteError(
+        raise PromptwireError(
             "with --provider auto, say whose base URL it is: --base-url SCHEME=URL (ollama=http://...)"
         )
     for scheme in base_urls:
         name = routes.serving(scheme)
         if name is None:
-            raise ModelRouteError(
+            raise PromptwireError(
                 f"--base-url {one_line(scheme)}=...: no adapter serves {one_line(scheme)}:// models (those served: {routes.offered()})"
             )
         routes.sender(name)

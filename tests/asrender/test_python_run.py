@@ -81,3 +81,17 @@ def test_read_takes_another_frameworks_prompt() -> None:
     assert promptwire.read({"instruction": "Hi"}) == promptwire.Prompt(instruction="Hi")
     with pytest.raises(promptwire.FieldError, match="identity"):
         promptwire.read({"identity": 3})
+
+
+@pytest.mark.parametrize(
+    ("base_url", "error", "message"),
+    [
+        ("ftp://me:pw-secret-1@h", promptwire.FieldError, "base_url: not an http:// or https:// URL"),
+        ({"ollama": "http://h", "nope": "http://h"}, promptwire.PromptwireError, "no adapter serves nope:// models"),
+        ("http://h", promptwire.PromptwireError, "say whose base URL it is"),
+    ],
+)
+def test_a_bad_base_url_is_refused_before_the_run(base_url: object, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message) as refused:
+        promptwire.run(SOURCE, {"topic": "x"}, "auto", base_url=base_url)  # type: ignore[arg-type]
+    assert "pw-secret-1" not in str(refused.value)
