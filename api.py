@@ -77,6 +77,7 @@ def build_request(
     stream: bool = False,
 ) -> ProviderRequest:
     """The request ``provider`` would send for ``prompt`` (rendered in ``format``), sending nothing.
+    ``provider`` is an adapter's name, or ``"auto"``: the one ``model``'s URI scheme names.
 
     A :class:`RenderedPrompt` is used as it is, with default generation options and its own output
     contract. ``request.kwargs`` is the SDK call's keyword arguments; ``request.notes`` says what
@@ -85,9 +86,10 @@ def build_request(
     ``stream``, the request as a streamed call sends it: the same, with the provider's stream flags.
     """
     from .core.exchange import streamed_request
+    from .frontend.asrender.run import RunOptions, model_adapter
 
     host = host or default_host()
-    adapter = host.adapter(provider)  # a built-in's stand-in: the SDK stays unimported
+    adapter = model_adapter(host, RunOptions(adapter=provider))  # as generate's: "auto" routes; no SDK is imported
     if isinstance(prompt, RenderedPrompt):  # its warnings were the render's to give
         rendered, config, contract = prompt, GenerateConfig(), prompt.output
     else:

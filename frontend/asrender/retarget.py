@@ -79,7 +79,7 @@ class Retargeted:
             shown = request.kwargs.get("model", sent)
             notes = (
                 *notes,
-                f"model {model} names the {scheme} provider: sent to {self.name} as {shown!r}, the run's provider",
+                f"model {model} names the {scheme} provider: sent to {self.name} as {shown!r}, the provider asked for",
             )
         return dataclasses.replace(request, notes=notes, provider=self.name)
 

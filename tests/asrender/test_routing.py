@@ -138,8 +138,8 @@ def test_a_forced_provider_takes_every_call_and_notes_the_others(
     assert [call["provider"] for call in planned] == ["openai"] * 3
     assert [call["notes"] for call in planned] == [
         [],
-        ["model anthropic://ok names the anthropic provider: sent to openai as 'ok', the run's provider"],
-        ["model ollama://ok names the ollama provider: sent to openai as 'ok', the run's provider"],
+        ["model anthropic://ok names the anthropic provider: sent to openai as 'ok', the provider asked for"],
+        ["model ollama://ok names the ollama provider: sent to openai as 'ok', the provider asked for"],
     ]
     url = servers["openai"].base_url
     code, out, err = _run(capsys, str(mixed), "--provider", "openai", "--base-url", url, "-O", "trace")
@@ -162,7 +162,9 @@ def _events(trace: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 def test_the_dry_run_display_shows_the_note_under_the_request(mixed: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(capsys, str(mixed), "--provider", "ollama", "--dry-run")
     assert (code, err) == (0, "")
-    assert "\nnote: model openai://ok names the openai provider: sent to ollama as 'ok', the run's provider\n" in out
+    assert (
+        "\nnote: model openai://ok names the openai provider: sent to ollama as 'ok', the provider asked for\n" in out
+    )
     assert "\nnote: model anthropic://ok names the anthropic provider" in out
 
 

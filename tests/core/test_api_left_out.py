@@ -99,3 +99,13 @@ def test_a_rendered_prompts_left_out_fields_are_noted_without_a_second_warning()
     request, again = _caught(lambda: promptwire.build_request(rendered, "ollama", "llama3", host=HOST))
     assert [str(w.message) for w in first] == [LEFT_OUT] and again == []
     assert request.notes == (LEFT_OUT,)
+
+
+def test_build_request_routes_and_retargets_as_generate_does() -> None:
+    routed = promptwire.build_request({"instruction": "x"}, "auto", "anthropic://claude-x", host=HOST)
+    assert (routed.provider, routed.kwargs["model"], len(routed.notes)) == ("anthropic", "claude-x", 1)  # max_tokens
+    forced = promptwire.build_request({"instruction": "x"}, "openai", "anthropic://claude-x", host=HOST)
+    assert (forced.provider, forced.kwargs["model"]) == ("openai", "claude-x")  # was a BadRequestError
+    assert forced.notes == (  # the openai body needs no max_tokens: its one note is the retargeting
+        "model anthropic://claude-x names the anthropic provider: sent to openai as 'claude-x', the provider asked for",
+    )
