@@ -14,7 +14,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import agenerate, astream, build_request, generate, render, renderers_available, stream
+    from .api import (
+        agenerate,
+        arun,
+        astream,
+        build_request,
+        generate,
+        read,
+        render,
+        renderers_available,
+        run,
+        stream,
+    )
     from .core import (
         Budget,
         ChatTurn,
@@ -37,7 +48,19 @@ if TYPE_CHECKING:
 
 _HOMES: dict[str, str] = {
     **dict.fromkeys(
-        ("agenerate", "astream", "build_request", "generate", "render", "renderers_available", "stream"), ".api"
+        (
+            "agenerate",
+            "arun",
+            "astream",
+            "build_request",
+            "generate",
+            "read",
+            "render",
+            "renderers_available",
+            "run",
+            "stream",
+        ),
+        ".api",
     ),
     **dict.fromkeys(
         (
@@ -85,12 +108,15 @@ __all__ = [
     "RenderedPrompt",
     "Section",
     "agenerate",
+    "arun",
     "astream",
     "build_request",
     "generate",
     "hookimpl",
+    "read",
     "render",
     "renderers_available",
+    "run",
     "stream",
 ]
 

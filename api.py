@@ -1,24 +1,47 @@
-"""The front-door functions: render a prompt, build a provider's request, generate (whole or
-streamed, from synchronous code or on an event loop), list the formats. ``promptwire`` re-exports
-them (``promptwire.render``...)."""
+"""The front-door functions: read a prompt, render it, build a provider's request, generate (whole
+or streamed, from synchronous code or on an event loop), run an AgentScript program, list the
+formats. ``promptwire`` re-exports them (``promptwire.render``...)."""
 
 from __future__ import annotations
 
+import os
 import warnings
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .core import GenerateConfig, Prompt, RenderedPrompt
 from .core import generate as _core
 from .core.errors import FieldError as _FieldError
 from .core.errors import UnsupportedFieldsWarning
-from .core.generate import GenerateResult, ModelAdapter, ProviderRequest, TextCallback
+from .core.generate import GenerateResult, ModelAdapter, ProviderRequest, TextCallback, with_render_notes
 from .core.recording import Recorder, Recording
 from .core.rendered import warning_lines
 from .core.validation import validate_model
 from .plugins import PluginHost, default_host
 
-__all__ = ["agenerate", "astream", "build_request", "generate", "render", "renderers_available", "stream"]
+if TYPE_CHECKING:
+    from .frontend.asrender.run import RunOptions, RunResult
+
+__all__ = [
+    "agenerate",
+    "arun",
+    "astream",
+    "build_request",
+    "generate",
+    "read",
+    "render",
+    "renderers_available",
+    "run",
+    "stream",
+]
+
+DEFAULT_FORMAT = "messages"
+"""The format ``build_request`` and ``generate`` send a prompt in: AgentScript's text (the same
+bytes as the ``agentscript`` format for a prompt it can express) with the conversation around it
+(history, attachments, tools, tool calls and results) as the provider's chat turns, which the
+``agentscript`` format, a single system and user text, would leave out."""
 
 
 def render(
@@ -50,27 +73,32 @@ def build_request(
     provider: str = "offline",
     model: str | None = None,
     *,
-    format: str = "agentscript",
+    format: str = DEFAULT_FORMAT,
     host: PluginHost | None = None,
     stream: bool = False,
 ) -> ProviderRequest:
     """The request ``provider`` would send for ``prompt`` (rendered in ``format``), sending nothing.
+    ``provider`` is an adapter's name, or ``"auto"``: the one ``model``'s URI scheme names.
 
     A :class:`RenderedPrompt` is used as it is, with default generation options and its own output
     contract. ``request.kwargs`` is the SDK call's keyword arguments; ``request.notes`` says what
-    the adapter dropped or changed. With ``stream``, the request as a streamed call sends it: the
-    same, with the provider's stream flags.
+    the format left out of the prompt (each also a :class:`UnsupportedFieldsWarning` at the
+    caller's line, when this call renders it) and what the adapter dropped or changed. With
+    ``stream``, the request as a streamed call sends it: the same, with the provider's stream flags.
     """
     from .core.exchange import streamed_request
+    from .frontend.asrender.run import RunOptions, model_adapter
 
     host = host or default_host()
-    adapter = host.adapter(provider)  # a built-in's stand-in: the SDK stays unimported
-    if isinstance(prompt, RenderedPrompt):
-        request: ProviderRequest = adapter.build_request(prompt, GenerateConfig(), prompt.output, model)
+    adapter = model_adapter(host, RunOptions(adapter=provider))  # as generate's: "auto" routes; no SDK is imported
+    if isinstance(prompt, RenderedPrompt):  # its warnings were the render's to give
+        rendered, config, contract = prompt, GenerateConfig(), prompt.output
     else:
         model_prompt = validate_model(Prompt, prompt, root="prompt")
         rendered = host.renderer(format).render(model_prompt)
-        request = adapter.build_request(rendered, model_prompt.config, model_prompt.output, model)
+        config, contract = model_prompt.config, model_prompt.output
+        _warn(rendered, stacklevel=3)
+    request = with_render_notes(adapter.build_request(rendered, config, contract, model), rendered)
     return streamed_request(adapter, request) if stream else request
 
 
@@ -79,7 +107,7 @@ def generate(
     provider: str = "offline",
     model: str | None = None,
     *,
-    format: str = "agentscript",
+    format: str = DEFAULT_FORMAT,
     host: PluginHost | None = None,
     timeout: float | None = None,
     responses: list[Any] | None = None,
@@ -116,7 +144,7 @@ async def agenerate(
     provider: str = "offline",
     model: str | None = None,
     *,
-    format: str = "agentscript",
+    format: str = DEFAULT_FORMAT,
     host: PluginHost | None = None,
     timeout: float | None = None,
     responses: list[Any] | None = None,
@@ -141,7 +169,7 @@ def stream(
     provider: str = "offline",
     model: str | None = None,
     *,
-    format: str = "agentscript",
+    format: str = DEFAULT_FORMAT,
     host: PluginHost | None = None,
     timeout: float | None = None,
     responses: list[Any] | None = None,
@@ -163,7 +191,7 @@ def astream(
     provider: str = "offline",
     model: str | None = None,
     *,
-    format: str = "agentscript",
+    format: str = DEFAULT_FORMAT,
     host: PluginHost | None = None,
     timeout: float | None = None,
     responses: list[Any] | None = None,
@@ -207,7 +235,128 @@ def _prepared(
     options = RunOptions(
         adapter=provider, model=model, timeout=timeout, responses=responses or (), record=record, replay=replay
     )
-    return model_prompt, host.load("renderers", format).render, model_adapter(host, options)
+    render = host.load("renderers", format).render
+    _warn(render(model_prompt), stacklevel=4)  # at the caller's line, once (each request notes it too)
+    return model_prompt, render, model_adapter(host, options)
+
+
+def _warn(rendered: RenderedPrompt, stacklevel: int) -> None:
+    """What the format left out of the prompt, as Python warnings at the line ``stacklevel`` frames
+    up from the caller of this function (the caller of the public function)."""
+    for line in warning_lines(rendered.warnings):
+        warnings.warn(line, UnsupportedFieldsWarning, stacklevel=stacklevel)
+
+
+def run(
+    program: str | os.PathLike[str],
+    input: Any = None,
+    provider: str = "offline",
+    model: str | None = None,
+    *,
+    format: str = "agentscript",
+    host: PluginHost | None = None,
+    timeout: float | None = None,
+    responses: Sequence[Any] | None = None,
+    on_text: TextCallback | None = None,
+    dry_run: bool = False,
+    base_url: str | Mapping[str, str] | None = None,
+    agent: str | None = None,
+    function: str | None = None,
+    path: str | None = None,
+) -> RunResult:
+    """Run an AgentScript program as ``asrender`` does: parsed, checked, its model calls made
+    offline (canned ``responses``, then mock values) unless ``provider`` names one, or ``"auto"``
+    (each call to the provider its model URI's scheme names). ``program`` is a path
+    (``pathlib.Path``) or the program's text (``path`` then names it in errors and locates its
+    imports). ``model`` replaces the program's model; each call is sent in ``format`` (AgentScript's
+    text by default); ``base_url`` is a server of your own for the provider (with ``"auto"``, one
+    per scheme: ``{"ollama": "http://gpu:11434"}``); a ``dry_run`` builds every request for
+    ``provider`` and answers it offline. The result holds the program's ``value``, the reference's
+    ``trace`` and every model call (``calls``: prompt, render, request, reply); a failure is raised
+    with the calls made before it (``error.calls``)."""
+    from .frontend.asrender.run import run as run_program
+
+    host = host or default_host()
+    options, source = _run_options(
+        program, provider, model, format, timeout, responses, on_text, dry_run, base_url, host
+    )
+    options = replace(options, agent=agent, function=function)
+    return run_program(source, input, options, host=host, path=path)
+
+
+async def arun(
+    program: str | os.PathLike[str],
+    input: Any = None,
+    provider: str = "offline",
+    model: str | None = None,
+    *,
+    format: str = "agentscript",
+    host: PluginHost | None = None,
+    timeout: float | None = None,
+    responses: Sequence[Any] | None = None,
+    on_text: TextCallback | None = None,
+    dry_run: bool = False,
+    base_url: str | Mapping[str, str] | None = None,
+    agent: str | None = None,
+    function: str | None = None,
+    path: str | None = None,
+) -> RunResult:
+    """:func:`run`, awaited: the program runs in a thread of its own and each of its model calls is
+    made on the caller's event loop with the provider SDK's async client; ``on_text`` is called on
+    the loop. Cancelling it cancels the call in flight and stops the program at its next call."""
+    from .frontend.asrender.run import arun as arun_program
+
+    host = host or default_host()
+    options, source = _run_options(
+        program, provider, model, format, timeout, responses, on_text, dry_run, base_url, host
+    )
+    options = replace(options, agent=agent, function=function)
+    return await arun_program(source, input, options, host=host, path=path)
+
+
+def _run_options(
+    program: str | os.PathLike[str],
+    provider: str,
+    model: str | None,
+    format: str,
+    timeout: float | None,
+    responses: Sequence[Any] | None,
+    on_text: TextCallback | None,
+    dry_run: bool,
+    base_url: str | Mapping[str, str] | None,
+    host: PluginHost,
+) -> tuple[RunOptions, str | Path]:
+    """The run's options as :func:`run` takes them, each base URL checked as ``asrender`` checks
+    ``--base-url``, and the program (a path read, or its text)."""
+    from .frontend.asrender.routing import EVERY_PROVIDER, Routes, check_base_urls, check_url
+    from .frontend.asrender.run import RunOptions
+
+    base_urls = {EVERY_PROVIDER: base_url} if isinstance(base_url, str) else dict(base_url or {})
+    for url in base_urls.values():
+        try:
+            check_url(url)
+        except ValueError as exc:
+            raise _FieldError("base_url", str(exc)) from None
+    check_base_urls(Routes(host), provider, base_urls)
+    options = RunOptions(
+        adapter=provider,
+        model=model,
+        dry_run=dry_run,
+        timeout=timeout,
+        responses=tuple(responses or ()),
+        format=format,
+        on_text=on_text,
+        base_urls=base_urls,
+    )
+    return options, Path(program) if isinstance(program, os.PathLike) else program
+
+
+def read(data: Any, format: str = "prompt", *, host: PluginHost | None = None) -> Prompt:
+    """``data`` (parsed JSON or YAML) read as a :class:`Prompt` by the named reader: ``prompt`` (the
+    model's own shape), ``agens`` (an Agens message), ``agently`` (an Agently prompt dict), or a
+    plugin's. Bad data raises :class:`FieldError` naming the field."""
+    prompt: Prompt = (host or default_host()).reader(format).read(data)
+    return prompt
 
 
 def renderers_available(host: PluginHost | None = None) -> tuple[str, ...]:

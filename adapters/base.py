@@ -39,20 +39,21 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import json
 import os
 import sys
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
-from typing import Any, ClassVar, NamedTuple, Protocol
-from urllib.parse import unquote
+from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from ..core.contract import OutputContract
-from ..core.errors import AuthenticationError, BadRequestError, ProviderError, ProviderTimeoutError
+from ..core.errors import AuthenticationError, ProviderError, ProviderTimeoutError
 from ..core.exchange import Whole, aclose, stepped_in_thread
 from ..core.generate import ProviderRequest, Reply
 from ..core.json_text import to_bytes
+from ..core.model_uri import model_name
 from ..core.prompt import GenerateConfig, ToolDefinition
 from ..core.rendered import RenderedPrompt
 from ..core.secrets import declare_secret_variables, declare_url_variables, extra_secrets, shown_url, url_secrets
@@ -147,6 +148,17 @@ class ProviderAdapter(ABC):
     def model_name(self, uri: str | None) -> str:
         """The model a URI of this adapter's protocol (or a bare name) names: see :func:`model_name`."""
         return model_name(uri, self.protocol)
+
+    def with_base_url(self, url: str) -> Self:
+        """This adapter sending to ``url`` instead of its base URL (``asrender --base-url``): a copy,
+        with clients of its own, since the registered adapter is shared by every run. For Ollama it
+        is the host a model URI without one goes to (a URI's own host still wins)."""
+        moved = copy.copy(self)
+        moved.base_url = url.rstrip("/")
+        moved._clients = {}
+        moved._async_clients = weakref.WeakKeyDictionary()
+        weakref.finalize(moved, _close_all, moved._clients)
+        return moved
 
     @abstractmethod
     def build_request(
@@ -326,7 +338,7 @@ class StreamingAdapter(ProviderAdapter):
 
     def streamed(self, request: ProviderRequest) -> ProviderRequest:
         """``request`` with :attr:`stream_flags` set: the rule is in their docstring."""
-        return ProviderRequest({**request.kwargs, **self.stream_flags}, request.notes, request.endpoint)
+        return dataclasses.replace(request, kwargs={**request.kwargs, **self.stream_flags})
 
     @abstractmethod
     def post_stream(self, client: Any, body: bytes) -> Any:
@@ -435,21 +447,6 @@ def _key_problem(key: str) -> str | None:
     if key != key.strip():
         return "spaces at its start or end"
     return None
-
-
-def model_name(uri: str | None, protocol: str) -> str:
-    """``PROTOCOL://NAME`` -> ``NAME``, percent-decoded, its query and fragment ignored (as
-    AgentScript reads a model URI: ``decodeURIComponent(hostname + pathname)``); a bare name is taken
-    as it is. A URI of another protocol, or without a name, is refused in the reference's words."""
-    if not uri:
-        raise BadRequestError(f"{protocol} URI must include a model name")
-    if "://" not in uri:
-        return uri
-    given, _, rest = uri.partition("://")
-    name = unquote(rest.split("?", 1)[0].split("#", 1)[0])
-    if given != protocol or not name:
-        raise BadRequestError(f"{given} URI must include a model name")
-    return name
 
 
 def returns_left_out(tools: Iterable[ToolDefinition], provider: str) -> list[str]:

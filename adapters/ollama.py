@@ -26,6 +26,7 @@ from ..core.contract import OutputContract
 from ..core.errors import BadRequestError, MalformedResponseError, ProviderError, body_excerpt
 from ..core.exchange import cut_short
 from ..core.generate import ProviderRequest, Reply
+from ..core.model_uri import model_scheme
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
 from .base import Endpoint, StreamingAdapter, StreamReader, check_key, part_left_out, returns_left_out, split_data_url
@@ -45,7 +46,7 @@ def model_and_host(model: str | None, default_host: str | None = None) -> tuple[
     ).rstrip("/")
     if not model:
         raise BadRequestError("ollama URI must include a model name")
-    if "://" not in model:
+    if model_scheme(model) is None:
         return model, fallback
     parts = urlsplit(model)
     if parts.scheme != "ollama":

@@ -21,6 +21,7 @@ __all__ = [
     "MalformedResponseError",
     "ModelNotFoundError",
     "ModelOutputError",
+    "ModelRouteError",
     "PermissionDeniedError",
     "PromptDrift",
     "PromptwireError",
@@ -190,6 +191,14 @@ class ModelOutputError(PromptwireError):
     makes its next attempt with the reason in the repair text."""
 
     retryable: ClassVar[bool] = True
+
+
+class ModelRouteError(PromptwireError):
+    """A model call names no provider the run can send it to: a model without a URI scheme when
+    each call is routed by its scheme (``--provider auto``), or a scheme no adapter serves. A
+    program's run reports it at the ``generate`` that made the call."""
+
+    retryable: ClassVar[bool] = False
 
 
 _SPACES = re.compile(r"\s+")

@@ -28,7 +28,7 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from . import exchange, observe
@@ -37,7 +37,7 @@ from .contract import OutputContract
 from .errors import ModelOutputError, PromptwireError, ProviderError
 from .origin import attempting
 from .prompt import GenerateConfig, Prompt, Retry, ToolCall
-from .rendered import RenderedPrompt
+from .rendered import RenderedPrompt, warning_lines
 from .secrets import mask
 from .timeout import check_timeout
 
@@ -56,6 +56,7 @@ __all__ = [
     "generate",
     "generate_stream",
     "read_json",
+    "with_render_notes",
 ]
 
 
@@ -83,6 +84,9 @@ class ProviderRequest:
     notes: tuple[str, ...] = ()
     endpoint: str | None = None
     """Where the request goes (a base URL or host) when the model URI decides it."""
+    provider: str | None = None
+    """The adapter it goes to, when a run routes each call by its model's URI scheme
+    (``--provider auto``): a dry run shows it."""
 
 
 class ModelAdapter(Protocol):
@@ -292,12 +296,12 @@ def _attempts(
         rendered = render(current)
         call: ModelCall | None = None
         try:
-            request = adapter.build_request(rendered, config, contract, model)
+            request = with_render_notes(adapter.build_request(rendered, config, contract, model), rendered)
             if streaming:
                 request = exchange.streamed_request(adapter, request)
             if config.debug and debug is not None:
                 debug(attempt, rendered, request)
-            call = ModelCall(attempt, current, rendered, request, provider=adapter.name)
+            call = ModelCall(attempt, current, rendered, request, provider=request.provider or adapter.name)
             if watch is not None:
                 watch.call_started(call)
             observed.sending(attempt, rendered, request)
@@ -350,6 +354,14 @@ def _failed(watch: CallWatcher | None, call: ModelCall | None, failure: BaseExce
     if watch is not None and call is not None:
         call.error = f"{type(failure).__name__}: {failure}"
         watch.call_ended(call)
+
+
+def with_render_notes(request: ProviderRequest, rendered: RenderedPrompt) -> ProviderRequest:
+    """``request`` noting, before the adapter's own notes, what the format left out of the prompt
+    it carries (the render's warnings): nothing is dropped on the way to a provider without a word
+    in the request."""
+    lines = warning_lines(rendered.warnings)
+    return replace(request, notes=(*lines, *request.notes)) if lines else request
 
 
 def _driven(

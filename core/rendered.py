@@ -110,7 +110,8 @@ def warning_lines(records: Sequence[RenderWarning]) -> list[str]:
         if record.reason != UNEXPRESSED:
             order.append(record)
         elif record.format in left_out:
-            left_out[record.format].append(record.field)
+            if record.field not in left_out[record.format]:  # several renders' records, each field once
+                left_out[record.format].append(record.field)
         else:
             left_out[record.format] = [record.field]
             order.append(record.format)

@@ -84,13 +84,19 @@ def register_adapters(register: RegisterCallback) -> None:
         adapter still serves both: its whole text is passed on when it comes, and on an event loop
         its calls run in worker threads. ``promptwire.plugin.ProviderAdapter`` is a skeleton that
         does all but the provider's own part (the request, the call, its errors, the reply);
-        ``StreamingAdapter`` adds streaming to it.
+        ``StreamingAdapter`` adds streaming to it. An adapter may declare ``protocol``, the scheme
+        of its model URIs (``"echo"`` for ``echo://NAME``), and ``with_base_url(url)``, a copy of it
+        that sends to ``url`` (the skeleton has both; without the second, ``--base-url`` refuses
+        the adapter).
 
     The host serves it from ``PluginHost.adapter(name)`` under its name and aliases: to
     ``promptwire.generate(prompt, provider=name)`` (and ``agenerate``, ``stream``,
-    ``astream``), ``promptwire.build_request`` and
+    ``astream``), ``promptwire.build_request``, ``promptwire.run`` and
     ``asrender --provider NAME`` (which retargets a program's model to it: a URI of another
-    protocol becomes the name that protocol's adapter reads in it). It lists the name under this
+    protocol becomes the name that protocol's adapter reads in it, and the call's request notes
+    say so). With ``--provider auto`` (``provider="auto"``) each call whose model URI has the
+    adapter's ``protocol`` as its scheme goes to it; when several adapters declare one scheme,
+    the first registered serves it (promptwire's own come first). It lists the name under this
     plugin in ``asrender plugins``.
     """
 

@@ -28,7 +28,7 @@ from .entry_points import allow_list_from_env, load_entry_points
 from .lazy import Lazy
 from .registry import Registry
 
-__all__ = ["BUILTIN_PLUGIN", "KINDS", "PluginHost", "PluginInfo", "default_host"]
+__all__ = ["BUILTIN_PLUGIN", "KINDS", "PluginHost", "PluginInfo", "default_host", "own_version"]
 
 BUILTIN_PLUGIN = "promptwire"
 
@@ -185,7 +185,7 @@ class PluginHost:
         versions: dict[str | None, str | None] = {
             self.pm.get_name(plugin): dist.version for plugin, dist in self.pm.list_plugin_distinfo()
         }
-        versions[BUILTIN_PLUGIN] = _own_version()
+        versions[BUILTIN_PLUGIN] = own_version()
         infos = []
         for name in self._plugin_names():
             plugin = self.pm.get_plugin(name)
@@ -203,7 +203,8 @@ def _plugin_name(plugin: object) -> str:
     return name if isinstance(name, str) and name else type(plugin).__name__
 
 
-def _own_version() -> str | None:
+def own_version() -> str | None:
+    """promptwire's installed version (``None`` when it runs from a checkout that is not installed)."""
     try:
         return metadata.version(BUILTIN_PLUGIN)
     except metadata.PackageNotFoundError:

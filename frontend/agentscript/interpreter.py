@@ -25,7 +25,7 @@ from typing import Any
 
 from ...core.budget import Budget as CoreBudget
 from ...core.coercion import field_types, mismatch
-from ...core.errors import FieldError, ModelOutputError, PromptwireError
+from ...core.errors import FieldError, ModelOutputError, ModelRouteError, PromptwireError
 from ...core.generate import CallWatcher, DebugWriter, ModelAdapter, ModelCall, ProviderRequest, generate
 from ...core.nesting import recursion_room
 from ...core.origin import calling_from
@@ -162,15 +162,18 @@ def _call_room() -> AbstractContextManager[None]:
 
 
 class _ShownClips:
-    """AgentScript's render of each attempt of one generate, keeping what the last one showed of each
-    context item: the trace records those clips instead of clipping every value again."""
+    """AgentScript's render of each attempt of one generate, keeping the last one and what it showed
+    of each context item: the trace records those (the reference's trace is AgentScript's) instead of
+    clipping every value again. With ``send``, each attempt is sent as ``send`` renders it."""
 
-    def __init__(self) -> None:
+    def __init__(self, send: Callable[[Prompt], RenderedPrompt] | None = None) -> None:
+        self.send = send
         self.clips: list[Clip] = []
+        self.last: RenderedPrompt | None = None
 
     def render(self, prompt: Prompt) -> RenderedPrompt:
-        rendered, self.clips = renderer.render_with_clips(prompt)
-        return rendered
+        self.last, self.clips = renderer.render_with_clips(prompt)
+        return self.last if self.send is None else self.send(prompt)
 
 
 class _Return(Exception):
@@ -195,6 +198,9 @@ class Interpreter:
     """Receives each model call's reply text as it arrives: the calls are then streamed."""
     watch: CallWatcher | None = None
     """Told of each model call as it is sent and as it ends, as a :class:`ProgramCall` (its site)."""
+    render: Callable[[Prompt], RenderedPrompt] | None = None
+    """How each model call is rendered to be sent (a format's render): AgentScript's own text by
+    default. The trace holds AgentScript's render whatever is sent, as the reference's does."""
     trace: list[dict[str, Any]] = field(default_factory=list)
     calls: list[ProgramCall] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict)
@@ -653,7 +659,7 @@ class Interpreter:
         agent = self._current_root(scope).agent
         agent_name = agent.name if agent is not None else ANONYMOUS_MAIN_AGENT
         site = Site(self._file().name, expr.span.start.line, expr.span.start.column, agent_name)
-        shown = _ShownClips()
+        shown = _ShownClips(self.render)
         try:
             with calling_from(str(site)):
                 result = generate(
@@ -669,6 +675,8 @@ class Interpreter:
                 )
         except PromptwireError as exc:
             self._record(site, exc.calls)
+            if isinstance(exc, ModelRouteError):  # the fix is in the program's model, or the run's flags
+                raise self._error(str(exc), expr.span) from None
             if not isinstance(exc, ModelOutputError):
                 raise
             start = expr.span.start
@@ -681,6 +689,7 @@ class Interpreter:
                 result,
                 value,
                 shown.clips,
+                shown.last,
                 agent=agent_name,
                 model={"name": model.name, "uri": model.uri} if isinstance(model, Binding) else None,
                 budgets=[record.node.budget for record in uses],

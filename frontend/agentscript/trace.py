@@ -139,6 +139,7 @@ def generate_event(
     result: GenerateResult,
     value: Any,
     clips: Sequence[Clip],
+    rendered: RenderedPrompt | None,
     *,
     agent: str,
     model: Mapping[str, Any] | None,
@@ -147,9 +148,11 @@ def generate_event(
 ) -> dict[str, Any]:
     """The reference's ``generate`` trace event: budgets as the program wrote them (``budgets``, one
     per context item, and ``max_output``), each context value as the last attempt showed it
-    (``clips``: a clipped string's kept prefix, a list's or object's kept items), and the result
-    ``value`` as the program received it."""
+    (``clips``: a clipped string's kept prefix, a list's or object's kept items), its system and
+    final user message as AgentScript rendered that attempt (``rendered``, whatever format it was
+    sent in), and the result ``value`` as the program received it."""
     last = result.calls[-1]
+    shown = rendered or last.rendered
     config = prompt.config
     max_output_json = budget_json(max_output)
     schema = prompt.output.json_schema if prompt.output is not None else None
@@ -187,12 +190,12 @@ def generate_event(
                 "agentName": agent,
                 "model": None if model is None else dict(model),
                 "identity": {"role": identity.role, "description": identity.description} if identity else None,
-                "system": last.rendered.system,
+                "system": shown.system,
                 "context": context,
                 "instruction": instruction_value(last.prompt),
                 "returnSchema": schema,
                 "maxOutput": max_output_json,
-                "finalUserMessage": last.rendered.user,
+                "finalUserMessage": shown.user,
             },
             "validation": {"ok": True, "strict": config.strict} if schema is not None else None,
             "result": value,

@@ -116,8 +116,43 @@ class _Parser(argparse.ArgumentParser):
         return super()._get_values(action, arg_strings)
 
 
+class _Version(argparse.Action):
+    """``--version``: promptwire's version, looked up only when asked (reading the installed
+    package's metadata is no part of every start)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, argparse.SUPPRESS, nargs=0, help="print asrender's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, *args: Any) -> NoReturn:
+        from ...plugins.manager import own_version
+
+        write_output(f"asrender {own_version() or '(not installed: no version)'}\n")
+        finish_output()
+        raise SystemExit(0)
+
+
+_FORMATS = "<the registered formats>"
+"""Stands for the registered formats in a help text: :class:`_Help` fills them in."""
+
+
+class _Help(argparse.HelpFormatter):
+    """argparse's help, with the formats registered (built-in and plugins') named in place of
+    :data:`_FORMATS`: the plugin host is loaded when help is printed, not at every start."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        if text is None or _FORMATS not in text:
+            return text
+        try:
+            names = ", ".join(one_line(name) for name in _host().names("renderers"))
+        except PromptwireError:  # a broken plugin: say where to look rather than fail the help
+            names = "see asrender plugins"
+        return text.replace(_FORMATS, names.replace("%", "%%"))  # help is %-formatted next
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="asrender", description="Render prompts exactly as a language model receives them.")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     plugins = commands.add_parser("plugins", help="list the loaded plugins and what they register")
@@ -125,10 +160,17 @@ def _parser() -> argparse.ArgumentParser:
     plugins.set_defaults(run=_cmd_plugins)
 
     render = commands.add_parser(
-        "render", help="render a prompt file (JSON or YAML), or run a .as program and render its model calls"
+        "render",
+        help="render a prompt file (JSON or YAML), or run a .as program and render its model calls",
+        formatter_class=_Help,
     )
     render.add_argument("file", metavar="FILE", help="a .as program or prompt data; '-' reads prompt data from stdin")
-    render.add_argument("--format", "-f", default="agentscript", help="format name (default: agentscript)")
+    render.add_argument(
+        "--format",
+        "-f",
+        default="agentscript",
+        help=f"the format to send and show calls in: {_FORMATS} (default: agentscript)",
+    )
     render.add_argument(
         "--from",
         dest="reader",
@@ -192,8 +234,17 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument(
         "--provider",
         help="send the model calls of a program or prompt file to this adapter (openai, openai-responses, "
-        "anthropic, ollama, or a plugin's; "
-        "default offline)",
+        "anthropic, ollama, or a plugin's; a call whose model names another gets a note), or 'auto': each "
+        "call to the adapter its model URI's scheme names (openai://, anthropic://, ollama://, a plugin's); "
+        "default offline",
+    )
+    render.add_argument(
+        "--base-url",
+        action="append",
+        type=_base_url,
+        metavar="[SCHEME=]URL",
+        help="send the provider's requests to this server instead (a gateway, vLLM, llama.cpp's server); "
+        "with --provider auto, one per scheme: ollama=http://... (repeatable)",
     )
     render.add_argument("--model", help="the model to ask for (a program's own by default; a prompt file needs it)")
     render.add_argument(
@@ -241,12 +292,15 @@ def _parser() -> argparse.ArgumentParser:
     snapshot = commands.add_parser(
         "snapshot",
         help="render every .as program under DIR and diff its prompts against the stored render (exit 1 on a change)",
+        formatter_class=_Help,
     )
     snapshot.add_argument("directory", metavar="DIR", help="the folder of programs (searched recursively)")
     snapshot.add_argument(
         "--update", action="store_true", help="store the current renders in DIR/__prompts__ (and delete stale ones)"
     )
-    snapshot.add_argument("--format", "-f", default="agentscript", help="format name (default: agentscript)")
+    snapshot.add_argument(
+        "--format", "-f", default="agentscript", help=f"format name: {_FORMATS} (default: agentscript)"
+    )
     snapshot.add_argument(
         "--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a renderer option (repeatable)"
     )
@@ -349,7 +403,7 @@ def _run_program(args: argparse.Namespace) -> int:
     options = _run_options(args, host)
     label, source = _read_program(args)
     input_value = program_input(args.input, args.input_file, args.max_input_size)
-    show = _run_show(args, options, host, sent_as=("agentscript", {}))
+    show = _run_show(args, options, host, sent_as=(options.format, options.options))
     with _shown_on_failure(show, options, args.output, host), _provider_errors(options.adapter):
         result = run(source, input_value, show.options, host=host, path=label)
     _print_run(result, options, args.output, host, show)
@@ -358,7 +412,15 @@ def _run_program(args: argparse.Namespace) -> int:
 
 def _asks_a_model(args: argparse.Namespace) -> bool:
     """A prompt file is only rendered unless a flag asks for the model's side of it."""
-    model_flags = (args.provider, args.model, args.timeout, args.responses, args.record, args.dry_run or None)
+    model_flags = (
+        args.provider,
+        args.model,
+        args.timeout,
+        args.responses,
+        args.record,
+        args.dry_run or None,
+        args.base_url,
+    )
     return args.output == "trace" or any(value is not None for value in model_flags)
 
 
@@ -378,8 +440,10 @@ def _run_options(args: argparse.Namespace, host: PluginHost) -> RunOptions:
         _usage_error(f"--stream shows the display; --output {args.output} is printed once the run has ended")
     if args.stream and args.dry_run:
         _usage_error("--stream needs replies that arrive; a dry run answers offline")
+    provider = _provider(args, host)
     return RunOptions(
-        adapter=_provider(args, host),
+        adapter=provider,
+        base_urls=_base_urls(args.base_url, provider, host),
         model=args.model,
         dry_run=args.dry_run,
         timeout=args.timeout,
@@ -429,10 +493,13 @@ def _render_options(args: argparse.Namespace, host: PluginHost) -> dict[str, Any
 
 
 def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: RunOptions, host: PluginHost) -> int:
+    from ...core.model_uri import model_scheme
     from .run import run_prompt
 
     if options.adapter != "offline" and args.model is None:
         _usage_error(f"--provider {options.adapter} needs --model for a prompt file (a prompt file names no model)")
+    if options.adapter == "auto" and model_scheme(args.model) is None:
+        _usage_error(f"--provider auto sends a call where its model's scheme says: give --model SCHEME://{args.model}")
     show = _run_show(args, options, host, sent_as=(options.format, options.options))
     with _shown_on_failure(show, options, args.output, host), _provider_errors(options.adapter):
         result = run_prompt(prompt, label, show.options, host=host)
@@ -604,15 +671,41 @@ def _origins(value: str) -> list[str]:
 
 
 def _provider(args: argparse.Namespace, host: Any) -> str:
-    """The adapter asked (offline unless --provider names one), known to the host."""
+    """The adapter asked (offline unless --provider names one, or auto), known to the host."""
     provider = args.provider or "offline"
     if args.dry_run and provider == "offline":
-        _usage_error("--dry-run needs --provider (openai, openai-responses, anthropic, ollama, or a plugin's)")
+        _usage_error("--dry-run needs --provider (auto, openai, openai-responses, anthropic, ollama, or a plugin's)")
     try:
-        host.adapter(provider)
+        if provider != "auto":
+            host.adapter(provider)
     except PromptwireError as exc:
         raise CliError(str(exc)) from None
     return str(provider)
+
+
+def _base_url(text: str) -> tuple[str, str]:
+    from .routing import base_url_entry
+
+    try:
+        return base_url_entry(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _base_urls(given: list[tuple[str, str]] | None, provider: str, host: PluginHost) -> dict[str, str]:
+    """The ``--base-url`` flags by scheme (``""``: the one provider's), each used by the run."""
+    from .routing import Routes, check_base_urls
+
+    base_urls: dict[str, str] = {}
+    for key, url in given or ():
+        if key in base_urls:
+            _usage_error(f"--base-url is given twice for {key or provider}")
+        base_urls[key] = url
+    try:
+        check_base_urls(Routes(host), provider, base_urls)
+    except PromptwireError as exc:
+        _usage_error(str(exc))
+    return base_urls
 
 
 @contextmanager

@@ -1,9 +1,10 @@
-"""Pointing a run's model calls at a provider: retargeting its model, and dry runs.
+"""Pointing a run's model calls at one provider: retargeting its model, and dry runs.
 
 A program names its model in ``import llm M from "openai://gpt-4o"``. ``--provider`` sends the
-calls to another provider as the reference does (the model name travels, the protocol changes) and
-``--model`` replaces the name. Which part of a URI is the model's name is for the adapter of the
-URI's protocol to say (``ollama://HOST:PORT/MODEL`` names a host too), so it is asked. A dry run
+calls to another provider as the reference does (the model name travels, the protocol changes, and
+the call's request notes say so) and ``--model`` replaces the name. Which part of a URI is the
+model's name is for the adapter serving the URI's scheme to say (``ollama://HOST:PORT/MODEL`` names
+a host too), so it is asked, and a scheme no adapter serves is an error at the call. A dry run
 builds every request exactly as it would be sent (the adapters' ``build_request`` is pure: no SDK
 is imported) and answers each call offline, so the program runs on and every request of every
 attempt can be shown; a streamed dry run builds each request with the provider's stream flags, as
@@ -12,51 +13,57 @@ a streamed run sends it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+import dataclasses
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ...core import exchange
 from ...core.contract import OutputContract
 from ...core.generate import ModelAdapter, ProviderRequest, Reply
+from ...core.model_uri import model_name, model_scheme
 from ...core.prompt import GenerateConfig
 from ...core.rendered import RenderedPrompt
+
+if TYPE_CHECKING:
+    from .routing import Routes
 
 __all__ = ["Retargeted"]
 
 
 class Retargeted:
     """``adapter`` (registered as ``name``) asked for the run's model, retargeted to it or replaced by
-    ``model``; ``adapters`` finds the adapter registered under a name (``PluginHost.adapter``). With
-    ``answers`` (the offline adapter) it is a dry run: each request is built, then answered by
-    ``answers`` instead of being sent."""
+    ``model``; ``routes`` finds the adapter serving a URI's scheme. With ``answers`` (the offline
+    adapter) it is a dry run: each request is built, then answered by ``answers`` instead of being
+    sent. Each request names ``name`` as its provider."""
 
     def __init__(
         self,
         adapter: ModelAdapter,
         name: str,
         model: str | None,
-        adapters: Callable[[str], Any],
+        routes: Routes,
         answers: ModelAdapter | None = None,
     ) -> None:
         self.adapter = adapter
         self.name = name
         self.model = model
-        self.adapters = adapters
+        self.routes = routes
         self.answers = answers
         self._answered: ProviderRequest | None = None
 
     def model_for(self, uri: str | None) -> str | None:
-        """``--model``, else the program's model: a URI of the provider's own as it is, one of another
-        protocol as that protocol's adapter reads its model name (``model_name(uri)``)."""
-        if self.model is not None:
-            return self.model
-        if not uri or "://" not in uri:
+        """``--model``, else the program's model: a bare name or a URI of the provider's own protocol
+        as it is, one of another as the adapter serving that protocol reads its model name
+        (``model_name(uri)``)."""
+        uri = self.model or uri
+        scheme = model_scheme(uri)
+        if scheme is None or self._own(scheme):
             return uri
-        source = self.adapters(uri.partition("://")[0])  # no adapter reads it: an unknown adapter
-        read = getattr(source, "model_name", None)
-        if source is self.adapters(self.name) or read is None:  # the provider's own URI (or an alias's)
-            return uri
-        name: str = read(uri)
+        source = self.routes.serving(scheme)
+        if source is None:
+            raise self.routes.unserved(scheme)
+        read = getattr(self.routes.reader(source), "model_name", None)
+        name: str = read(uri) if read is not None else model_name(uri, scheme)
         return name
 
     def build_request(
@@ -64,10 +71,27 @@ class Retargeted:
     ) -> ProviderRequest:
         if self.answers is not None:
             self._answered = self.answers.build_request(rendered, config, contract, model)
-        return self.adapter.build_request(rendered, config, contract, self.model_for(model))
+        sent = self.model_for(model)
+        request = self.adapter.build_request(rendered, config, contract, sent)
+        scheme = model_scheme(model)
+        notes = request.notes
+        if scheme is not None and not self._own(scheme):
+            shown = request.kwargs.get("model", sent)
+            notes = (
+                *notes,
+                f"model {model} names the {scheme} provider: sent to {self.name} as {shown!r}, the provider asked for",
+            )
+        return dataclasses.replace(request, notes=notes, provider=self.name)
+
+    def _own(self, scheme: str) -> bool:
+        """Whether ``scheme://`` models are this provider's own (its protocol, or its name)."""
+        return scheme in (getattr(self.adapter, "protocol", None), self.name)
 
     def streamed(self, request: ProviderRequest) -> ProviderRequest:
-        return exchange.streamed_request(self.adapter, request)
+        # The adapter's own streamed request, as it made it: a wrapper (a recording) may know it by
+        # its identity. It keeps the request's provider, unless the adapter is not on the skeleton.
+        streamed = exchange.streamed_request(self.adapter, request)
+        return streamed if streamed.provider == self.name else dataclasses.replace(streamed, provider=self.name)
 
     def send(self, request: ProviderRequest, timeout: float | None) -> Any:
         adapter, request = self._target(request)

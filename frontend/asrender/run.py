@@ -4,9 +4,10 @@
 command line from its flags, ``asrender snapshot`` and the inspector from the defaults, Python
 callers) and varies it with :func:`dataclasses.replace`. :func:`run` runs a program (:func:`arun`
 on an event loop); :func:`run_prompt` asks one prompt, the one-``generate`` case of the same
-machinery. All go through :func:`model_adapter`, and all return every call as it was sent: the
-display format is rendered afterwards, by whoever shows the calls (:func:`shown`). With
-``on_text`` the calls are streamed, their text passed on as it arrives.
+machinery. All go through :func:`model_adapter`, send each call in the run's format (so what a
+provider is sent is what is shown) and return every call as it was sent; whoever shows the calls
+in another format renders them afterwards (:func:`shown`). With ``on_text`` the calls are
+streamed, their text passed on as it arrives.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ...adapters.offline import OfflineAdapter
 from ...plugins.manager import PluginHost, default_host
 from ..agentscript.trace import ProgramCall, Site, SiteWatch, TextSink, notes_events
 from .retarget import Retargeted
+from .routing import AUTO, Routed, Routes
 
 if TYPE_CHECKING:
     from ...core.generate import CallWatcher, ModelAdapter
@@ -50,7 +52,8 @@ class RunOptions:
     shown in, and for a program its entry point and what its tools may touch."""
 
     adapter: str = "offline"
-    """The provider's adapter (``offline``: canned replies, then mock values)."""
+    """The provider's adapter (``offline``: canned replies, then mock values), or ``auto``: each
+    call to the adapter serving its model URI's scheme (see :mod:`.routing`)."""
     model: str | None = None
     """Replaces the model a program names (a prompt file names none)."""
     dry_run: bool = False
@@ -60,7 +63,7 @@ class RunOptions:
     responses: Sequence[Any] = ()
     """Canned model replies, used in order (offline and dry runs)."""
     format: str = "agentscript"
-    """The format calls are shown in (a prompt file's calls are also sent in it)."""
+    """The format calls are sent in, and shown in: what a provider is sent is what is shown."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """The format's renderer options."""
     agent: str | None = None
@@ -85,6 +88,9 @@ class RunOptions:
     watch: CallWatcher | None = None
     """Told of each model call as it is sent and as it ends, as a :class:`ProgramCall` (progress
     lines, a live display; see :class:`promptwire.core.generate.CallWatcher`)."""
+    base_urls: Mapping[str, str] = field(default_factory=dict)
+    """Where the providers' requests go instead of their base URLs: by the scheme of the models
+    they serve (``{"ollama": "http://gpu:11434"}``), or under ``""`` for every provider."""
 
 
 @dataclass
@@ -103,17 +109,22 @@ class RunResult:
 
 
 def model_adapter(host: PluginHost, options: RunOptions) -> ModelAdapter:
-    """The adapter a run's calls go to: the offline one with the canned replies, or the provider's,
-    retargeted to the model the run asks for and, in a dry run, answered offline; its replies
-    recorded, or answered from a recording (:func:`recorded_or_replayed`)."""
+    """The adapter a run's calls go to: the offline one with the canned replies, the provider's
+    (each call's, with ``auto``), retargeted to the model the run asks for and, in a dry run,
+    answered offline; its replies recorded, or answered from a recording (:func:`recorded_or_replayed`)."""
     answers = OfflineAdapter(options.responses)  # each run answers from a queue of its own
     name, model = options.adapter, options.model
     if options.replay is not None and name == "offline":
         name, model = options.replay.provider or name, model or options.replay.model
     if name == "offline":
         return recorded_or_replayed(answers, name, options)
-    provider = recorded_or_replayed(host.load("adapters", name), name, options)
-    return Retargeted(provider, name, model, host.adapter, answers if options.dry_run else None)
+    routes = Routes(host, options.base_urls)
+    dry = answers if options.dry_run else None
+    if name == AUTO:  # each provider's calls recorded, or replayed, under its own name
+        if options.record is not None and options.replay is None and not options.dry_run:
+            options.record.begin(AUTO, options.model)
+        return Routed(routes, model, dry, lambda adapter, each: recorded_or_replayed(adapter, each, options))
+    return Retargeted(recorded_or_replayed(routes.sender(name), name, options), name, model, routes, dry)
 
 
 def recorded_or_replayed(adapter: ModelAdapter, name: str, options: RunOptions) -> ModelAdapter:
@@ -213,10 +224,21 @@ def _run(
         timeout=options.timeout,
         on_text=options.on_text,
         watch=options.watch,
+        render=_sending_render(options, host),
     )
     with observer().run(Path(program.file_of().name).name):
         value = interpreter.run(input, agent=options.agent, function=options.function)
-    return RunResult(value, interpreter.trace, interpreter.calls)
+    return RunResult(value, interpreter.trace, interpreter.calls, (options.format, options.options))
+
+
+def _sending_render(options: RunOptions, host: PluginHost) -> Callable[[Prompt], RenderedPrompt] | None:
+    """How a program's calls are rendered to be sent: in the run's format, so that what is shown is
+    what is sent; ``None`` for AgentScript's own text, which the interpreter renders anyway."""
+    if options.format == "agentscript" and not options.options:
+        return None
+    renderer = host.load("renderers", options.format)
+    chosen = dict(options.options)
+    return lambda prompt: renderer.render(prompt, **chosen)
 
 
 def run_prompt(
@@ -225,9 +247,7 @@ def run_prompt(
     """A prompt read from a prompt file, asked as one ``generate`` (its attempts, repair text and
     checks) through the adapter a program's calls would go to.
 
-    Unlike a program, whose calls are sent in AgentScript's own text, a prompt file is sent as
-    ``options.format`` renders it: the file is the prompt, and the format is how the user wants it
-    sent. Its calls are all at ``label:1:1``; the trace holds the ``notes`` events. A failed call
+    As a program's, its calls are sent as ``options.format`` renders them. Its calls are all at ``label:1:1``; the trace holds the ``notes`` events. A failed call
     raises with the attempts made on the error (``error.calls``).
     """
     from ...core.errors import PromptwireError
@@ -281,7 +301,7 @@ def request_dict(call: ProgramCall, provider: str) -> dict[str, Any]:
         "site": str(call.site),
         "agent": call.site.agent or None,
         "attempt": call.attempt,
-        "provider": provider,
+        "provider": call.request.provider or provider,
         "model": call.request.kwargs.get("model"),
         "body": dict(call.request.kwargs),
         "notes": list(call.request.notes),

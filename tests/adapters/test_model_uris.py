@@ -13,6 +13,7 @@ import pytest
 from promptwire import PluginHost, Prompt
 from promptwire.frontend.asrender.cli import main
 from promptwire.frontend.asrender.retarget import Retargeted
+from promptwire.frontend.asrender.routing import Routes
 
 HOST = PluginHost(entry_points=False)
 PROMPT = Prompt(instruction="Say ok.")
@@ -75,15 +76,17 @@ def test_a_retargeted_model_is_its_name_as_its_own_protocol_reads_it(
 
 def test_a_uri_of_the_providers_own_protocol_goes_to_it_whole() -> None:
     # ollama://HOST:PORT/MODEL also names the host, which only the ollama adapter reads.
-    target = Retargeted(HOST.load("adapters", "ollama"), "ollama", None, HOST.adapter)
+    target = Retargeted(HOST.load("adapters", "ollama"), "ollama", None, Routes(HOST))
     assert target.model_for("ollama://gpu:8080/m?x") == "ollama://gpu:8080/m?x"
     assert target.model_for("openai://gpu:8080/m?x") == "gpu:8080/m"
     assert (
-        Retargeted(HOST.load("adapters", "ollama"), "ollama", "given", HOST.adapter).model_for("openai://x") == "given"
+        Retargeted(HOST.load("adapters", "ollama"), "ollama", "given", Routes(HOST)).model_for("openai://x") == "given"
     )
 
 
-def test_a_protocol_no_adapter_reads_is_an_unknown_adapter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_protocol_no_adapter_serves_is_an_error_at_the_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     program = tmp_path / "p.as"
     program.write_text(
         'import llm M from "foo://bar"\nmain agent A {\n    model M\n    role "R"\n    description "D"\n'
@@ -92,4 +95,8 @@ def test_a_protocol_no_adapter_reads_is_an_unknown_adapter(tmp_path: Path, capsy
     )
     assert main([str(program), "--provider", "openai", "--dry-run", "-O", "json"]) == 1
     out, err = capsys.readouterr()
-    assert (out, err.split(" (available: ")[0]) == ("", "asrender: unknown adapter 'foo'")
+    assert out == ""
+    assert err.startswith(
+        f"{program}:7:9: error[RUNTIME_ERROR]: no adapter serves foo:// models (those served: openai://"
+    )
+    assert "install the plugin that does, or correct the model's URI\n" in err

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -188,3 +189,36 @@ def test_warnings_are_one_plain_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert err == (
         "asrender: warning: format 'agentscript' cannot express these prompt fields, which were left out: history\n"
     )
+
+
+def test_version_is_the_installed_packages(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr() == (f"asrender {metadata.version('promptwire')}\n", "")
+
+
+@pytest.mark.parametrize("command", ["render", "snapshot"])
+def test_format_help_lists_the_registered_formats_plugins_too(
+    command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptwire import PluginHost, hookimpl
+    from promptwire.frontend.asrender import cli
+    from promptwire.plugins.builtins import builtin_renderer
+
+    class Fifty:
+        name = "fifty%"  # a % in a help text is argparse's formatting: it must come out as it is
+        render = builtin_renderer("agentscript").render
+
+    class Mine:
+        @hookimpl
+        def register_renderers(self, register: Any) -> None:
+            register(Fifty())
+
+    monkeypatch.setattr(cli, "_host", lambda: PluginHost(entry_points=False, plugins=[Mine()]))
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "agentscript, agens, agently, messages, template, fifty% (default: agentscript)" in help_text

@@ -32,6 +32,41 @@ main agent A {
 }
 """
 INPUT = '{"name": "Ann"}'
+MIXED = """\
+import llm Gpt from "openai://ok"
+import llm Claude from "anthropic://ok"
+import llm Llama from "ollama://ok"
+
+agent Writer {
+    model Claude
+    role "Writer"
+    description "Writes."
+    func write(topic) {
+        return generate({ input: topic }) -> {
+            ok boolean
+        }
+    }
+}
+
+agent Checker {
+    model Llama
+    role "Checker"
+    description "Checks."
+    func check(text) {
+        return generate({ input: text })
+    }
+}
+
+main agent Lead {
+    model Gpt
+    role "Lead"
+    description "Leads."
+    main func(input) {
+        draft = Writer.write("draft")
+        return Checker.check(draft)
+    }
+}
+"""
 PROVIDERS = ("openai", "openai-responses", "anthropic", "ollama")
 ENVIRONMENT = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST")
 
@@ -312,3 +347,28 @@ def test_a_failed_prompt_file_run_replays_the_same_failure(
     records = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
     assert records[0]["model"] == "words3"  # the header: the replay asks for the same model
     assert [(r["site"], r["attempt"]) for r in records[1:]] == [(f"{prompt}:1:1", 1), (f"{prompt}:1:1", 2)]
+
+
+def test_a_routed_run_records_each_call_under_its_provider_and_replays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --provider auto the calls go to several providers: each is recorded under its own name
+    (the header says auto), and the replay sends each to the same provider's reading of its reply."""
+    program = tmp_path / "two.as"
+    program.write_text(MIXED, encoding="utf-8")
+    recording = tmp_path / "two.recording.jsonl"
+    with fake_provider() as server:
+        _point_at(server, monkeypatch)
+        code, real, err = _run(
+            capsys, str(program), "--input", INPUT, "--provider", "auto", "--record", str(recording), "-O", "trace"
+        )
+        assert (code, err) == (0, "") and len(server.requests) == 2
+    for name in ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    header, *records = (json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines())
+    assert header["provider"] == "auto"
+    assert [(record["provider"], record["path"]) for record in records] == [
+        ("anthropic", "v1/messages"),
+        ("ollama", "api/chat"),
+    ]
+    assert _run(capsys, str(program), "--input", INPUT, "--responses", str(recording), "-O", "trace") == (0, real, "")

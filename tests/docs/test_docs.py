@@ -106,7 +106,7 @@ def test_the_snippets_run_in_order(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     snippets = _snippets("embedding.md")
-    assert len(snippets) == 7
+    assert len(snippets) == 9
     namespace: dict[str, Any] = {}
     monkeypatch.chdir(tmp_path)  # where the recording snippet writes its file
     with fake_provider() as server:
@@ -119,10 +119,13 @@ def test_the_snippets_run_in_order(
     assert [(w.category, str(w.message).rsplit(": ", 1)[1]) for w in caught] == [
         (UnsupportedFieldsWarning, "identity, context.source"),  # as the snippets' comments say
         (UnsupportedFieldsWarning, "sections"),
+        (UnsupportedFieldsWarning, "history"),
     ]
-    sent, *checks = server.requests
+    sent, *checks, run, arun = server.requests
     assert sent["messages"] == namespace["messages"]  # what was rendered is what went out
     assert [check.get("stream", False) for check in checks] == [True, True, False, False, False, False]
+    assert {**run, "stream": True, "stream_options": {"include_usage": True}} == arun  # arun streamed, for on_text
+    assert run["messages"] == namespace["real"].calls[0].request.kwargs["messages"]
     assert namespace["answer"] == {"ok": True}
     recorded = (tmp_path / "check.recording.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(recorded) == 2  # the header and the one real call: the replays sent nothing
