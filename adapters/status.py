@@ -11,6 +11,7 @@ for (``stream_failure``).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -40,6 +41,7 @@ __all__ = [
     "missing_part",
     "read_reply",
     "refused",
+    "retry_after",
     "sdk_status_error",
     "status_error",
     "stream_failure",
@@ -129,7 +131,38 @@ def sdk_status_error(exc: Any, *, code: object = None, secret: str | None = None
     or the raw text when it was not JSON (a proxy's HTML page), in ``body``."""
     body = exc.body
     text = body if isinstance(body, str) else str(exc) if body is None else json.dumps(body, ensure_ascii=False)
-    return status_error(exc.status_code, text, code=code, secret=secret)
+    error = status_error(exc.status_code, text, code=code, secret=secret)
+    error.retry_after = retry_after(getattr(exc, "response", None))
+    return error
+
+
+def retry_after(response: Any) -> float | None:
+    """The seconds a response asks the client to wait before asking again: OpenAI's
+    ``retry-after-ms``, else ``Retry-After`` in seconds or as an HTTP date; ``None`` when it says
+    nothing readable."""
+    headers = getattr(response, "headers", None) or {}
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        given = headers.get(name)
+        if given is None:
+            continue
+        seconds: float | None
+        try:
+            seconds = float(given) / scale
+        except ValueError:
+            seconds = _seconds_until(given) if scale == 1.0 else None
+        if seconds is not None and math.isfinite(seconds):
+            return max(seconds, 0.0)
+    return None
+
+
+def _seconds_until(http_date: str) -> float | None:
+    import time
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return parsedate_to_datetime(http_date).timestamp() - time.time()
+    except (TypeError, ValueError, IndexError):
+        return None
 
 
 def connection_failed(exc: BaseException) -> ProviderConnectionError:

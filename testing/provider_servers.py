@@ -9,7 +9,8 @@ HTTP status in the protocol's own error body (``e429q``: a spent quota, OpenAI's
 quotes the API key the request carried, as some proxies do), ``slow`` sleeps past the client's
 timeout, ``delayNNN`` answers after NNN milliseconds, ``wordsNNN`` with a text of NNN words (no
 JSON), ``hang`` never answers and waits for the client to hang up (recorded in ``hung_up``),
-``garbage`` sends a body that is not JSON,
+``busyN`` is rate limited for its first N requests (429 with ``Retry-After: 1`` and OpenAI's
+``retry-after-ms: 50``), then answers as ``ok`` does, ``garbage`` sends a body that is not JSON,
 ``html200`` a captive portal's page, ``emptyjson`` ``{}``, ``html502`` a proxy's HTML error page,
 ``bigpage`` a 100 kB one, ``truncated`` half a body before closing the connection, ``refusal`` the
 model declining (OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers).
@@ -55,6 +56,8 @@ class FakeProvider:
     reply: Reply | None = None
     hung_up: list[str] = field(default_factory=list)
     """The model of each request whose client hung up while the server was still answering it."""
+    asked: dict[str, int] = field(default_factory=dict)
+    """How many requests asked for each model so far."""
 
 
 REFUSAL = "I can't help with that."
@@ -186,6 +189,7 @@ REPLIES: dict[str, Reply] = {
 def fake_provider() -> Iterator[FakeProvider]:
     """Start the fake provider on an ephemeral port; stop it on exit."""
     state = FakeProvider(base_url="")
+    lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:  # quiet
@@ -199,6 +203,12 @@ def fake_provider() -> Iterator[FakeProvider]:
             state.requests.append(body)
             model = str(body.get("model", ""))
             streamed = body.get("stream") is True
+            with lock:
+                state.asked[model] = asked = state.asked.get(model, 0) + 1
+            if model.startswith("busy") and model[4:].isdigit() and asked <= int(model[4:]):
+                error = _error_body(self.path, 429, model, "")
+                self._send(429, error, {"retry-after": "1", "retry-after-ms": "50"})
+                return
             if model == "slow":
                 time.sleep(1)
             elif model.startswith("delay") and model[5:].isdigit():
@@ -285,12 +295,16 @@ def fake_provider() -> Iterator[FakeProvider]:
                     state.hung_up.append(model)
                     return
 
-        def _send(self, status: int, data: dict[str, Any]) -> None:
-            self._send_bytes(status, json.dumps(data).encode(), "application/json")
+        def _send(self, status: int, data: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+            self._send_bytes(status, json.dumps(data).encode(), "application/json", headers)
 
-        def _send_bytes(self, status: int, data: bytes, content_type: str) -> None:
+        def _send_bytes(
+            self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None
+        ) -> None:
             try:
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("content-type", content_type)
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()

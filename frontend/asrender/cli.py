@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 OUTPUTS = ("display", "json", "text", "trace")
-COMMANDS = ("plugins", "render", "check", "parse", "snapshot", "serve")
+COMMANDS = ("plugins", "render", "batch", "check", "parse", "snapshot", "serve")
 
 
 class CliError(Exception):
@@ -142,33 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     given = render.add_mutually_exclusive_group()
     given.add_argument("--input", metavar="JSON", help="a program's input, a JSON object")
     given.add_argument("--input-file", metavar="FILE", help="a program's input, from a JSON file")
-    render.add_argument(
-        "--allow-read", action="append", metavar="PATH", help="a program may also read this (repeatable)"
-    )
-    render.add_argument(
-        "--allow-write",
-        action="append",
-        nargs="?",
-        const=_WORKSPACE,
-        metavar="PATH",
-        help="a program's tools and memory may write this file or folder (no PATH: the program's folder; repeatable)",
-    )
-    render.add_argument(
-        "--allow-env",
-        action="append",
-        type=_comma_list,
-        metavar="NAME,...",
-        help="a program may read these environment variables (none by default; secret-looking values are never traced)",
-    )
-    render.add_argument(
-        "--allow-net",
-        action="append",
-        nargs="?",
-        type=_origins,
-        const=[_ANY_ORIGIN],
-        metavar="ORIGIN,...",
-        help="a program's HTTP tools may reach these origins, scheme://host[:port] or host[:port] (no ORIGIN: any)",
-    )
+    _permission_flags(render)
     render.add_argument("--agent", help="the program's entry agent (default: its main agent)")
     render.add_argument("--function", help="the entry agent's function (default: its main func)")
     render.add_argument(
@@ -204,6 +178,7 @@ def _parser() -> argparse.ArgumentParser:
         help=f"refuse prompt files larger than this (default {DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
     )
     render.set_defaults(run=_cmd_render)
+    _batch_parser(commands)
 
     snapshot = commands.add_parser(
         "snapshot",
@@ -254,6 +229,140 @@ def _parser() -> argparse.ArgumentParser:
         )
         command.set_defaults(run=run)
     return parser
+
+
+def _permission_flags(parser: argparse.ArgumentParser) -> None:
+    """What a program may touch besides its own folder (``render`` and ``batch`` take the same)."""
+    parser.add_argument(
+        "--allow-read", action="append", metavar="PATH", help="a program may also read this (repeatable)"
+    )
+    parser.add_argument(
+        "--allow-write",
+        action="append",
+        nargs="?",
+        const=_WORKSPACE,
+        metavar="PATH",
+        help="a program's tools and memory may write this file or folder (no PATH: the program's folder; repeatable)",
+    )
+    parser.add_argument(
+        "--allow-env",
+        action="append",
+        type=_comma_list,
+        metavar="NAME,...",
+        help="a program may read these environment variables (none by default; secret-looking values are never traced)",
+    )
+    parser.add_argument(
+        "--allow-net",
+        action="append",
+        nargs="?",
+        type=_origins,
+        const=[_ANY_ORIGIN],
+        metavar="ORIGIN,...",
+        help="a program's HTTP tools may reach these origins, scheme://host[:port] or host[:port] (no ORIGIN: any)",
+    )
+
+
+def _batch_parser(commands: Any) -> None:
+    batch = commands.add_parser(
+        "batch",
+        help="run a .as program on every row of a JSONL file (or ask each row's prompt), one result line per row",
+    )
+    batch.add_argument(
+        "file", metavar="FILE", help="a .as program (with --inputs), or a JSONL file of prompt data, one prompt a line"
+    )
+    batch.add_argument("--inputs", metavar="ROWS.jsonl", help="the program's inputs, a JSON object a line")
+    batch.add_argument(
+        "--out", required=True, metavar="RESULTS.jsonl", help="the results, a line a row (rerun to resume it)"
+    )
+    batch.add_argument(
+        "--from", dest="reader", default="prompt", metavar="READER", help="the reader of prompt rows (default: prompt)"
+    )
+    batch.add_argument("--format", "-f", default="agentscript", help="the format of each call's prompt in the results")
+    batch.add_argument(
+        "--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a renderer option (repeatable)"
+    )
+    batch.add_argument("--strict", action="store_true", help="fail a row when the format cannot express a field")
+    batch.add_argument(
+        "--prompt",
+        choices=("full", "digest"),
+        default="full",
+        help="each call's rendered prompt in full (default) or its sha256 digest",
+    )
+    batch.add_argument("--provider", help="send the calls to this adapter (default offline)")
+    batch.add_argument("--model", help="the model to ask for (a prompt row names none)")
+    batch.add_argument("--timeout", type=_seconds, metavar="SECONDS", help=f"per request (default {DEFAULT_TIMEOUT:g})")
+    batch.add_argument(
+        "--dry-run", action="store_true", help="with --provider: build every request, send nothing, answer offline"
+    )
+    batch.add_argument("--responses", metavar="FILE", help="canned model replies for every row, a JSON array")
+    batch.add_argument(
+        "--concurrency", type=_count, default=8, metavar="N", help="with --provider: rows in flight at once (default 8)"
+    )
+    batch.add_argument(
+        "--jobs", type=_count, default=1, metavar="N", help="offline: processes to run rows in (default 1)"
+    )
+    batch.add_argument(
+        "--max-wait",
+        type=_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="how long one call may wait out a provider's rate limits in all (default 300)",
+    )
+    _permission_flags(batch)
+    batch.add_argument("--agent", help="the program's entry agent (default: its main agent)")
+    batch.add_argument("--function", help="the entry agent's function (default: its main func)")
+    batch.add_argument(
+        "--max-input-size",
+        type=_byte_size,
+        default=DEFAULT_MAX_BYTES,
+        metavar="BYTES",
+        help=f"refuse a program or replies file larger than this (default {DEFAULT_MAX_BYTES // 2**20}M)",
+    )
+    batch.set_defaults(run=_cmd_batch, input=None, input_file=None)
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from .batch import Batch, options_for_batch, run_batch
+
+    program = args.file.endswith(".as")
+    if program and args.inputs is None:
+        _usage_error("a program's batch needs --inputs ROWS.jsonl")
+    if not program:
+        given = [flag for flag, value in _program_flags(args) if value is not None]
+        if args.inputs is not None:
+            given.insert(0, "--inputs")
+        if given:
+            _usage_error(f"{', '.join(given)} apply to .as programs only (each line of {args.file} is a prompt)")
+    live = args.provider not in (None, "offline") and not args.dry_run
+    if live and args.jobs > 1:
+        _usage_error("--jobs is for offline batches; a provider's batch runs --concurrency rows at once")
+    host = _host()
+    options = _run_options(args, host)
+    if not program:
+        host.reader(args.reader)  # an unknown reader fails once, before any row
+        if options.adapter != "offline" and args.model is None:
+            _usage_error(f"--provider {options.adapter} needs --model for prompt rows (prompt data names no model)")
+    label, source = _read_program(args) if program else (args.file, None)
+    batch = Batch(
+        rows=args.inputs if program else args.file,
+        options=options_for_batch(options),
+        program=source,
+        program_path=label if program else None,
+        reader=args.reader,
+        prompt=args.prompt,
+        max_wait=args.max_wait,
+    )
+    if os.path.abspath(args.out) == os.path.abspath(batch.rows):
+        raise CliError(f"--out {args.out} is the rows' own file")
+    summary = run_batch(batch, args.out, jobs=args.jobs, concurrency=args.concurrency, report=error_line, host=host)
+    error_line(summary.line())
+    return 0 if summary.failed == summary.bad == 0 else 1
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 10_000:
+        raise argparse.ArgumentTypeError(f"not a whole number from 1 to 10000: {one_line(text)!r}")
+    return int(text)
 
 
 def _cmd_plugins(args: argparse.Namespace) -> int:

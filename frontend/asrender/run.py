@@ -11,7 +11,8 @@ display format is rendered afterwards, by whoever shows the calls (:func:`shown`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,7 @@ from ..agentscript.trace import ProgramCall, Site, TextSink, notes_events
 from .retarget import Retargeted
 
 if TYPE_CHECKING:
-    from ...core.generate import ModelAdapter
+    from ...core.generate import GenerateResult, ModelAdapter
     from ...core.prompt import Prompt
     from ...core.rendered import RenderedPrompt
     from ...core.tools import ToolContext
@@ -32,6 +33,7 @@ __all__ = [
     "RunOptions",
     "RunResult",
     "arun",
+    "arun_prompt",
     "call_block",
     "call_heading",
     "model_adapter",
@@ -128,13 +130,16 @@ async def arun(
     *,
     host: PluginHost | None = None,
     path: str | None = None,
+    adapter: ModelAdapter | None = None,
 ) -> RunResult:
     """:func:`run`, awaited. The interpreter is synchronous, so the program runs in a thread of its
     own while each of its model calls is made on the caller's event loop with the provider SDK's
     async client (:class:`promptwire.core.on_loop.OnLoop`): many programs run at once on one loop
     and share its connections. ``options.on_text`` is called on the loop. Cancelling ``arun``
     cancels the model call in flight (its connection is closed) and stops the program at its next
-    call; it returns once the program's thread has ended.
+    call; it returns once the program's thread has ended. ``adapter`` replaces the one the options
+    name (:func:`model_adapter`), for a caller that wraps it (``asrender batch`` waits out rate
+    limits) or shares one between runs.
     """
     import asyncio
 
@@ -143,7 +148,7 @@ async def arun(
     options = options or RunOptions()
     host = host or default_host()
     loop = asyncio.get_running_loop()
-    adapter = OnLoop(model_adapter(host, options), loop)
+    on_loop_adapter = OnLoop(adapter or model_adapter(host, options), loop)
     on_text = options.on_text
     if on_text is not None:
 
@@ -151,7 +156,7 @@ async def arun(
             loop.call_soon_threadsafe(on_text, text)
 
         options = replace(options, on_text=on_loop)
-    return await adapter.run(lambda: _run(adapter, source_or_path, input, options, host, path))
+    return await on_loop_adapter.run(lambda: _run(on_loop_adapter, source_or_path, input, options, host, path))
 
 
 def _run(
@@ -197,24 +202,66 @@ def run_prompt(
     sent. Its calls are all at ``label:1:1``; the trace holds the ``notes`` events. A failed call
     raises with the attempts made on the error (``error.calls``).
     """
-    from ...core.errors import PromptwireError
     from ...core.generate import generate
 
     options = options or RunOptions()
     host = host or default_host()
-    renderer = host.load("renderers", options.format)
     site = Site(label, 1, 1, "")
-    try:
+    with _calls_at(site):
         result = generate(
             prompt,
-            render=lambda current: renderer.render(current, **options.options),
+            render=_renderer(options, host),
             adapter=model_adapter(host, options),
             timeout=options.timeout,
             on_text=options.on_text,
         )
+    return _prompt_result(site, result, options)
+
+
+async def arun_prompt(
+    prompt: Prompt,
+    label: str,
+    options: RunOptions | None = None,
+    *,
+    host: PluginHost | None = None,
+    adapter: ModelAdapter | None = None,
+) -> RunResult:
+    """:func:`run_prompt`, awaited (its call made with the adapter's async client); ``adapter``
+    replaces the one the options name, as for :func:`arun`."""
+    from ...core.generate import agenerate
+
+    options = options or RunOptions()
+    host = host or default_host()
+    site = Site(label, 1, 1, "")
+    with _calls_at(site):
+        result = await agenerate(
+            prompt,
+            render=_renderer(options, host),
+            adapter=adapter or model_adapter(host, options),
+            timeout=options.timeout,
+            on_text=options.on_text,
+        )
+    return _prompt_result(site, result, options)
+
+
+def _renderer(options: RunOptions, host: PluginHost) -> Callable[[Prompt], RenderedPrompt]:
+    renderer = host.load("renderers", options.format)
+    return lambda current: renderer.render(current, **options.options)
+
+
+@contextmanager
+def _calls_at(site: Site) -> Iterator[None]:
+    """A failed prompt's attempts (``error.calls``) as calls at ``site``."""
+    from ...core.errors import PromptwireError
+
+    try:
+        yield
     except PromptwireError as exc:
         exc.calls = tuple(ProgramCall.at(site, call) for call in exc.calls)
         raise
+
+
+def _prompt_result(site: Site, result: GenerateResult, options: RunOptions) -> RunResult:
     calls = [ProgramCall.at(site, call) for call in result.calls]
     return RunResult(result.value, notes_events(calls), calls, (options.format, options.options))
 
