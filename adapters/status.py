@@ -44,6 +44,7 @@ __all__ = [
     "retry_after",
     "sdk_status_error",
     "status_error",
+    "status_of_kind",
     "stream_failure",
     "unreadable_reply",
 ]
@@ -102,6 +103,12 @@ _STREAM_KINDS = {
     "server_error": 500,
 }
 """The HTTP status each kind of error event stands for."""
+
+
+def status_of_kind(kind: object) -> int:
+    """The HTTP status a provider's kind of error (Anthropic's ``type``, OpenAI's ``code``)
+    stands for: 500, the provider's own failure, when it is not one this module knows."""
+    return _STREAM_KINDS.get(kind, 500) if isinstance(kind, str) else 500
 
 
 def stream_failure(error: object, *, secret: str | None = None) -> ProviderError:

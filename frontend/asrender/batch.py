@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ...plugins.manager import PluginHost
     from .run import ProgramCall
 
-__all__ = ["Batch", "Summary", "run_batch"]
+__all__ = ["Batch", "Outcome", "RowRunner", "Summary", "run_batch"]
 
 PromptField = Literal["full", "digest"]
 
@@ -129,7 +129,7 @@ def run_batch(
 
     summary = Summary()
     results, done = ResultsFile.open(out)
-    with results, _Progress(batch.rows, summary, report) as progress:
+    with results, Progress(batch.rows, summary, report) as progress:
 
         def take(outcomes: Iterable[Outcome]) -> None:
             outcomes = list(outcomes)
@@ -140,7 +140,7 @@ def run_batch(
                     progress.write(outcome.report)
             progress.update(len(outcomes))
 
-        rows = _new_rows(batch.rows, done, summary, progress)
+        rows = rows_to_run(batch.rows, done, summary, progress)
         if batch.options.adapter != "offline" and not batch.options.dry_run:
             import asyncio
 
@@ -149,12 +149,12 @@ def run_batch(
             _in_processes(batch, rows, jobs, take)
         else:
             runner = RowRunner(batch, host or default_host())
-            for chunk in _chunks(rows, CHUNK_ROWS):
+            for chunk in chunks(rows, CHUNK_ROWS):
                 take(runner.run_chunk(chunk))
     return summary
 
 
-def _new_rows(path: str, done: set[str], summary: Summary, progress: _Progress) -> Iterator[tuple[int, str]]:
+def rows_to_run(path: str, done: set[str], summary: Summary, progress: Progress) -> Iterator[tuple[int, str]]:
     """The rows of ``path`` not done yet. Telling which are done means reading each line's id, so
     a first run (nothing done) leaves every line to be read where it runs."""
     for number, text in read_rows(path):
@@ -167,7 +167,7 @@ def _new_rows(path: str, done: set[str], summary: Summary, progress: _Progress) 
         yield number, text
 
 
-def _chunks(rows: Iterator[tuple[int, str]], size: int) -> Iterator[list[tuple[int, str]]]:
+def chunks(rows: Iterator[tuple[int, str]], size: int) -> Iterator[list[tuple[int, str]]]:
     chunk: list[tuple[int, str]] = []
     for row in rows:
         chunk.append(row)
@@ -193,7 +193,7 @@ def _in_processes(
     context = multiprocessing.get_context("spawn")
     with futures.ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(batch,)) as pool:
         pending: set[futures.Future[list[Outcome]]] = set()
-        for chunk in _chunks(rows, CHUNK_ROWS):
+        for chunk in chunks(rows, CHUNK_ROWS):
             if len(pending) >= 2 * jobs:
                 finished, pending = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
                 for future in finished:
@@ -285,19 +285,28 @@ class RowRunner:
     def run_chunk(self, chunk: Iterable[tuple[int, str]]) -> list[Outcome]:
         return [self.run_row(number, text) for number, text in chunk]
 
-    def run_row(self, number: int, text: str) -> Outcome:
-        """Row ``number`` run here (offline, or a dry run)."""
+    def run_row(self, number: int, text: str, adapter: Callable[[Row], ModelAdapter] | None = None) -> Outcome:
+        """Row ``number`` run here (offline, or a dry run; or with the adapter ``adapter`` makes
+        for the row)."""
         from .run import run, run_prompt
 
         row = parse_row(self.batch.rows, number, text)
         if isinstance(row, BadRow):
             return self._bad(row)
         options = self.batch.options
+        given = None if adapter is None else adapter(row)
         try:
             if self.batch.program is not None:
-                result = run(self.batch.program, _js(row.data), options, host=self.host, path=self.batch.program_path)
+                result = run(
+                    self.batch.program,
+                    _js(row.data),
+                    options,
+                    host=self.host,
+                    path=self.batch.program_path,
+                    adapter=given,
+                )
             else:
-                result = run_prompt(self._prompt(row), self._label(row), options, host=self.host)
+                result = run_prompt(self._prompt(row), self._label(row), options, host=self.host, adapter=given)
         except _ROW_FAILURES as exc:
             return self._failed(row, exc)
         return self._ok(row, result)
@@ -441,7 +450,7 @@ def _shown_id(row_id: str | int) -> str:
 # --- progress ----------------------------------------------------------------------------------------
 
 
-class _Progress:
+class Progress:
     """A progress bar on stderr (rows, rate, ETA, failures) while stderr is a terminal; nothing
     otherwise, so a log or a pipe gets only the reports and the summary. tqdm is imported only then."""
 
@@ -451,7 +460,7 @@ class _Progress:
         self.report = report
         self.bar: Any = None
 
-    def __enter__(self) -> _Progress:
+    def __enter__(self) -> Progress:
         import sys
 
         stream = sys.stderr

@@ -308,6 +308,23 @@ def _batch_parser(commands: Any) -> None:
         metavar="SECONDS",
         help="how long one call may wait out a provider's rate limits in all (default 300)",
     )
+    batch.add_argument(
+        "--batch-file",
+        nargs=2,
+        metavar=("openai|anthropic", "FILE"),
+        help="write each row's next call to FILE, the provider's batch input, instead of sending it",
+    )
+    batch.add_argument(
+        "--batch-results",
+        action="append",
+        metavar="FILE",
+        help="the provider's results of every round so far (repeatable): rows they finish go to --out",
+    )
+    batch.add_argument(
+        "--replay-writes",
+        action="store_true",
+        help="with --batch-file or --batch-results: allow --allow-write, though each round repeats the writes",
+    )
     _permission_flags(batch)
     batch.add_argument("--agent", help="the program's entry agent (default: its main agent)")
     batch.add_argument("--function", help="the entry agent's function (default: its main func)")
@@ -333,7 +350,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             given.insert(0, "--inputs")
         if given:
             _usage_error(f"{', '.join(given)} apply to .as programs only (each line of {args.file} is a prompt)")
-    live = args.provider not in (None, "offline") and not args.dry_run
+    kind = _batch_kind(args)
+    live = args.provider not in (None, "offline") and not args.dry_run and kind is None
     if live and args.jobs > 1:
         _usage_error("--jobs is for offline batches; a provider's batch runs --concurrency rows at once")
     host = _host()
@@ -354,7 +372,55 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     )
     if os.path.abspath(args.out) == os.path.abspath(batch.rows):
         raise CliError(f"--out {args.out} is the rows' own file")
+    if kind is not None:
+        return _batch_round(args, batch, kind, host)
     summary = run_batch(batch, args.out, jobs=args.jobs, concurrency=args.concurrency, report=error_line, host=host)
+    error_line(summary.line())
+    return 0 if summary.failed == summary.bad == 0 else 1
+
+
+def _batch_kind(args: argparse.Namespace) -> str | None:
+    """The provider batch API a batch writes for or reads from (None: a batch run here), its
+    adapter checked and made the run's provider (the batch file's own by default)."""
+    from ...adapters.batch_files import KINDS, check_adapter
+
+    if args.batch_file is None and args.batch_results is None:
+        if args.replay_writes:
+            _usage_error("--replay-writes applies to --batch-file and --batch-results only")
+        return None
+    if args.batch_file is not None:
+        kind = args.batch_file[0]
+        if kind not in KINDS:
+            _usage_error(f"--batch-file takes openai or anthropic, then the file; got {one_line(kind)!r}")
+        args.provider = args.provider or kind
+    else:
+        kind = next((name for name, adapters in KINDS.items() if args.provider in adapters), None)
+        if kind is None:
+            _usage_error("--batch-results needs --provider openai, openai-responses or anthropic")
+    try:
+        check_adapter(kind, args.provider)
+    except PromptwireError as exc:
+        _usage_error(str(exc))
+    if args.dry_run or args.jobs > 1:
+        _usage_error("--batch-file and --batch-results take neither --dry-run nor --jobs")
+    if args.allow_write and not args.replay_writes:
+        _usage_error(
+            "a program that may write (--allow-write) is run again each round, repeating its writes; "
+            "add --replay-writes to allow it"
+        )
+    return str(kind)
+
+
+def _batch_round(args: argparse.Namespace, batch: Any, kind: str, host: PluginHost) -> int:
+    from .batch_rounds import run_round
+
+    requests = args.batch_file[1] if args.batch_file is not None else None
+    summary, waiting = run_round(
+        batch, args.out, kind=kind, requests=requests, results=args.batch_results or (), report=error_line, host=host
+    )
+    if waiting:
+        where = f"written to {requests}" if requests else "not written: give --batch-file"
+        error_line(f"batch: {waiting} rows wait for another round, their next calls {where}")
     error_line(summary.line())
     return 0 if summary.failed == summary.bad == 0 else 1
 

@@ -110,17 +110,19 @@ def run(
     *,
     host: PluginHost | None = None,
     path: str | None = None,
+    adapter: ModelAdapter | None = None,
 ) -> RunResult:
     """Parse, check and run a program, offline unless ``options`` say otherwise, keeping every call.
 
     ``source_or_path`` is a ``Path`` (its source read as every program's is:
     :func:`..agentscript.loader.read_source`) or the program text (``path`` then names it in errors
     and locates its imports). A failed run raises with its calls so far on the error
-    (``error.calls``).
+    (``error.calls``). ``adapter`` replaces the one the options name (:func:`model_adapter`), for
+    a caller that wraps it (``asrender batch`` answers calls from a provider's batch results).
     """
     options = options or RunOptions()
     host = host or default_host()
-    return _run(model_adapter(host, options), source_or_path, input, options, host, path)
+    return _run(adapter or model_adapter(host, options), source_or_path, input, options, host, path)
 
 
 async def arun(
@@ -192,7 +194,12 @@ def _run(
 
 
 def run_prompt(
-    prompt: Prompt, label: str, options: RunOptions | None = None, *, host: PluginHost | None = None
+    prompt: Prompt,
+    label: str,
+    options: RunOptions | None = None,
+    *,
+    host: PluginHost | None = None,
+    adapter: ModelAdapter | None = None,
 ) -> RunResult:
     """A prompt read from a prompt file, asked as one ``generate`` (its attempts, repair text and
     checks) through the adapter a program's calls would go to.
@@ -200,7 +207,8 @@ def run_prompt(
     Unlike a program, whose calls are sent in AgentScript's own text, a prompt file is sent as
     ``options.format`` renders it: the file is the prompt, and the format is how the user wants it
     sent. Its calls are all at ``label:1:1``; the trace holds the ``notes`` events. A failed call
-    raises with the attempts made on the error (``error.calls``).
+    raises with the attempts made on the error (``error.calls``). ``adapter`` replaces the one the
+    options name, as for :func:`run`.
     """
     from ...core.generate import generate
 
@@ -211,7 +219,7 @@ def run_prompt(
         result = generate(
             prompt,
             render=_renderer(options, host),
-            adapter=model_adapter(host, options),
+            adapter=adapter or model_adapter(host, options),
             timeout=options.timeout,
             on_text=options.on_text,
         )
