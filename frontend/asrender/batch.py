@@ -256,10 +256,10 @@ async def _live(
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
-        await _close_clients(provider)
+        await close_clients(provider)
 
 
-async def _close_clients(adapter: Any) -> None:
+async def close_clients(adapter: Any) -> None:
     """Close the async clients the batch's calls opened (a retargeted adapter's provider's)."""
     inner = getattr(adapter, "adapter", adapter)
     aclose = getattr(inner, "aclose", None)
