@@ -21,7 +21,8 @@ connection in the middle of an event, ``short`` ends the stream cleanly after it
 text but before the provider's closing events, ``streamerror`` and ``streamrate`` send the
 protocol's error event (the provider failed; a rate limit) after the first piece of text, and
 ``hang`` sends the first piece of text, then waits for the client to hang up.
-Every request body is recorded."""
+Every request body is recorded. The batch endpoints of both providers (files, batches, results)
+are :mod:`.provider_batches`'s, in ``FakeProvider.batches``."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .provider_batches import BatchEndpoints
 from .provider_streams import STREAMS
 
 __all__ = ["REFUSAL", "REPLIES", "FakeProvider", "fake_provider"]
@@ -58,6 +60,8 @@ class FakeProvider:
     """The model of each request whose client hung up while the server was still answering it."""
     asked: dict[str, int] = field(default_factory=dict)
     """How many requests asked for each model so far."""
+    batches: BatchEndpoints = field(default_factory=lambda: BatchEndpoints(_route_reply))
+    """The files and batches of the batch endpoints."""
 
 
 REFUSAL = "I can't help with that."
@@ -185,6 +189,10 @@ REPLIES: dict[str, Reply] = {
 """Each route's successful reply, built from the request body."""
 
 
+def _route_reply(route: str, body: dict[str, Any]) -> dict[str, Any]:
+    return REPLIES.get(route, _chat_completion)(body)
+
+
 @contextmanager
 def fake_provider() -> Iterator[FakeProvider]:
     """Start the fake provider on an ephemeral port; stop it on exit."""
@@ -195,8 +203,14 @@ def fake_provider() -> Iterator[FakeProvider]:
         def log_message(self, *args: Any) -> None:  # quiet
             pass
 
+        def do_GET(self) -> None:
+            self._send_bytes(*state.batches.get(self.path, state.root))
+
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+            if state.batches.handles(self.path):
+                self._send_bytes(*state.batches.post(self.path, self.headers.get("content-type", ""), raw, state.root))
+                return
             state.raw_bodies.append(raw)
             state.headers.append({key.lower(): value for key, value in self.headers.items()})
             body = json.loads(raw or b"{}")

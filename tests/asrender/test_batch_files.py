@@ -208,3 +208,67 @@ def test_a_program_that_writes_is_refused_unless_its_writes_may_repeat(
         with pytest.raises(SystemExit):
             main(["batch", str(program), "--inputs", str(rows), "--out", str(tmp_path / "o2.jsonl"), *argv])
         assert message in capsys.readouterr().err
+
+
+def _openai_round(client: Any, requests: Path, answers: Path) -> None:
+    """One round through OpenAI's Files and Batches endpoints with the real SDK: upload, create,
+    poll, download the output and error files."""
+    with requests.open("rb") as stream:
+        uploaded = client.files.create(file=stream, purpose="batch")
+    batch = client.batches.create(input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h")
+    while batch.status not in ("completed", "failed", "expired", "cancelled"):
+        batch = client.batches.retrieve(batch.id)
+    files = [batch.output_file_id, batch.error_file_id]
+    answers.write_bytes(b"".join(client.files.content(file_id).read() for file_id in files if file_id))
+
+
+def _anthropic_round(client: Any, requests: Path, answers: Path) -> None:
+    """One round through Anthropic's Message Batches with the real SDK: create, poll, results."""
+    asked = [json.loads(line) for line in requests.read_text(encoding="utf-8").splitlines()]
+    batch = client.messages.batches.create(requests=asked)
+    while batch.processing_status != "ended":
+        batch = client.messages.batches.retrieve(batch.id)
+    results = client.messages.batches.results(batch.id)
+    answers.write_text("".join(result.to_json(indent=None) + "\n" for result in results), encoding="utf-8")
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_rounds_end_to_end_through_the_providers_batch_endpoints_and_sdks(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, program: Path, tmp_path: Path, kind: str
+) -> None:
+    import anthropic
+    import openai
+
+    rows = _rows(tmp_path / "rows.jsonl", 3)
+    out = tmp_path / "out.jsonl"
+    with fake_provider() as server:
+        if kind == "openai":
+            client: Any = openai.OpenAI(api_key="sk-test", base_url=server.base_url, max_retries=0)
+            send = _openai_round
+        else:
+            client = anthropic.Anthropic(api_key="sk-test", base_url=server.root, max_retries=0)
+            send = _anthropic_round
+        results: list[str] = []
+        for round_number in range(1, 6):
+            requests = tmp_path / f"round{round_number}.jsonl"
+            argv = [str(program), "--inputs", str(rows), "--out", str(out), "--batch-file", kind, str(requests),
+                    "--model", "ok"]  # fmt: skip
+            code, err = _batch(capsys, *argv, *(arg for path in results for arg in ("--batch-results", path)))
+            assert code == 0, err
+            if not requests.read_bytes():
+                break
+            answers = tmp_path / f"answers{round_number}.jsonl"
+            send(client, requests, answers)
+            results.append(str(answers))
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.root)
+        monkeypatch.setenv(f"{kind.upper()}_API_KEY", "sk-test")
+        live = tmp_path / "live.jsonl"
+        _batch(capsys, str(program), "--inputs", str(rows), "--out", str(live), "--provider", kind, "--model", "ok")
+    assert round_number == 3  # two calls a row: two rounds, and a third that asks nothing
+    by_batch = sorted((r["id"], r["status"], r["value"], len(r["calls"])) for r in _lines(out))
+    assert by_batch == sorted((r["id"], r["status"], r["value"], len(r["calls"])) for r in _lines(live))
+    assert by_batch == [(n, "ok", '{"ok": true}', 2) for n in (1, 2, 3)]
+    batched = {r["id"]: r["calls"] for r in _lines(out)}
+    for result in _lines(live):
+        assert [call["request"] for call in batched[result["id"]]] == [call["request"] for call in result["calls"]]
