@@ -6,8 +6,12 @@ strict-invoice example's inputs (each row its own invoice number), its results w
 ``--prompt digest``; the per-process figure is the mean of ``PER_PROCESS`` runs of ``asrender
 PROGRAM --input ROW``. Peak RSS is the batch process's own (``ru_maxrss`` of the waited child).
 
-Run from the repository root: ``python benchmarks/batch.py [--million]`` (without ``--million`` the
-large run is 100,000 rows: a million takes about 15 minutes on one core).
+``--live`` measures instead live rows per second at ``--concurrency`` 1, 16 and 64 against the
+fake provider (``promptwire.testing.provider_servers``) answering every call after 100 ms, against
+the ideal (concurrency / 0.1 s).
+
+Run from the repository root: ``python benchmarks/batch.py [--million | --live]`` (without
+``--million`` the large run is 100,000 rows: a million takes about 15 minutes on one core).
 """
 
 from __future__ import annotations
@@ -25,6 +29,19 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PROGRAM = EXAMPLES / "strict-invoice.as"
 ASRENDER = [sys.executable, "-m", "promptwire"]
 PER_PROCESS = 20
+LIVE_PROGRAM = """import llm M from "openai://gpt-4o-mini"
+main agent A {
+    model M
+    role "Clerk"
+    description "Says whether an invoice is fine."
+    main func(input) {
+        use input.invoice as invoice
+        generate({ input: "Is it fine?" }) -> {
+            ok boolean
+        }
+    }
+}
+"""
 
 
 def _rows(path: Path, count: int) -> Path:
@@ -56,7 +73,32 @@ def _per_process(rows: Path) -> float:
     return len(lines) / (time.perf_counter() - start)
 
 
+def _live(rows: Path, out: Path) -> None:
+    from promptwire.testing.provider_servers import fake_provider
+
+    program = rows.parent / "live.as"
+    program.write_text(LIVE_PROGRAM, encoding="utf-8")  # answered {"ok": true} by the fake provider
+    with fake_provider() as server:
+        environment = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-bench"}
+        for concurrency, count in ((1, 50), (16, 800), (64, 2000)):
+            lines = rows.read_text(encoding="utf-8").splitlines()[:count]
+            subset = rows.parent / f"live{count}.jsonl"
+            subset.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+            out.unlink(missing_ok=True)
+            command = [*ASRENDER, "batch", str(program), "--inputs", str(subset), "--out", str(out), "--prompt",
+                       "digest", "--provider", "openai", "--model", "delay100", "--concurrency", str(concurrency)]  # fmt: skip
+            start = time.perf_counter()
+            subprocess.run(command, stderr=subprocess.DEVNULL, check=True, env=environment)
+            rate = count / (time.perf_counter() - start)
+            print(f"live --concurrency {concurrency}, {count} rows, 100 ms a call: {rate:.1f} rows/s "
+                  f"(ideal {concurrency / 0.1:.0f}, {rate / (concurrency / 0.1):.0%})")  # fmt: skip
+
+
 def main() -> None:
+    if "--live" in sys.argv:
+        with tempfile.TemporaryDirectory() as folder:
+            _live(_rows(Path(folder) / "rows.jsonl", 2000), Path(folder) / "out.jsonl")
+        return
     large = 1_000_000 if "--million" in sys.argv else 100_000
     with tempfile.TemporaryDirectory() as folder:
         here = Path(folder)
