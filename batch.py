@@ -10,6 +10,14 @@ waited out). :func:`ray_map` is the one call that wires it up. Each output row h
 text, without its ``line``. Rows need an ``id`` column (a dataset has no line numbers to name them
 by). A dataset is a table: a field some rows lack is null in those rows, and the program sees it so.
 
+For ``ray.data.llm``'s processors (its HTTP request stage, or an engine such as vLLM on the
+cluster's GPUs), :class:`BuildRequest` is the preprocess (each row's request, as ``payload`` for the
+HTTP stage and ``messages`` for an engine) and :class:`CheckReply` the postprocess (the reply,
+``http_response`` or ``generated_text``, checked against the call's output contract, and the
+row's result line, or the repair call when the check failed with attempts left). Both are the
+first round of ``asrender batch --batch-file``: a row whose program makes more calls comes back
+``waiting``, with its next request, for another pass.
+
 Needs ``pip install 'promptwire[ray]'`` (Ray Data); nothing here imports Ray until it is used.
 
     import ray
@@ -31,7 +39,7 @@ from typing import Any
 from .frontend.asrender.batch import Batch, Outcome, PromptField, RowRunner
 from .frontend.asrender.run import RunOptions
 
-__all__ = ["RunRows", "ray_map", "result_lines"]
+__all__ = ["BuildRequest", "CheckReply", "RunRows", "ray_map", "result_lines"]
 
 
 class RunRows:
@@ -108,6 +116,87 @@ class RunRows:
             return list(await asyncio.gather(*(one(number, text) for number, text in rows)))
         finally:
             await close_clients(provider)
+
+
+class _OneCall:
+    """What :class:`BuildRequest` and :class:`CheckReply` share: a row replayed against the
+    replies given, its runner made on the worker the first time a row comes (and not pickled)."""
+
+    def __init__(
+        self,
+        program: str | None = None,
+        *,
+        provider: str = "openai",
+        model: str | None = None,
+        format: str = "agentscript",
+        reader: str = "prompt",
+        prompt: PromptField = "full",
+    ) -> None:
+        self.program = program
+        self.model = model
+        self.settings: dict[str, Any] = {"provider": provider, "model": model, "format": format, "reader": reader}
+        self.prompt: PromptField = prompt
+        self._runner: RunRows | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_runner": None}
+
+    def replay(self, row: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:
+        """The row run with ``answers`` (``custom_id`` to :class:`Answer`): its result line's data
+        (``done``), or ``waiting`` with the request of its first call without an answer."""
+        from .frontend.asrender.batch_rounds import replay_row
+
+        if self._runner is None:
+            self._runner = RunRows(self.program, prompt=self.prompt, **self.settings)
+        data = {key: value for key, value in row.items() if key not in _OUR_COLUMNS}
+        return replay_row(self._runner.runner, 1, json.dumps(data, ensure_ascii=False), answers)
+
+
+_OUR_COLUMNS = frozenset({"payload", "messages", "promptwire", "http_response", "generated_text"})
+"""The columns the two steps add (and the processors between them): not the row's input."""
+
+
+class BuildRequest(_OneCall):
+    """The preprocess of a ``ray.data.llm`` processor: each row with its first call's request, as
+    ``payload`` (the provider's request body, for the HTTP request stage) and ``messages`` (its
+    messages, for an engine stage), and ``promptwire`` (the call's id, for :class:`CheckReply`).
+    A row that makes no call, or fails before, has no request: its ``promptwire`` says so."""
+
+    def __call__(self, row: dict[str, Any]) -> dict[str, Any]:
+        step = self.replay(row, {})
+        request = step.pop("request", None)
+        body = dict(request.kwargs) if request is not None else {}
+        return {**row, "payload": body, "messages": body.get("messages", []), "promptwire": json.dumps(step)}
+
+
+class CheckReply(_OneCall):
+    """The postprocess: the row's reply (``http_response``, the provider's JSON, or
+    ``generated_text``, an engine's text) read as the live call's reply would be and checked
+    against its output contract; the row comes back with ``status`` and ``result`` (the result line
+    ``asrender batch`` writes, as JSON text), or ``waiting`` with the next request in ``payload``
+    (a repair call, or the program's next call)."""
+
+    def __call__(self, row: dict[str, Any]) -> dict[str, Any]:
+        from .adapters.batch_files import Answer
+
+        asked = json.loads(row["promptwire"])
+        if asked["status"] == "waiting":
+            body = row.get("http_response")
+            if body is None:
+                body = _chat_completion(row.get("generated_text") or "", self.model)
+            asked = self.replay(row, {asked["custom_id"]: Answer(body=body)})
+        request = asked.pop("request", None)
+        result = asked.get("result")
+        status = result["status"] if result is not None else "waiting"
+        payload = dict(request.kwargs) if request is not None else {}
+        return {**row, "status": status, "result": json.dumps(result), "payload": payload}
+
+
+def _chat_completion(text: str, model: str | None) -> dict[str, Any]:
+    """An engine's generated text as the Chat Completions reply the openai adapter reads."""
+    message = {"role": "assistant", "content": text}
+    choice = {"index": 0, "message": message, "finish_reason": "stop"}
+    return {"id": "engine", "object": "chat.completion", "created": 0, "model": model, "choices": [choice]}
 
 
 def _without_line(outcome: Outcome) -> dict[str, Any]:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ...core.rendered import RenderedPrompt
     from ...plugins.manager import PluginHost
 
-__all__ = ["custom_id", "run_round"]
+__all__ = ["custom_id", "replay_row", "run_round"]
 
 
 def custom_id(line: int, call: int) -> str:
@@ -80,6 +80,27 @@ class _Replayed:
 
     def parse_reply(self, raw: Any) -> Reply:
         return self.adapter.parse_reply(raw)
+
+
+def replay_row(runner: RowRunner, number: int, text: str, answers: Mapping[str, Answer]) -> dict[str, Any]:
+    """One row replayed with ``answers``: ``{"status": "done", "result": ...}`` (its result line's
+    data, ok or failed), or ``{"status": "waiting", "custom_id", "request"}`` for its first call
+    without an answer."""
+    import json
+
+    from .run import model_adapter
+
+    adapter = model_adapter(runner.host, runner.batch.options)
+    provider = runner.batch.options.adapter
+
+    def replayed(row: Row) -> ModelAdapter:
+        return _Replayed(adapter, provider, row.line, answers)
+
+    try:
+        outcome = runner.run_row(number, text, replayed)
+    except _Unanswered as unanswered:
+        return {"status": "waiting", "custom_id": unanswered.custom_id, "request": unanswered.request}
+    return {"status": "done", "result": json.loads(outcome.line)}
 
 
 def run_round(

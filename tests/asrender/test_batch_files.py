@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from promptwire.core.json_text import to_bytes
 from promptwire.frontend.asrender.cli import main
 from promptwire.testing.provider_servers import REPLIES, fake_provider
 
@@ -272,3 +273,32 @@ def test_rounds_end_to_end_through_the_providers_batch_endpoints_and_sdks(
     batched = {r["id"]: r["calls"] for r in _lines(out)}
     for result in _lines(live):
         assert [call["request"] for call in batched[result["id"]]] == [call["request"] for call in result["calls"]]
+
+
+def test_ray_llm_steps_build_the_live_request_and_check_the_reply_against_the_contract(
+    monkeypatch: pytest.MonkeyPatch, program: Path, tmp_path: Path
+) -> None:
+    """promptwire.batch.BuildRequest and CheckReply, the pre- and postprocess of a ray.data.llm
+    processor, are plain functions of a row: tested here without Ray."""
+    import pickle
+
+    from promptwire.batch import BuildRequest, CheckReply
+
+    build = pickle.loads(pickle.dumps(BuildRequest(str(program), model="ok")))  # as Ray ships them
+    check = pickle.loads(pickle.dumps(CheckReply(str(program), model="ok")))
+    row = build({"id": "a", "text": "row 1"})
+    with fake_provider() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        main([str(program), "--input", json.dumps({"text": "row 1"}), "--provider", "openai", "--model", "ok"])
+        assert to_bytes(row["payload"]) == server.raw_bodies[0]  # the request a live call sends
+    assert row["messages"] == row["payload"]["messages"]
+    answered = check({**row, "http_response": REPLIES["/v1/chat/completions"](row["payload"])})
+    assert answered["status"] == "waiting"  # its second generate: the next request, for another pass
+    assert "Explain the verdict." in answered["payload"]["messages"][1]["content"]
+    repaired = check({**row, "generated_text": "no JSON here"})  # an engine's text, failing the contract
+    assert repaired["status"] == "waiting"
+    assert "LLM provider did not return JSON: no JSON here" in repaired["payload"]["messages"][1]["content"]
+    bad = build({"id": "b", "other": 1})
+    done = check(bad)
+    assert done["status"] == "failed" and "Unknown object property 'text'" in json.loads(done["result"])["error"]

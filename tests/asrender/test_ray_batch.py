@@ -106,3 +106,39 @@ def test_live_rows_over_http_equal_asrender_batch(cluster: FakeProvider, tmp_pat
     assert len(cluster.requests) - asked == 200
     assert results == expected
     assert {result["status"] for result in results.values()} == {"ok"}
+
+
+ONE_CALL = PROGRAM.replace("openai://ok", "openai://gpt-4o-mini")
+
+
+def test_the_llm_processor_steps_around_an_http_stage_equal_asrender_batch(
+    cluster: FakeProvider, tmp_path: Path
+) -> None:
+    """BuildRequest and CheckReply around an HTTP stage posting each ``payload`` as ray.data.llm's
+    does (its own stage needs aiohttp and a real endpoint; this one posts with httpx to the fake)."""
+    import ray
+
+    from promptwire.batch import BuildRequest, CheckReply
+
+    program = tmp_path / "one.as"
+    program.write_text(ONE_CALL, encoding="utf-8")
+    url = f"{cluster.base_url}/chat/completions"
+
+    def http_stage(row: dict[str, Any]) -> dict[str, Any]:
+        import httpx
+
+        return {**row, "http_response": httpx.post(url, json=row["payload"], timeout=30).json()}
+
+    rows = [{"id": f"r{number}", "text": f"row {number}"} for number in range(100)]
+    steps = (
+        ray.data.from_items(rows)
+        .map(BuildRequest(str(program), model="ok"))
+        .map(http_stage)
+        .map(CheckReply(str(program), model="ok"))
+    )
+    results = {row["id"]: json.loads(row["result"]) for row in steps.iter_rows()}
+    expected = _asrender(cluster, program, rows, tmp_path, "--provider", "openai", "--model", "ok")
+    assert {key: (value["status"], value["value"]) for key, value in results.items()} == {
+        key: (value["status"], value["value"]) for key, value in expected.items()
+    }
+    assert [call["request"] for call in results["r5"]["calls"]] == [call["request"] for call in expected["r5"]["calls"]]
