@@ -306,7 +306,9 @@ class RowRunner:
                     adapter=given,
                 )
             else:
-                result = run_prompt(self._prompt(row), self._label(row), options, host=self.host, adapter=given)
+                result = run_prompt(
+                    self._prompt(row), self.batch.rows, options, host=self.host, adapter=given, line=row.line
+                )
         except _ROW_FAILURES as exc:
             return self._failed(row, exc)
         return self._ok(row, result)
@@ -331,7 +333,7 @@ class RowRunner:
                 )
             else:
                 result = await arun_prompt(
-                    self._prompt(row), self._label(row), options, host=self.host, adapter=adapter
+                    self._prompt(row), self.batch.rows, options, host=self.host, adapter=adapter, line=row.line
                 )
         except _ROW_FAILURES as exc:
             return self._failed(row, exc)
@@ -340,9 +342,6 @@ class RowRunner:
     def _prompt(self, row: Row) -> Any:
         assert self.reader is not None
         return self.reader.read(row.data)
-
-    def _label(self, row: Row) -> str:
-        return f"{self.batch.rows}:{row.line}"
 
     def _ok(self, row: Row, result: RunResult) -> Outcome:
         from ..agentscript.interpreter import json_of
@@ -357,7 +356,7 @@ class RowRunner:
         calls = [self._call(call, None) for call in made]
         result = {"id": row.id, "line": row.line, "status": "failed", "error": message, "calls": calls}
         first = message.splitlines()[0] if message else type(error).__name__
-        return self._outcome(result, calls, f"{self.batch.rows}:{row.line}: row {_shown_id(row.id)} failed: {first}")
+        return self._outcome(result, calls, f"{self.batch.rows}:{row.line}: row {id_key(row.id)} failed: {first}")
 
     def _bad(self, row: BadRow) -> Outcome:
         result = {"id": row.id, "line": row.line, "status": "bad", "error": row.reason}
@@ -441,10 +440,6 @@ def _error_text(error: BaseException) -> str:
         status = f" {error.status}" if error.status is not None else ""
         return f"{type(error).__name__} [{error.provider or '?'}{status}]: {error}"
     return str(error)
-
-
-def _shown_id(row_id: str | int) -> str:
-    return id_key(row_id)
 
 
 # --- progress ----------------------------------------------------------------------------------------

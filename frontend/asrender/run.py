@@ -200,21 +200,22 @@ def run_prompt(
     *,
     host: PluginHost | None = None,
     adapter: ModelAdapter | None = None,
+    line: int = 1,
 ) -> RunResult:
     """A prompt read from a prompt file, asked as one ``generate`` (its attempts, repair text and
     checks) through the adapter a program's calls would go to.
 
     Unlike a program, whose calls are sent in AgentScript's own text, a prompt file is sent as
     ``options.format`` renders it: the file is the prompt, and the format is how the user wants it
-    sent. Its calls are all at ``label:1:1``; the trace holds the ``notes`` events. A failed call
-    raises with the attempts made on the error (``error.calls``). ``adapter`` replaces the one the
-    options name, as for :func:`run`.
+    sent. Its calls are all at ``label:line:1`` (a batch's prompt is a line of its file); the trace
+    holds the ``notes`` events. A failed call raises with the attempts made on the error
+    (``error.calls``). ``adapter`` replaces the one the options name, as for :func:`run`.
     """
     from ...core.generate import generate
 
     options = options or RunOptions()
     host = host or default_host()
-    site = Site(label, 1, 1, "")
+    site = Site(label, line, 1, "")
     with _calls_at(site):
         result = generate(
             prompt,
@@ -233,6 +234,7 @@ async def arun_prompt(
     *,
     host: PluginHost | None = None,
     adapter: ModelAdapter | None = None,
+    line: int = 1,
 ) -> RunResult:
     """:func:`run_prompt`, awaited (its call made with the adapter's async client); ``adapter``
     replaces the one the options name, as for :func:`arun`."""
@@ -240,7 +242,7 @@ async def arun_prompt(
 
     options = options or RunOptions()
     host = host or default_host()
-    site = Site(label, 1, 1, "")
+    site = Site(label, line, 1, "")
     with _calls_at(site):
         result = await agenerate(
             prompt,

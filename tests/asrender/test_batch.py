@@ -139,6 +139,7 @@ def test_prompt_rows_are_asked_one_by_one_in_the_format_and_digests_are_stable(
     assert f"{rows}:3: row 3 failed: " in err
     first, second, third = _results(out)
     assert (first["id"], first["status"], second["id"], third["status"]) == ("a", "ok", 2, "failed")
+    assert [first["calls"][0]["site"], second["calls"][0]["site"]] == [f"{rows}:1:1", f"{rows}:2:1"]
     digest = first["calls"][0]["prompt"]
     assert digest.startswith("sha256:") and len(digest) == 71
     again = tmp_path / "again.jsonl"
@@ -354,3 +355,20 @@ def test_any_line_is_a_row_or_a_bad_row_never_an_exception(text: str) -> None:
     assert row.line == 7
     if isinstance(row, BadRow):
         assert "\n" not in row.reason or "rows.jsonl" not in row.reason
+
+
+def test_live_prompt_rows_are_sent_in_the_format_asked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rows = _rows(tmp_path / "prompts.jsonl", [{"instruction": "Say hi."}, {"instruction": "Say bye."}])
+    out = tmp_path / "out.jsonl"
+    with fake_provider() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        code, err = _batch(
+            capsys, str(rows), "--out", str(out), "-f", "messages", "--provider", "openai", "--model", "ok"
+        )
+        sent = sorted(request["messages"][-1]["content"] for request in server.requests)
+    assert code == 0, err
+    assert sent == ["Instruction:\nSay bye.", "Instruction:\nSay hi."]  # as the messages format renders them
+    assert sorted(result["value"] for result in _results(out)) == ['{"ok": true}'] * 2
