@@ -11,6 +11,7 @@ for (``stream_failure``).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -40,8 +41,10 @@ __all__ = [
     "missing_part",
     "read_reply",
     "refused",
+    "retry_after",
     "sdk_status_error",
     "status_error",
+    "status_of_kind",
     "stream_failure",
     "unreadable_reply",
 ]
@@ -102,6 +105,12 @@ _STREAM_KINDS = {
 """The HTTP status each kind of error event stands for."""
 
 
+def status_of_kind(kind: object) -> int:
+    """The HTTP status a provider's kind of error (Anthropic's ``type``, OpenAI's ``code``)
+    stands for: 500, the provider's own failure, when it is not one this module knows."""
+    return _STREAM_KINDS.get(kind, 500) if isinstance(kind, str) else 500
+
+
 def stream_failure(error: object, *, secret: str | None = None) -> ProviderError:
     """The error for an error event in a stream that began with 200: the provider's error object
     (OpenAI's ``{"message", "type", "code"}``, the Responses ``error`` event, Anthropic's
@@ -129,7 +138,38 @@ def sdk_status_error(exc: Any, *, code: object = None, secret: str | None = None
     or the raw text when it was not JSON (a proxy's HTML page), in ``body``."""
     body = exc.body
     text = body if isinstance(body, str) else str(exc) if body is None else json.dumps(body, ensure_ascii=False)
-    return status_error(exc.status_code, text, code=code, secret=secret)
+    error = status_error(exc.status_code, text, code=code, secret=secret)
+    error.retry_after = retry_after(getattr(exc, "response", None))
+    return error
+
+
+def retry_after(response: Any) -> float | None:
+    """The seconds a response asks the client to wait before asking again: OpenAI's
+    ``retry-after-ms``, else ``Retry-After`` in seconds or as an HTTP date; ``None`` when it says
+    nothing readable."""
+    headers = getattr(response, "headers", None) or {}
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        given = headers.get(name)
+        if given is None:
+            continue
+        seconds: float | None
+        try:
+            seconds = float(given) / scale
+        except ValueError:
+            seconds = _seconds_until(given) if scale == 1.0 else None
+        if seconds is not None and math.isfinite(seconds):
+            return max(seconds, 0.0)
+    return None
+
+
+def _seconds_until(http_date: str) -> float | None:
+    import time
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return parsedate_to_datetime(http_date).timestamp() - time.time()
+    except (TypeError, ValueError, IndexError):
+        return None
 
 
 def connection_failed(exc: BaseException) -> ProviderConnectionError:

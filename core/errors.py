@@ -119,10 +119,12 @@ class ProviderError(PromptwireError):
     the HTTP status when there was one, and ``body`` a short one-line excerpt of what the provider
     answered, with the API key masked (see :func:`body_excerpt`). ``retryable`` says whether the
     same request may succeed later; promptwire never retries these itself (a generate's attempts are
-    for output the contract refuses), so the caller decides.
+    for output the contract refuses), so the caller decides. ``retry_after`` is how many seconds the
+    provider asked to be left alone (its ``Retry-After``), when it said.
     """
 
     retryable: ClassVar[bool] = False
+    retry_after: float | None = None
 
     def __init__(
         self, message: str, *, provider: str | None = None, status: int | None = None, body: str | None = None

@@ -9,7 +9,8 @@ HTTP status in the protocol's own error body (``e429q``: a spent quota, OpenAI's
 quotes the API key the request carried, as some proxies do), ``slow`` sleeps past the client's
 timeout, ``delayNNN`` answers after NNN milliseconds, ``wordsNNN`` with a text of NNN words (no
 JSON), ``hang`` never answers and waits for the client to hang up (recorded in ``hung_up``),
-``garbage`` sends a body that is not JSON,
+``busyN`` is rate limited for its first N requests (429 with ``Retry-After: 1`` and OpenAI's
+``retry-after-ms: 50``), then answers as ``ok`` does, ``garbage`` sends a body that is not JSON,
 ``html200`` a captive portal's page, ``emptyjson`` ``{}``, ``html502`` a proxy's HTML error page,
 ``bigpage`` a 100 kB one, ``truncated`` half a body before closing the connection, ``refusal`` the
 model declining (OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers).
@@ -20,7 +21,8 @@ connection in the middle of an event, ``short`` ends the stream cleanly after it
 text but before the provider's closing events, ``streamerror`` and ``streamrate`` send the
 protocol's error event (the provider failed; a rate limit) after the first piece of text, and
 ``hang`` sends the first piece of text, then waits for the client to hang up.
-Every request body is recorded."""
+Every request body is recorded. The batch endpoints of both providers (files, batches, results)
+are :mod:`.provider_batches`'s, in ``FakeProvider.batches``."""
 
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .provider_batches import BatchEndpoints
 from .provider_streams import STREAMS
 
 __all__ = ["REFUSAL", "REPLIES", "FakeProvider", "fake_provider"]
@@ -55,6 +58,10 @@ class FakeProvider:
     reply: Reply | None = None
     hung_up: list[str] = field(default_factory=list)
     """The model of each request whose client hung up while the server was still answering it."""
+    asked: dict[str, int] = field(default_factory=dict)
+    """How many requests asked for each model so far."""
+    batches: BatchEndpoints = field(default_factory=lambda: BatchEndpoints(_route_reply))
+    """The files and batches of the batch endpoints."""
 
 
 REFUSAL = "I can't help with that."
@@ -182,23 +189,40 @@ REPLIES: dict[str, Reply] = {
 """Each route's successful reply, built from the request body."""
 
 
+def _route_reply(route: str, body: dict[str, Any]) -> dict[str, Any]:
+    return REPLIES.get(route, _chat_completion)(body)
+
+
 @contextmanager
 def fake_provider() -> Iterator[FakeProvider]:
     """Start the fake provider on an ephemeral port; stop it on exit."""
     state = FakeProvider(base_url="")
+    lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:  # quiet
             pass
 
+        def do_GET(self) -> None:
+            self._send_bytes(*state.batches.get(self.path, state.root))
+
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+            if state.batches.handles(self.path):
+                self._send_bytes(*state.batches.post(self.path, self.headers.get("content-type", ""), raw, state.root))
+                return
             state.raw_bodies.append(raw)
             state.headers.append({key.lower(): value for key, value in self.headers.items()})
             body = json.loads(raw or b"{}")
             state.requests.append(body)
             model = str(body.get("model", ""))
             streamed = body.get("stream") is True
+            with lock:
+                state.asked[model] = asked = state.asked.get(model, 0) + 1
+            if model.startswith("busy") and model[4:].isdigit() and asked <= int(model[4:]):
+                error = _error_body(self.path, 429, model, "")
+                self._send(429, error, {"retry-after": "1", "retry-after-ms": "50"})
+                return
             if model == "slow":
                 time.sleep(1)
             elif model.startswith("delay") and model[5:].isdigit():
@@ -285,12 +309,16 @@ def fake_provider() -> Iterator[FakeProvider]:
                     state.hung_up.append(model)
                     return
 
-        def _send(self, status: int, data: dict[str, Any]) -> None:
-            self._send_bytes(status, json.dumps(data).encode(), "application/json")
+        def _send(self, status: int, data: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+            self._send_bytes(status, json.dumps(data).encode(), "application/json", headers)
 
-        def _send_bytes(self, status: int, data: bytes, content_type: str) -> None:
+        def _send_bytes(
+            self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None
+        ) -> None:
             try:
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("content-type", content_type)
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()

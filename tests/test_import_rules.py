@@ -22,7 +22,10 @@ ALLOWED = {
 # They live with the renderer; the front end reads them there and nothing else of renderers/.
 # A run's canned replies are its own data: the front end builds the offline adapter that answers
 # them itself, rather than asking the generic plugin proxy for an offline-only method.
-ALLOWED_PACKAGES = {"frontend": {"renderers.agentscript", "adapters.offline"}}
+# A batch written for a provider's batch API instead of sent is the front end's to write and read
+# back (adapters.batch_files: the providers' file formats, and their entries as the replies and
+# errors the adapters give), as a run's canned replies are.
+ALLOWED_PACKAGES = {"frontend": {"renderers.agentscript", "adapters.offline", "adapters.batch_files"}}
 HEAVY = {"openai", "anthropic", "ollama", "jsonschema", "jinja2", "httpx", "opentelemetry"}
 
 

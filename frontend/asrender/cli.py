@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 OUTPUTS = ("display", "json", "text", "trace")
-COMMANDS = ("plugins", "render", "check", "parse", "snapshot", "serve")
+COMMANDS = ("plugins", "render", "batch", "check", "parse", "snapshot", "serve")
 
 
 class CliError(Exception):
@@ -189,33 +189,7 @@ def _parser() -> argparse.ArgumentParser:
     given = render.add_mutually_exclusive_group()
     given.add_argument("--input", metavar="JSON", help="a program's input, a JSON object")
     given.add_argument("--input-file", metavar="FILE", help="a program's input, from a JSON file")
-    render.add_argument(
-        "--allow-read", action="append", metavar="PATH", help="a program may also read this (repeatable)"
-    )
-    render.add_argument(
-        "--allow-write",
-        action="append",
-        nargs="?",
-        const=_WORKSPACE,
-        metavar="PATH",
-        help="a program's tools and memory may write this file or folder (no PATH: the program's folder; repeatable)",
-    )
-    render.add_argument(
-        "--allow-env",
-        action="append",
-        type=_comma_list,
-        metavar="NAME,...",
-        help="a program may read these environment variables (none by default; secret-looking values are never traced)",
-    )
-    render.add_argument(
-        "--allow-net",
-        action="append",
-        nargs="?",
-        type=_origins,
-        const=[_ANY_ORIGIN],
-        metavar="ORIGIN,...",
-        help="a program's HTTP tools may reach these origins, scheme://host[:port] or host[:port] (no ORIGIN: any)",
-    )
+    _permission_flags(render)
     render.add_argument("--agent", help="the program's entry agent (default: its main agent)")
     render.add_argument("--function", help="the entry agent's function (default: its main func)")
     render.add_argument(
@@ -238,14 +212,7 @@ def _parser() -> argparse.ArgumentParser:
         "call to the adapter its model URI's scheme names (openai://, anthropic://, ollama://, a plugin's); "
         "default offline",
     )
-    render.add_argument(
-        "--base-url",
-        action="append",
-        type=_base_url,
-        metavar="[SCHEME=]URL",
-        help="send the provider's requests to this server instead (a gateway, vLLM, llama.cpp's server); "
-        "with --provider auto, one per scheme: ollama=http://... (repeatable)",
-    )
+    _base_url_flag(render)
     render.add_argument("--model", help="the model to ask for (a program's own by default; a prompt file needs it)")
     render.add_argument(
         "--timeout", type=_seconds, metavar="SECONDS", help=f"per request (default {DEFAULT_TIMEOUT:g})"
@@ -288,6 +255,7 @@ def _parser() -> argparse.ArgumentParser:
         help=f"refuse prompt files larger than this (default {DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
     )
     render.set_defaults(run=_cmd_render)
+    _batch_parser(commands)
 
     snapshot = commands.add_parser(
         "snapshot",
@@ -341,6 +309,229 @@ def _parser() -> argparse.ArgumentParser:
         )
         command.set_defaults(run=run)
     return parser
+
+
+def _permission_flags(parser: argparse.ArgumentParser) -> None:
+    """What a program may touch besides its own folder (``render`` and ``batch`` take the same)."""
+    parser.add_argument(
+        "--allow-read", action="append", metavar="PATH", help="a program may also read this (repeatable)"
+    )
+    parser.add_argument(
+        "--allow-write",
+        action="append",
+        nargs="?",
+        const=_WORKSPACE,
+        metavar="PATH",
+        help="a program's tools and memory may write this file or folder (no PATH: the program's folder; repeatable)",
+    )
+    parser.add_argument(
+        "--allow-env",
+        action="append",
+        type=_comma_list,
+        metavar="NAME,...",
+        help="a program may read these environment variables (none by default; secret-looking values are never traced)",
+    )
+    parser.add_argument(
+        "--allow-net",
+        action="append",
+        nargs="?",
+        type=_origins,
+        const=[_ANY_ORIGIN],
+        metavar="ORIGIN,...",
+        help="a program's HTTP tools may reach these origins, scheme://host[:port] or host[:port] (no ORIGIN: any)",
+    )
+
+
+def _base_url_flag(parser: argparse.ArgumentParser) -> None:
+    """``--base-url`` (``render`` and ``batch`` take the same)."""
+    parser.add_argument(
+        "--base-url",
+        action="append",
+        type=_base_url,
+        metavar="[SCHEME=]URL",
+        help="send the provider's requests to this server instead (a gateway, vLLM, llama.cpp's server); "
+        "with --provider auto, one per scheme: ollama=http://... (repeatable)",
+    )
+
+
+def _batch_parser(commands: Any) -> None:
+    batch = commands.add_parser(
+        "batch",
+        help="run a .as program on every row of a JSONL file (or ask each row's prompt), one result line per row",
+    )
+    batch.add_argument(
+        "file", metavar="FILE", help="a .as program (with --inputs), or a JSONL file of prompt data, one prompt a line"
+    )
+    batch.add_argument("--inputs", metavar="ROWS.jsonl", help="the program's inputs, a JSON object a line")
+    batch.add_argument(
+        "--out", required=True, metavar="RESULTS.jsonl", help="the results, a line a row (rerun to resume it)"
+    )
+    batch.add_argument(
+        "--from", dest="reader", default="prompt", metavar="READER", help="the reader of prompt rows (default: prompt)"
+    )
+    batch.add_argument("--format", "-f", default="agentscript", help="the format of each call's prompt in the results")
+    batch.add_argument(
+        "--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a renderer option (repeatable)"
+    )
+    batch.add_argument("--strict", action="store_true", help="fail a row when the format cannot express a field")
+    batch.add_argument(
+        "--prompt",
+        choices=("full", "digest"),
+        default="full",
+        help="each call's rendered prompt in full (default) or its sha256 digest",
+    )
+    batch.add_argument("--provider", help="send the calls to this adapter (default offline)")
+    batch.add_argument("--model", help="the model to ask for (a prompt row names none)")
+    batch.add_argument("--timeout", type=_seconds, metavar="SECONDS", help=f"per request (default {DEFAULT_TIMEOUT:g})")
+    batch.add_argument(
+        "--dry-run", action="store_true", help="with --provider: build every request, send nothing, answer offline"
+    )
+    batch.add_argument("--responses", metavar="FILE", help="canned model replies for every row, a JSON array")
+    batch.add_argument(
+        "--concurrency", type=_count, default=8, metavar="N", help="with --provider: rows in flight at once (default 8)"
+    )
+    batch.add_argument(
+        "--jobs", type=_count, default=1, metavar="N", help="offline: processes to run rows in (default 1)"
+    )
+    batch.add_argument(
+        "--max-wait",
+        type=_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="how long one call may wait out a provider's rate limits in all (default 300)",
+    )
+    batch.add_argument(
+        "--batch-file",
+        nargs=2,
+        metavar=("openai|anthropic", "FILE"),
+        help="write each row's next call to FILE, the provider's batch input, instead of sending it",
+    )
+    batch.add_argument(
+        "--batch-results",
+        action="append",
+        metavar="FILE",
+        help="the provider's results of every round so far (repeatable): rows they finish go to --out",
+    )
+    batch.add_argument(
+        "--replay-writes",
+        action="store_true",
+        help="with --batch-file or --batch-results: allow --allow-write, though each round repeats the writes",
+    )
+    _permission_flags(batch)
+    batch.add_argument("--agent", help="the program's entry agent (default: its main agent)")
+    batch.add_argument("--function", help="the entry agent's function (default: its main func)")
+    batch.add_argument(
+        "--max-input-size",
+        type=_byte_size,
+        default=DEFAULT_MAX_BYTES,
+        metavar="BYTES",
+        help=f"refuse a program or replies file larger than this (default {DEFAULT_MAX_BYTES // 2**20}M)",
+    )
+    _base_url_flag(batch)
+    # What a single run's display and recording flags would set: a batch writes results, not a display.
+    batch.set_defaults(
+        run=_cmd_batch,
+        input=None,
+        input_file=None,
+        output="display",
+        stream=None,
+        progress=None,
+        record=None,
+        accept_drift=False,
+    )
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from .batch import Batch, options_for_batch, run_batch
+
+    program = args.file.endswith(".as")
+    if program and args.inputs is None:
+        _usage_error("a program's batch needs --inputs ROWS.jsonl")
+    if not program:
+        given = [flag for flag, value in _program_flags(args) if value is not None]
+        if args.inputs is not None:
+            given.insert(0, "--inputs")
+        if given:
+            _usage_error(f"{', '.join(given)} apply to .as programs only (each line of {args.file} is a prompt)")
+    kind = _batch_kind(args)
+    live = args.provider not in (None, "offline") and not args.dry_run and kind is None
+    if live and args.jobs > 1:
+        _usage_error("--jobs is for offline batches; a provider's batch runs --concurrency rows at once")
+    host = _host()
+    options = _run_options(args, host)
+    if not program:
+        host.reader(args.reader)  # an unknown reader fails once, before any row
+        if options.adapter != "offline" and args.model is None:
+            _usage_error(f"--provider {options.adapter} needs --model for prompt rows (prompt data names no model)")
+    label, source = _read_program(args) if program else (args.file, None)
+    batch = Batch(
+        rows=args.inputs if program else args.file,
+        options=options_for_batch(options),
+        program=source,
+        program_path=label if program else None,
+        reader=args.reader,
+        prompt=args.prompt,
+        max_wait=args.max_wait,
+    )
+    if os.path.abspath(args.out) == os.path.abspath(batch.rows):
+        raise CliError(f"--out {args.out} is the rows' own file")
+    if kind is not None:
+        return _batch_round(args, batch, kind, host)
+    summary = run_batch(batch, args.out, jobs=args.jobs, concurrency=args.concurrency, report=error_line, host=host)
+    error_line(summary.line())
+    return 0 if summary.failed == summary.bad == 0 else 1
+
+
+def _batch_kind(args: argparse.Namespace) -> str | None:
+    """The provider batch API a batch writes for or reads from (None: a batch run here), its
+    adapter checked and made the run's provider (the batch file's own by default)."""
+    from ...adapters.batch_files import KINDS, check_adapter
+
+    if args.batch_file is None and args.batch_results is None:
+        if args.replay_writes:
+            _usage_error("--replay-writes applies to --batch-file and --batch-results only")
+        return None
+    if args.batch_file is not None:
+        kind = args.batch_file[0]
+        if kind not in KINDS:
+            _usage_error(f"--batch-file takes openai or anthropic, then the file; got {one_line(kind)!r}")
+        args.provider = args.provider or kind
+    else:
+        kind = next((name for name, adapters in KINDS.items() if args.provider in adapters), None)
+        if kind is None:
+            _usage_error("--batch-results needs --provider openai, openai-responses or anthropic")
+    try:
+        check_adapter(kind, args.provider)
+    except PromptwireError as exc:
+        _usage_error(str(exc))
+    if args.dry_run or args.jobs > 1:
+        _usage_error("--batch-file and --batch-results take neither --dry-run nor --jobs")
+    if args.allow_write and not args.replay_writes:
+        _usage_error(
+            "a program that may write (--allow-write) is run again each round, repeating its writes; "
+            "add --replay-writes to allow it"
+        )
+    return str(kind)
+
+
+def _batch_round(args: argparse.Namespace, batch: Any, kind: str, host: PluginHost) -> int:
+    from .batch_rounds import run_round
+
+    requests = args.batch_file[1] if args.batch_file is not None else None
+    summary, waiting = run_round(
+        batch, args.out, kind=kind, requests=requests, results=args.batch_results or (), report=error_line, host=host
+    )
+    if waiting:
+        where = f"written to {requests}" if requests else "not written: give --batch-file"
+        error_line(f"batch: {waiting} rows wait for another round, their next calls {where}")
+    error_line(summary.line())
+    return 0 if summary.failed == summary.bad == 0 else 1
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 10_000:
+        raise argparse.ArgumentTypeError(f"not a whole number from 1 to 10000: {one_line(text)!r}")
+    return int(text)
 
 
 def _cmd_plugins(args: argparse.Namespace) -> int:

@@ -12,7 +12,8 @@ streamed, their text passed on as it arrives.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ from .retarget import Retargeted
 from .routing import AUTO, Routed, Routes
 
 if TYPE_CHECKING:
-    from ...core.generate import CallWatcher, ModelAdapter
+    from ...core.generate import CallWatcher, GenerateResult, ModelAdapter
     from ...core.prompt import Prompt
     from ...core.recording import Recorder, Recording
     from ...core.rendered import RenderedPrompt
@@ -35,6 +36,7 @@ __all__ = [
     "RunOptions",
     "RunResult",
     "arun",
+    "arun_prompt",
     "call_block",
     "call_heading",
     "model_adapter",
@@ -149,17 +151,19 @@ def run(
     *,
     host: PluginHost | None = None,
     path: str | None = None,
+    adapter: ModelAdapter | None = None,
 ) -> RunResult:
     """Parse, check and run a program, offline unless ``options`` say otherwise, keeping every call.
 
     ``source_or_path`` is a ``Path`` (its source read as every program's is:
     :func:`..agentscript.loader.read_source`) or the program text (``path`` then names it in errors
     and locates its imports). A failed run raises with its calls so far on the error
-    (``error.calls``).
+    (``error.calls``). ``adapter`` replaces the one the options name (:func:`model_adapter`), for
+    a caller that wraps it (``asrender batch`` answers calls from a provider's batch results).
     """
     options = options or RunOptions()
     host = host or default_host()
-    return _run(model_adapter(host, options), source_or_path, input, options, host, path)
+    return _run(adapter or model_adapter(host, options), source_or_path, input, options, host, path)
 
 
 async def arun(
@@ -169,13 +173,16 @@ async def arun(
     *,
     host: PluginHost | None = None,
     path: str | None = None,
+    adapter: ModelAdapter | None = None,
 ) -> RunResult:
     """:func:`run`, awaited. The interpreter is synchronous, so the program runs in a thread of its
     own while each of its model calls is made on the caller's event loop with the provider SDK's
     async client (:class:`promptwire.core.on_loop.OnLoop`): many programs run at once on one loop
     and share its connections. ``options.on_text`` is called on the loop. Cancelling ``arun``
     cancels the model call in flight (its connection is closed) and stops the program at its next
-    call; it returns once the program's thread has ended.
+    call; it returns once the program's thread has ended. ``adapter`` replaces the one the options
+    name (:func:`model_adapter`), for a caller that wraps it (``asrender batch`` waits out rate
+    limits) or shares one between runs.
     """
     import asyncio
 
@@ -184,7 +191,7 @@ async def arun(
     options = options or RunOptions()
     host = host or default_host()
     loop = asyncio.get_running_loop()
-    adapter = OnLoop(model_adapter(host, options), loop)
+    on_loop_adapter = OnLoop(adapter or model_adapter(host, options), loop)
     on_text = options.on_text
     if on_text is not None:
 
@@ -192,7 +199,7 @@ async def arun(
             loop.call_soon_threadsafe(on_text, text)
 
         options = replace(options, on_text=on_loop)
-    return await adapter.run(lambda: _run(adapter, source_or_path, input, options, host, path))
+    return await on_loop_adapter.run(lambda: _run(on_loop_adapter, source_or_path, input, options, host, path))
 
 
 def _run(
@@ -242,35 +249,87 @@ def _sending_render(options: RunOptions, host: PluginHost) -> Callable[[Prompt],
 
 
 def run_prompt(
-    prompt: Prompt, label: str, options: RunOptions | None = None, *, host: PluginHost | None = None
+    prompt: Prompt,
+    label: str,
+    options: RunOptions | None = None,
+    *,
+    host: PluginHost | None = None,
+    adapter: ModelAdapter | None = None,
+    line: int = 1,
 ) -> RunResult:
     """A prompt read from a prompt file, asked as one ``generate`` (its attempts, repair text and
     checks) through the adapter a program's calls would go to.
 
-    As a program's, its calls are sent as ``options.format`` renders them. Its calls are all at ``label:1:1``; the trace holds the ``notes`` events. A failed call
-    raises with the attempts made on the error (``error.calls``).
+    As a program's, its calls are sent as ``options.format`` renders them. Its calls are all at
+    ``label:line:1`` (a batch's prompt is a line of its file); the trace holds the ``notes``
+    events. A failed call raises with the attempts made on the error (``error.calls``).
+    ``adapter`` replaces the one the options name, as for :func:`run`.
     """
-    from ...core.errors import PromptwireError
     from ...core.generate import generate
     from ...core.origin import calling_from
 
     options = options or RunOptions()
     host = host or default_host()
+    site = Site(label, line, 1, "")
+    with _calls_at(site), calling_from(str(site)):
+        result = generate(
+            prompt,
+            render=_renderer(options, host),
+            adapter=adapter or model_adapter(host, options),
+            timeout=options.timeout,
+            on_text=options.on_text,
+            watch=None if options.watch is None else SiteWatch(site, options.watch),
+        )
+    return _prompt_result(site, result, options)
+
+
+async def arun_prompt(
+    prompt: Prompt,
+    label: str,
+    options: RunOptions | None = None,
+    *,
+    host: PluginHost | None = None,
+    adapter: ModelAdapter | None = None,
+    line: int = 1,
+) -> RunResult:
+    """:func:`run_prompt`, awaited (its call made with the adapter's async client); ``adapter``
+    replaces the one the options name, as for :func:`arun`."""
+    from ...core.generate import agenerate
+    from ...core.origin import calling_from
+
+    options = options or RunOptions()
+    host = host or default_host()
+    site = Site(label, line, 1, "")
+    with _calls_at(site), calling_from(str(site)):
+        result = await agenerate(
+            prompt,
+            render=_renderer(options, host),
+            adapter=adapter or model_adapter(host, options),
+            timeout=options.timeout,
+            on_text=options.on_text,
+            watch=None if options.watch is None else SiteWatch(site, options.watch),
+        )
+    return _prompt_result(site, result, options)
+
+
+def _renderer(options: RunOptions, host: PluginHost) -> Callable[[Prompt], RenderedPrompt]:
     renderer = host.load("renderers", options.format)
-    site = Site(label, 1, 1, "")
+    return lambda current: renderer.render(current, **options.options)
+
+
+@contextmanager
+def _calls_at(site: Site) -> Iterator[None]:
+    """A failed prompt's attempts (``error.calls``) as calls at ``site``."""
+    from ...core.errors import PromptwireError
+
     try:
-        with calling_from(str(site)):
-            result = generate(
-                prompt,
-                render=lambda current: renderer.render(current, **options.options),
-                adapter=model_adapter(host, options),
-                timeout=options.timeout,
-                on_text=options.on_text,
-                watch=None if options.watch is None else SiteWatch(site, options.watch),
-            )
+        yield
     except PromptwireError as exc:
         exc.calls = tuple(ProgramCall.at(site, call) for call in exc.calls)
         raise
+
+
+def _prompt_result(site: Site, result: GenerateResult, options: RunOptions) -> RunResult:
     calls = [ProgramCall.at(site, call) for call in result.calls]
     return RunResult(result.value, notes_events(calls), calls, (options.format, options.options))
 

@@ -1,0 +1,501 @@
+"""``asrender batch``: one program (or one prompt per row) run over every row of a JSONL file.
+
+Each row runs on its own, as ``asrender PROGRAM --input ROW`` would run it (the same options and
+the same permissions), and gives one line of the results file: its id, its status (``ok``;
+``failed``, with the error; ``bad``, a line that is no row), its value, and every call (site,
+attempt, the rendered prompt or its digest, the request, the reply, its usage, its error).
+
+Rows stream in and results stream out (:mod:`.batch_io`), so memory does not grow with the number
+of rows. Offline (the default) rows run here, or with ``--jobs N`` in N processes of a
+``ProcessPoolExecutor``, a chunk of rows a task and a few chunks in flight per process. With a
+provider, rows run concurrently on one event loop (:func:`.run.arun`, the SDKs' async clients), at
+most ``--concurrency`` at once, each call waiting out the provider's rate limits
+(:class:`promptwire.core.rate_limit.WaitOnRateLimits`). A row that fails is written as failed and
+reported on stderr with its line number; the batch goes on. The summary ends the batch on stderr.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from ...core.errors import PromptwireError
+from ...core.json_text import dumps
+from ..agentscript.diagnostics import CheckError
+from .batch_io import BadRow, ResultsFile, Row, id_key, parse_row, read_rows, result_line
+from .run import RunOptions, RunResult, request_dict
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from ...core.generate import ModelAdapter
+    from ...plugins.manager import PluginHost
+    from .run import ProgramCall
+
+__all__ = ["Batch", "Outcome", "RowRunner", "Summary", "run_batch"]
+
+PromptField = Literal["full", "digest"]
+
+CHUNK_ROWS = 64
+"""Rows a process runs per task with ``--jobs``: enough to make the hand-over cheap, few enough that
+a killed batch loses little and progress moves."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What runs on every row (picklable: each process of ``--jobs`` gets a copy)."""
+
+    rows: str
+    """The rows' file (for messages)."""
+    options: RunOptions
+    program: str | None = None
+    """A program's source; ``None``: each row is prompt data, read by ``reader``."""
+    program_path: str | None = None
+    reader: str = "prompt"
+    prompt: PromptField = "full"
+    """Each call's rendered prompt in full (its ``to_dict()``), or only its digest."""
+    max_wait: float = 300.0
+    """Seconds one call may wait out rate limits, in all."""
+
+
+@dataclass
+class Summary:
+    """What a batch did, for its last line on stderr."""
+
+    ok: int = 0
+    failed: int = 0
+    bad: int = 0
+    skipped: int = 0
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    rate_waits: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def add(self, outcome: Outcome) -> None:
+        if outcome.status == "ok":
+            self.ok += 1
+        elif outcome.status == "failed":
+            self.failed += 1
+        else:
+            self.bad += 1
+        self.calls += outcome.calls
+        self.tokens_in += outcome.tokens_in
+        self.tokens_out += outcome.tokens_out
+
+    @property
+    def rows(self) -> int:
+        return self.ok + self.failed + self.bad
+
+    def line(self) -> str:
+        seconds = time.monotonic() - self.started
+        rate = f" ({self.rows / seconds:.0f} rows/s)" if seconds > 0 and self.rows else ""
+        skipped = f", {self.skipped} done before" if self.skipped else ""
+        waits = f", {self.rate_waits} rate-limit waits" if self.rate_waits else ""
+        return (
+            f"batch: {self.ok} ok, {self.failed} failed, {self.bad} bad{skipped}; {self.calls} calls, "
+            f"tokens {self.tokens_in} in / {self.tokens_out} out{waits}; {seconds:.1f}s{rate}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One row's result line, and what the summary and the terminal need of it."""
+
+    line: bytes
+    status: str
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    report: str | None = None
+    """The line for stderr, for a row that failed or is bad."""
+
+
+def run_batch(
+    batch: Batch,
+    out: str,
+    *,
+    jobs: int = 1,
+    concurrency: int = 8,
+    report: Callable[[str], None],
+    host: PluginHost | None = None,
+) -> Summary:
+    """Run ``batch`` over its rows into ``out`` (resuming it), offline or live as its options say;
+    ``report`` gets each failed or bad row's line as it comes."""
+    from ...plugins.manager import default_host
+
+    summary = Summary()
+    results, done = ResultsFile.open(out)
+    with results, Progress(batch.rows, summary, report) as progress:
+
+        def take(outcomes: Iterable[Outcome]) -> None:
+            outcomes = list(outcomes)
+            results.write(outcome.line for outcome in outcomes)
+            for outcome in outcomes:
+                summary.add(outcome)
+                if outcome.report is not None:
+                    progress.write(outcome.report)
+            progress.update(len(outcomes))
+
+        rows = rows_to_run(batch.rows, done, summary, progress)
+        if batch.options.adapter != "offline" and not batch.options.dry_run:
+            import asyncio
+
+            asyncio.run(_live(batch, rows, concurrency, take, summary, host or default_host()))
+        elif jobs > 1:
+            _in_processes(batch, rows, jobs, take)
+        else:
+            runner = RowRunner(batch, host or default_host())
+            for chunk in chunks(rows, CHUNK_ROWS):
+                take(runner.run_chunk(chunk))
+    return summary
+
+
+def rows_to_run(path: str, done: set[str], summary: Summary, progress: Progress) -> Iterator[tuple[int, str]]:
+    """The rows of ``path`` not done yet. Telling which are done means reading each line's id, so
+    a first run (nothing done) leaves every line to be read where it runs."""
+    for number, text in read_rows(path):
+        if done:
+            row = parse_row(path, number, text)
+            if id_key(row.id) in done:
+                summary.skipped += 1
+                progress.update(1)
+                continue
+        yield number, text
+
+
+def chunks(rows: Iterator[tuple[int, str]], size: int) -> Iterator[list[tuple[int, str]]]:
+    chunk: list[tuple[int, str]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+# --- offline, in processes -------------------------------------------------------------------------
+
+
+def _in_processes(
+    batch: Batch, rows: Iterator[tuple[int, str]], jobs: int, take: Callable[[Iterable[Outcome]], None]
+) -> None:
+    """Chunks of rows run by ``jobs`` processes, at most two chunks a process in flight (so the
+    rows are read as they are needed), each chunk's results written as it comes back."""
+    import concurrent.futures as futures
+    import multiprocessing
+
+    # "spawn" does not copy this process (its threads, its open results file) into the workers.
+    context = multiprocessing.get_context("spawn")
+    with futures.ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(batch,)) as pool:
+        pending: set[futures.Future[list[Outcome]]] = set()
+        for chunk in chunks(rows, CHUNK_ROWS):
+            if len(pending) >= 2 * jobs:
+                finished, pending = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
+                for future in finished:
+                    take(future.result())
+            pending.add(pool.submit(_run_chunk, chunk))
+        for future in futures.as_completed(pending):
+            take(future.result())
+
+
+_worker: RowRunner | None = None
+
+
+def _start_worker(batch: Batch) -> None:
+    global _worker
+    from ...plugins.manager import default_host
+
+    _worker = RowRunner(batch, default_host())
+
+
+def _run_chunk(chunk: list[tuple[int, str]]) -> list[Outcome]:
+    assert _worker is not None, "the pool's initializer makes the runner"
+    return _worker.run_chunk(chunk)
+
+
+# --- live --------------------------------------------------------------------------------------------
+
+
+async def _live(
+    batch: Batch,
+    rows: Iterator[tuple[int, str]],
+    concurrency: int,
+    take: Callable[[Iterable[Outcome]], None],
+    summary: Summary,
+    host: PluginHost,
+) -> None:
+    """Rows run as tasks on this loop, ``concurrency`` at most at once, their calls sharing the
+    adapter (and its async clients' connections)."""
+    import asyncio
+
+    from ...core.rate_limit import WaitOnRateLimits
+    from .run import model_adapter
+
+    def waited(seconds: float) -> None:
+        summary.rate_waits += 1
+
+    provider = model_adapter(host, batch.options)
+    adapter = WaitOnRateLimits(provider, batch.max_wait, on_wait=waited)
+    runner = RowRunner(batch, host)
+    pending: set[asyncio.Task[Outcome]] = set()
+    try:
+        for number, text in rows:
+            if len(pending) >= concurrency:
+                finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                take(task.result() for task in finished)
+            pending.add(asyncio.create_task(runner.arun_row(number, text, adapter)))
+        while pending:
+            finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            take(task.result() for task in finished)
+    finally:
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        await close_clients(provider)
+
+
+async def close_clients(adapter: Any) -> None:
+    """Close the async clients the batch's calls opened (a retargeted adapter's provider's)."""
+    inner = getattr(adapter, "adapter", adapter)
+    aclose = getattr(inner, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+# --- one row -----------------------------------------------------------------------------------------
+
+
+_ROW_FAILURES = (PromptwireError, CheckError, RecursionError)
+"""What a row's run may raise because of the row (or the provider): the row fails, the batch goes on."""
+
+
+class RowRunner:
+    """Runs rows of ``batch`` and makes their result lines."""
+
+    def __init__(self, batch: Batch, host: PluginHost) -> None:
+        self.batch = batch
+        self.host = host
+        self.reader = None if batch.program is not None else host.reader(batch.reader)
+
+    def run_chunk(self, chunk: Iterable[tuple[int, str]]) -> list[Outcome]:
+        return [self.run_row(number, text) for number, text in chunk]
+
+    def run_row(self, number: int, text: str, adapter: Callable[[Row], ModelAdapter] | None = None) -> Outcome:
+        """Row ``number`` run here (offline, or a dry run; or with the adapter ``adapter`` makes
+        for the row)."""
+        from .run import run, run_prompt
+
+        row = parse_row(self.batch.rows, number, text)
+        if isinstance(row, BadRow):
+            return self._bad(row)
+        options = self.batch.options
+        given = None if adapter is None else adapter(row)
+        try:
+            if self.batch.program is not None:
+                result = run(
+                    self.batch.program,
+                    _js(row.data),
+                    options,
+                    host=self.host,
+                    path=self.batch.program_path,
+                    adapter=given,
+                )
+            else:
+                result = run_prompt(
+                    self._prompt(row), self.batch.rows, options, host=self.host, adapter=given, line=row.line
+                )
+        except _ROW_FAILURES as exc:
+            return self._failed(row, exc)
+        return self._ok(row, result)
+
+    async def arun_row(self, number: int, text: str, adapter: ModelAdapter) -> Outcome:
+        """Row ``number`` run on the event loop, its calls sent with ``adapter``."""
+        from .run import arun, arun_prompt
+
+        row = parse_row(self.batch.rows, number, text)
+        if isinstance(row, BadRow):
+            return self._bad(row)
+        options = self.batch.options
+        try:
+            if self.batch.program is not None:
+                result = await arun(
+                    self.batch.program,
+                    _js(row.data),
+                    options,
+                    host=self.host,
+                    path=self.batch.program_path,
+                    adapter=adapter,
+                )
+            else:
+                result = await arun_prompt(
+                    self._prompt(row), self.batch.rows, options, host=self.host, adapter=adapter, line=row.line
+                )
+        except _ROW_FAILURES as exc:
+            return self._failed(row, exc)
+        return self._ok(row, result)
+
+    def _prompt(self, row: Row) -> Any:
+        assert self.reader is not None
+        return self.reader.read(row.data)
+
+    def _ok(self, row: Row, result: RunResult) -> Outcome:
+        from ..agentscript.interpreter import json_of
+
+        value = json_of(result.value) if self.batch.program is not None else result.value
+        calls = [self._call(call, result) for call in result.calls]
+        return self._outcome({"id": row.id, "line": row.line, "status": "ok", "value": value, "calls": calls}, calls)
+
+    def _failed(self, row: Row, error: BaseException) -> Outcome:
+        message = _error_text(error)
+        made: tuple[ProgramCall, ...] = getattr(error, "calls", ())
+        calls = [self._call(call, None) for call in made]
+        result = {"id": row.id, "line": row.line, "status": "failed", "error": message, "calls": calls}
+        first = message.splitlines()[0] if message else type(error).__name__
+        return self._outcome(result, calls, f"{self.batch.rows}:{row.line}: row {id_key(row.id)} failed: {first}")
+
+    def _bad(self, row: BadRow) -> Outcome:
+        result = {"id": row.id, "line": row.line, "status": "bad", "error": row.reason}
+        return Outcome(result_line(result), "bad", report=f"{self.batch.rows}:{row.line}: bad row: {row.reason}")
+
+    def _outcome(self, result: dict[str, Any], calls: list[dict[str, Any]], report: str | None = None) -> Outcome:
+        tokens_in = sum(_tokens(call["usage"], _TOKENS_IN) for call in calls)
+        tokens_out = sum(_tokens(call["usage"], _TOKENS_OUT) for call in calls)
+        return Outcome(result_line(result), result["status"], len(calls), tokens_in, tokens_out, report)
+
+    def _call(self, call: ProgramCall, result: RunResult | None) -> dict[str, Any]:
+        """One call as its result line holds it."""
+        reply = call.reply
+        request = request_dict(call, self.batch.options.adapter)
+        return {
+            "site": request.pop("site"),
+            "agent": request.pop("agent"),
+            "attempt": request.pop("attempt"),
+            "prompt": self._prompt_field(call, result),
+            "request": request,
+            "reply": None if reply is None else _reply_dict(reply),
+            "usage": None if reply is None or reply.usage is None else dict(reply.usage),
+            "error": call.error,
+        }
+
+    def _prompt_field(self, call: ProgramCall, result: RunResult | None) -> Any:
+        """The call's prompt in the batch's format: as sent when that is the format it was sent in."""
+        options = self.batch.options
+        sent_as = ("agentscript", {}) if result is None else result.sent_as
+        if self.batch.program is None:
+            sent_as = (options.format, options.options)
+        if (options.format, dict(options.options)) == (sent_as[0], dict(sent_as[1])):
+            rendered = call.rendered
+        else:
+            rendered = self.host.renderer(options.format).render(call.prompt, **options.options)
+        data = rendered.to_dict()
+        if self.batch.prompt == "digest":
+            return "sha256:" + hashlib.sha256(dumps(data, separators=(",", ":")).encode("utf-8")).hexdigest()
+        return data
+
+
+def _js(data: dict[str, Any]) -> Any:
+    """A row as a program's input: numbers as JavaScript's (as ``--input`` reads them)."""
+    from ...renderers.agentscript.jsjson import js_numbers
+
+    return js_numbers(data)
+
+
+def _reply_dict(reply: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"text": reply.text}
+    if reply.has_value:
+        data["value"] = reply.value
+    if reply.reasoning is not None:
+        data["reasoning"] = reply.reasoning
+    if reply.finish_reason is not None:
+        data["finish_reason"] = reply.finish_reason
+    if reply.tool_calls:
+        data["tool_calls"] = [call.model_dump(exclude={"native"}) for call in reply.tool_calls]
+    return data
+
+
+_TOKENS_IN = ("prompt_tokens", "input_tokens")
+_TOKENS_OUT = ("completion_tokens", "output_tokens")
+
+
+def _tokens(usage: dict[str, Any] | None, names: tuple[str, ...]) -> int:
+    """A count of tokens, under whichever name the provider gives it."""
+    for name in names:
+        count = (usage or {}).get(name)
+        if isinstance(count, int) and not isinstance(count, bool):
+            return count
+    return 0
+
+
+def _error_text(error: BaseException) -> str:
+    if isinstance(error, RecursionError):
+        return "the row is nested too deeply to process"
+    from ...core.errors import ProviderError
+
+    if isinstance(error, ProviderError):
+        status = f" {error.status}" if error.status is not None else ""
+        return f"{type(error).__name__} [{error.provider or '?'}{status}]: {error}"
+    return str(error)
+
+
+# --- progress ----------------------------------------------------------------------------------------
+
+
+class Progress:
+    """A progress bar on stderr (rows, rate, ETA, failures) while stderr is a terminal; nothing
+    otherwise, so a log or a pipe gets only the reports and the summary. tqdm is imported only then."""
+
+    def __init__(self, rows: str, summary: Summary, report: Callable[[str], None]) -> None:
+        self.rows = rows
+        self.summary = summary
+        self.report = report
+        self.bar: Any = None
+
+    def __enter__(self) -> Progress:
+        import sys
+
+        stream = sys.stderr
+        if stream is not None and stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=_count_lines(self.rows), unit="row", file=stream, dynamic_ncols=True, leave=True)
+        return self
+
+    def update(self, count: int) -> None:
+        if self.bar is not None:
+            self.bar.update(count)
+            failures = self.summary.failed + self.summary.bad
+            if failures:
+                self.bar.set_postfix(failed=failures, refresh=False)
+
+    def write(self, line: str) -> None:
+        """A report line (above the bar, when there is one)."""
+        if self.bar is not None:
+            self.bar.clear()
+            self.report(line)
+            self.bar.refresh()
+        else:
+            self.report(line)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _count_lines(path: str) -> int | None:
+    """The rows to come, for the bar's ETA (lines; a blank one is counted too)."""
+    try:
+        with open(path, "rb") as stream:
+            return sum(block.count(b"\n") for block in iter(lambda: stream.read(1 << 20), b""))
+    except OSError:
+        return None
+
+
+def options_for_batch(options: RunOptions) -> RunOptions:
+    """A run's options as every row takes them: no debug stream (a thousand rows' debug blocks
+    are no one's to read, and a stream does not go to another process)."""
+    return replace(options, debug=None, on_text=None)

@@ -1,0 +1,184 @@
+"""The two files of ``asrender batch``: the rows read in, and the results written out, both one
+JSON object a line and both streamed, so a batch holds one row (or one chunk of rows) at a time.
+
+The results file is what makes a batch resumable and safe to kill. It is only ever appended to,
+each write a whole number of complete lines (one ``os.write`` of bytes ending in a newline), so a
+process killed at any moment leaves every line it finished intact and at most one unfinished line
+at the end, which has no newline and is not a JSON object (a prefix of one never is). Reopening the
+file (:meth:`ResultsFile.open`) cuts that unfinished line off and returns the ids of the rows
+already done, which the batch then skips. An exclusive lock keeps a second batch from appending to
+the same file at the same time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ...core.errors import PromptwireError
+from ...core.json_text import dumps
+
+__all__ = ["BadRow", "ResultsFile", "Row", "id_key", "read_rows", "result_line"]
+
+
+class BatchFileError(PromptwireError):
+    """The rows or the results file cannot be used at all (as opposed to one bad row)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One input row: where it is (``line``), its id (its ``id`` field, else its line number) and
+    its data without the ``id``."""
+
+    line: int
+    id: str | int
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class BadRow:
+    """A line that is no row: not JSON, not an object, or an ``id`` that is neither text nor an integer."""
+
+    line: int
+    reason: str
+
+    @property
+    def id(self) -> int:
+        """A bad row's id is its line number: its own, if it has one, could not be read."""
+        return self.line
+
+
+def read_rows(path: str) -> Iterator[tuple[int, str]]:
+    """Each non-blank line of ``path`` with its line number (from 1), read as it is needed."""
+    try:
+        stream = open(path, "rb")  # noqa: SIM115 - closed by the generator's end or its close()
+    except OSError as exc:
+        raise BatchFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    with stream:
+        for number, raw in enumerate(stream, 1):
+            text = raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
+            if text.strip():
+                yield number, text
+
+
+def parse_row(label: str, number: int, text: str) -> Row | BadRow:
+    """The row on line ``number`` of ``label``, read as a prompt file's JSON is (duplicate keys
+    and too deep nesting refused), or why it is not one."""
+    from .inputs import PromptFileError, parse_data
+
+    where = f"{label}:{number}"
+    try:
+        data = parse_data(text, where, json_by_name=True)
+    except PromptFileError as exc:
+        return BadRow(number, _reason(str(exc), where))
+    if not isinstance(data, dict):
+        return BadRow(number, f"a row must be a JSON object, got {_kind(data)}")
+    row_id = data.pop("id", number)
+    if isinstance(row_id, bool) or not isinstance(row_id, str | int):
+        return BadRow(number, f"a row's id must be text or an integer, got {_kind(row_id)}")
+    return Row(number, row_id, data)
+
+
+def _reason(message: str, where: str) -> str:
+    """A reader's message without its location (the report names the line): one line is one row,
+    so the parser's "line 1" is the row's line, and its column is said in words."""
+    rest = message.removeprefix(f"{where}:1:").removeprefix(f"{where}:").lstrip()
+    column, separator, reason = rest.partition(": ")
+    return f"{reason} (column {column})" if separator and column.isdigit() else rest
+
+
+def _kind(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "text", bool: "true or false", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def id_key(row_id: object) -> str:
+    """A row id as the results file spells it (``1`` and ``"1"`` are two ids)."""
+    return json.dumps(row_id, ensure_ascii=False)
+
+
+def result_line(result: dict[str, Any]) -> bytes:
+    """One result as its line of the results file: compact JSON, with the line separators that
+    some line readers split at (U+2028, U+2029) and what a terminal acts on written as escapes."""
+    from .terminal import safe_json
+
+    return (safe_json(dumps(result, separators=(",", ":"))) + "\n").encode("utf-8")
+
+
+class ResultsFile:
+    """The results file, open for appending: see the module docstring."""
+
+    def __init__(self, path: str, fd: int) -> None:
+        self.path = path
+        self._fd = fd
+
+    @classmethod
+    def open(cls, path: str) -> tuple[ResultsFile, set[str]]:
+        """``path`` opened (created if need be) and locked, its unfinished last line cut off; with
+        the ids (:func:`id_key`) of the rows it already holds."""
+        import fcntl
+
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise BatchFileError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise BatchFileError(f"{path}: another batch is writing to it") from None
+        try:
+            done, end = _done_rows(path, fd)
+            if end != os.fstat(fd).st_size:
+                os.ftruncate(fd, end)  # the line a killed batch did not finish
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(path, fd), done
+
+    def write(self, lines: Iterable[bytes]) -> None:
+        """Append complete lines, in one write when the system allows."""
+        data = memoryview(b"".join(lines))
+        try:
+            while data:
+                data = data[os.write(self._fd, data) :]
+        except OSError as exc:
+            raise BatchFileError(f"{self.path}: cannot write: {exc.strerror or exc}") from None
+
+    def close(self) -> None:
+        """Flush to the disk and let go of the file (and its lock)."""
+        try:
+            os.fsync(self._fd)
+        except OSError:
+            pass  # a pipe or a device: nothing to flush
+        finally:
+            os.close(self._fd)
+
+    def __enter__(self) -> ResultsFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _done_rows(path: str, fd: int) -> tuple[set[str], int]:
+    """The ids of the results in the file, and where its last complete line ends."""
+    done: set[str] = set()
+    end = 0
+    with os.fdopen(os.dup(fd), "rb") as stream:
+        stream.seek(0)
+        for number, raw in enumerate(stream, 1):
+            if not raw.endswith(b"\n"):
+                break  # unfinished: cut off
+            try:
+                result = json.loads(raw)
+                done.add(id_key(result["id"]))
+            except (ValueError, TypeError, KeyError):
+                raise BatchFileError(
+                    f"{path}:{number}: not a result line; give --out a new file or the results of this batch"
+                ) from None
+            end += len(raw)
+    return done, end

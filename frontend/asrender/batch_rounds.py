@@ -1,0 +1,158 @@
+"""A batch through a provider's batch API, in rounds: ``--batch-file`` writes the calls to ask,
+``--batch-results`` reads the provider's answers back.
+
+A program may make many calls, each depending on the replies before it, but a batch API answers
+a file of independent requests. The interpreter is deterministic given the input and the replies,
+so a batch runs in rounds by replay: round k runs each row again with the replies of rounds
+1..k-1 (every results file given), and writes the first call that has no reply yet to the next
+batch file; a row is done, and written to ``--out``, when its program returns. A reply that fails
+its call's output contract, with attempts left, is simply the next call of the row: its repair
+call goes in the next round's file. An errored entry fails its row; an expired or cancelled one is
+asked again in the next round.
+
+A call's ``custom_id`` is ``row<LINE>-call<N>``: the row's line in the rows file and the call's
+place among the row's calls. The rows file must therefore stay as it is between rounds.
+Replaying a program runs its tools again, so a program given ``--allow-write`` (tools or memory
+that write) is refused unless ``--replay-writes`` says repeating its writes is fine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ...adapters.batch_files import Answer, read_results, reply_object, request_line
+from ...core.errors import PromptwireError
+from .batch import Batch, Outcome, Progress, RowRunner, Summary, chunks, rows_to_run
+from .batch_io import ResultsFile, Row
+
+if TYPE_CHECKING:
+    from ...core.contract import OutputContract
+    from ...core.generate import ModelAdapter, ProviderRequest, Reply
+    from ...core.prompt import GenerateConfig
+    from ...core.rendered import RenderedPrompt
+    from ...plugins.manager import PluginHost
+
+__all__ = ["custom_id", "replay_row", "run_round"]
+
+
+def custom_id(line: int, call: int) -> str:
+    """The id of a row's call in a batch file (at most 64 of ``[A-Za-z0-9_-]``, as Anthropic asks)."""
+    return f"row{line}-call{call}"
+
+
+class _Unanswered(BaseException):
+    """A call with no reply yet. A BaseException, so that no ``try`` of the program catches it."""
+
+    def __init__(self, custom_id: str, request: ProviderRequest) -> None:
+        super().__init__(custom_id)
+        self.custom_id = custom_id
+        self.request = request
+
+
+class _Replayed:
+    """The provider's adapter for one row of a round: each request built as a live call builds it,
+    each call answered from the results so far, the first without an answer stopping the row."""
+
+    def __init__(self, adapter: ModelAdapter, provider: str, line: int, answers: Mapping[str, Answer]) -> None:
+        self.adapter = adapter
+        self.name = adapter.name
+        self.provider = provider
+        self.line = line
+        self.answers = answers
+        self.calls = 0
+
+    def build_request(
+        self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
+    ) -> ProviderRequest:
+        return self.adapter.build_request(rendered, config, contract, model)
+
+    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
+        self.calls += 1
+        asked = custom_id(self.line, self.calls)
+        answer = self.answers.get(asked)
+        if answer is None or answer.unanswered is not None:
+            raise _Unanswered(asked, request)
+        if answer.failure is not None:
+            raise answer.failure
+        assert answer.body is not None
+        return reply_object(self.provider, answer.body)
+
+    def parse_reply(self, raw: Any) -> Reply:
+        return self.adapter.parse_reply(raw)
+
+
+def replay_row(runner: RowRunner, number: int, text: str, answers: Mapping[str, Answer]) -> dict[str, Any]:
+    """One row replayed with ``answers``: ``{"status": "done", "result": ...}`` (its result line's
+    data, ok or failed), or ``{"status": "waiting", "custom_id", "request"}`` for its first call
+    without an answer."""
+    import json
+
+    from .run import model_adapter
+
+    adapter = model_adapter(runner.host, runner.batch.options)
+    provider = runner.batch.options.adapter
+
+    def replayed(row: Row) -> ModelAdapter:
+        return _Replayed(adapter, provider, row.line, answers)
+
+    try:
+        outcome = runner.run_row(number, text, replayed)
+    except _Unanswered as unanswered:
+        return {"status": "waiting", "custom_id": unanswered.custom_id, "request": unanswered.request}
+    return {"status": "done", "result": json.loads(outcome.line)}
+
+
+def run_round(
+    batch: Batch,
+    out: str,
+    *,
+    kind: str,
+    requests: str | None,
+    results: Iterable[str],
+    report: Callable[[str], None],
+    host: PluginHost,
+) -> tuple[Summary, int]:
+    """One round: every row not done replayed with the answers of ``results`` (later files win);
+    done rows written to ``out``, the next call of every other row to ``requests`` (a new file).
+    Returns the summary and the number of rows waiting for another round."""
+    from .run import model_adapter
+
+    answers: dict[str, Answer] = {}
+    for path in results:
+        answers.update(read_results(kind, path))
+    provider = batch.options.adapter
+    adapter = model_adapter(host, batch.options)
+    runner = RowRunner(batch, host)
+    summary = Summary()
+    waiting = 0
+    try:
+        asked = open(requests, "wb") if requests is not None else None  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise PromptwireError(f"{requests}: cannot write: {exc.strerror or exc}") from None
+    results_file, done = ResultsFile.open(out)
+    try:
+        with results_file, Progress(batch.rows, summary, report) as progress:
+            for chunk in chunks(rows_to_run(batch.rows, done, summary, progress), 64):
+                outcomes: list[Outcome] = []
+                for number, text in chunk:
+
+                    def replayed(row: Row) -> ModelAdapter:
+                        return _Replayed(adapter, provider, row.line, answers)
+
+                    try:
+                        outcomes.append(runner.run_row(number, text, replayed))
+                    except _Unanswered as unanswered:
+                        waiting += 1
+                        if asked is not None:
+                            asked.write(request_line(kind, provider, unanswered.custom_id, unanswered.request))
+                results_file.write(outcome.line for outcome in outcomes)
+                for outcome in outcomes:
+                    summary.add(outcome)
+                    if outcome.report is not None:
+                        progress.write(outcome.report)
+                progress.update(len(chunk))
+    finally:
+        if asked is not None:
+            asked.close()
+    return summary, waiting
