@@ -129,3 +129,36 @@ def test_example_program_runs_on_a_real_model_with_schema_valid_json(
         json.loads(json.dumps(data["result"], allow_nan=False))  # a JSON value, nothing Python-only
         jsonschema.validate(data["result"], schema)
         check_result(data["result"], schema, strict=True)  # the contract check promptwire itself runs
+
+
+def test_a_streamed_call_arrives_in_pieces_and_is_checked_whole(
+    llama_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One call streamed from the real server (SSE through the OpenAI SDK): the text comes in more
+    than one piece, the pieces joined are the reply the contract was checked on, and the usage the
+    stream was asked for is captured."""
+    from promptwire import Prompt
+    from promptwire.adapters.openai import OpenAIAdapter
+    from promptwire.core.generate import generate
+    from promptwire.renderers.agentscript import renderer, shape_contract
+
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{llama_server}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    prompt = Prompt.model_validate(
+        {
+            "instruction": "Name one colour.",
+            "config": {"strict": True, "attempts": 3, "max_output": {"amount": 64}},
+            "output": shape_contract({"colour": "string"}),
+        }
+    )
+    pieces: list[str] = []
+    result = generate(
+        prompt, render=renderer.render, adapter=OpenAIAdapter(), model="gemma-3-270m", on_text=pieces.append
+    )
+    last = result.calls[-1]
+    assert last.request.kwargs["stream"] is True and last.request.kwargs["stream_options"] == {"include_usage": True}
+    assert last.reply is not None and len(pieces) > 1
+    assert isinstance(result.value, dict) and isinstance(result.value["colour"], str)
+    replies = "".join(pieces)
+    assert replies.endswith(last.reply.text)  # the last attempt's pieces, after any rejected attempt's
+    assert last.reply.usage is not None and last.reply.usage["completion_tokens"] > 0
