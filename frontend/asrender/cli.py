@@ -885,10 +885,12 @@ def _base_url(text: str) -> tuple[str, str]:
 
 def _base_urls(given: list[tuple[str, str]] | None, provider: str, host: PluginHost) -> dict[str, str]:
     """The ``--base-url`` flags by scheme (``""``: the one provider's), each used by the run."""
+    if not given:
+        return {}
     from .routing import Routes, check_base_urls
 
     base_urls: dict[str, str] = {}
-    for key, url in given or ():
+    for key, url in given:
         if key in base_urls:
             _usage_error(f"--base-url is given twice for {key or provider}")
         base_urls[key] = url
@@ -965,7 +967,6 @@ def _print_calls(
     has no form for a run that failed."""
     from .display import call_facts, reply_sections
     from .run import call_block, request_dict, shown
-    from .text_form import model_text
 
     if failed and not result.calls:
         return
@@ -987,6 +988,8 @@ def _print_calls(
             + "\n"
         )
     elif output == "text":
+        from .text_form import model_text
+
         write_output("".join(model_text(rendered) for rendered in renders))
     else:
         blocks = []

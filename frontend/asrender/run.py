@@ -22,7 +22,6 @@ from ...adapters.offline import OfflineAdapter
 from ...plugins.manager import PluginHost, default_host
 from ..agentscript.trace import ProgramCall, Site, SiteWatch, TextSink, notes_events
 from .retarget import Retargeted
-from .routing import AUTO, Routed, Routes
 
 if TYPE_CHECKING:
     from ...core.generate import CallWatcher, GenerateResult, ModelAdapter
@@ -120,6 +119,8 @@ def model_adapter(host: PluginHost, options: RunOptions) -> ModelAdapter:
         name, model = options.replay.provider or name, model or options.replay.model
     if name == "offline":
         return recorded_or_replayed(answers, name, options)
+    from .routing import AUTO, Routed, Routes  # a provider's run only
+
     routes = Routes(host, options.base_urls)
     dry = answers if options.dry_run else None
     if name == AUTO:  # each provider's calls recorded, or replayed, under its own name
