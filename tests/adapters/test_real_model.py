@@ -26,6 +26,7 @@ import jsonschema
 import pytest
 
 from promptwire.core.coercion import check_result
+from promptwire.core.permissions import Permissions
 from promptwire.frontend import run
 from promptwire.frontend.asrender.run import RunOptions
 
@@ -117,7 +118,11 @@ def test_example_program_runs_on_a_real_model_with_schema_valid_json(
     assert "strict: true" in source
     input_file = program.with_suffix(".input.json")
     input_value = json.loads(input_file.read_text(encoding="utf-8")) if input_file.exists() else None
-    result = run(source, input_value, RunOptions("openai", "gemma-3-270m", timeout=120), path=program.name)
+    # What the README's own commands allow each example (lessons.as keeps its memory beside it).
+    folder = examples.resolve()
+    tools = Permissions(folder, program_folder=folder, write=(folder / "lessons.jsonl",))
+    options = RunOptions("openai", "gemma-3-270m", timeout=120, tools=tools)
+    result = run(source, input_value, options, path=program.name)
     generates = [event["data"] for event in _events(result.trace) if event["kind"] == "generate"]
     assert generates, "the program made no model call"
     for call in result.calls:
