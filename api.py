@@ -263,6 +263,8 @@ def run(
     agent: str | None = None,
     function: str | None = None,
     path: str | None = None,
+    record: Recorder | None = None,
+    replay: Recording | None = None,
 ) -> RunResult:
     """Run an AgentScript program as ``asrender`` does: parsed, checked, its model calls made
     offline (canned ``responses``, then mock values) unless ``provider`` names one, or ``"auto"``
@@ -273,14 +275,17 @@ def run(
     per scheme: ``{"ollama": "http://gpu:11434"}``); a ``dry_run`` builds every request for
     ``provider`` and answers it offline. The result holds the program's ``value``, the reference's
     ``trace`` and every model call (``calls``: prompt, render, request, reply); a failure is raised
-    with the calls made before it (``error.calls``)."""
+    with the calls made before it (``error.calls``). ``record`` and ``replay`` record the run's
+    replies or answer them from a recording, as they do for :func:`generate`."""
     from .frontend.asrender.run import run as run_program
 
     host = host or default_host()
     options, source = _run_options(
         program, provider, model, format, timeout, responses, on_text, dry_run, base_url, host
     )
-    options = replace(options, agent=agent, function=function)
+    if record is not None and replay is not None:
+        raise _FieldError("record", "a replay sends nothing to record")
+    options = replace(options, agent=agent, function=function, record=record, replay=replay)
     return run_program(source, input, options, host=host, path=path)
 
 
@@ -300,6 +305,8 @@ async def arun(
     agent: str | None = None,
     function: str | None = None,
     path: str | None = None,
+    record: Recorder | None = None,
+    replay: Recording | None = None,
 ) -> RunResult:
     """:func:`run`, awaited: the program runs in a thread of its own and each of its model calls is
     made on the caller's event loop with the provider SDK's async client; ``on_text`` is called on
@@ -310,7 +317,9 @@ async def arun(
     options, source = _run_options(
         program, provider, model, format, timeout, responses, on_text, dry_run, base_url, host
     )
-    options = replace(options, agent=agent, function=function)
+    if record is not None and replay is not None:
+        raise _FieldError("record", "a replay sends nothing to record")
+    options = replace(options, agent=agent, function=function, record=record, replay=replay)
     return await arun_program(source, input, options, host=host, path=path)
 
 

@@ -36,7 +36,7 @@ def test_the_shared_parameters_have_generates_names() -> None:
     generate = inspect.signature(promptwire.generate).parameters
     for function in (promptwire.run, promptwire.arun):
         parameters = inspect.signature(function).parameters
-        for name in ("provider", "model", "format", "host", "timeout", "responses", "on_text"):
+        for name in ("provider", "model", "format", "host", "timeout", "responses", "on_text", "record", "replay"):
             assert parameters[name].kind == generate[name].kind, (function.__name__, name)
         assert "adapter" not in parameters
 
@@ -57,6 +57,16 @@ def test_program_text_runs_against_a_provider_by_its_scheme(monkeypatch: pytest.
     assert result.value == forced.value == {"ok": True}
     assert str(result.calls[0].site) == "inline.as:10:16"
     assert server.requests[0] == server.requests[1]  # messages is AgentScript's text for such a prompt
+
+
+def test_a_program_run_is_recorded_and_replayed_from_python(tmp_path: Path) -> None:
+    recording = tmp_path / "inline.recording.jsonl"
+    with fake_provider() as server, promptwire.Recorder(recording) as recorder:
+        real = promptwire.run(SOURCE, {"topic": "x"}, "ollama", "ok", base_url=server.root, record=recorder)
+    replayed = promptwire.run(SOURCE, {"topic": "x"}, replay=promptwire.Recording.read(recording))  # no server
+    assert replayed.value == real.value == {"ok": True} and replayed.trace == real.trace
+    with pytest.raises(promptwire.FieldError, match="record"):
+        promptwire.run(SOURCE, {"topic": "x"}, record=recorder, replay=promptwire.Recording.read(recording))
 
 
 def test_arun_streams_on_the_callers_loop() -> None:
