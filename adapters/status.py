@@ -160,6 +160,8 @@ def unreadable_reply(exc: BaseException) -> MalformedResponseError | None:
         raw = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
         excerpt = body_excerpt(raw.decode("utf-8", "replace"))
         return MalformedResponseError(f"LLM provider response is not UTF-8 text: {excerpt}", status=200, body=excerpt)
+    if isinstance(exc, UnicodeError):  # the charset its content type names cannot read it ("utf-16", no BOM)
+        return MalformedResponseError(f"LLM provider response cannot be read as the text it says it is: {exc}")
     if isinstance(exc, ValueError) and _DIGIT_LIMIT in str(exc):
         return MalformedResponseError(
             f"LLM provider response holds an integer of more than {sys.get_int_max_str_digits()} digits, "
