@@ -95,9 +95,17 @@ def _text(value: Any, field: str) -> str:
         raise AgentlyFieldError(error.field(field), error.reason) from None
 
 
+def _finite(number: float) -> bool:
+    """Whether ``number`` is a float's finite value (an integer past the largest float is not)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
+
+
 def _config(options: Any, strict: bool) -> GenerateConfig:
     temperature = options.get("temperature") if isinstance(options, Mapping) else None
-    if not isinstance(temperature, int | float) or isinstance(temperature, bool) or not math.isfinite(temperature):
+    if not isinstance(temperature, int | float) or isinstance(temperature, bool) or not _finite(temperature):
         temperature = None
     return GenerateConfig(temperature=temperature, strict=strict)
 

@@ -80,3 +80,12 @@ def test_json_data_in_a_json_field_renders_and_prints_as_json(field: str, format
     value = {"list": [1, 2.5, True, None, "é"], "nested": {"k": [{"deep": 10**100}]}}
     rendered = promptwire.render(_with(data, value), format_name)
     assert dumps(rendered.to_dict())
+
+
+@pytest.mark.parametrize("temperature", [10**400, -(10**400), float("nan"), "hot", True])
+def test_an_agently_temperature_no_float_can_hold_is_left_unset(temperature: Any) -> None:
+    """``options.temperature`` of 400 digits made the Agently reader's finiteness check raise
+    OverflowError (found by the dialect fuzz); a value that is no finite float is dropped, as NaN was."""
+    from promptwire.renderers.agently.reader import reader
+
+    assert reader.read({"input": "x", "options": {"temperature": temperature}}).config.temperature is None
