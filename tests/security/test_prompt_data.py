@@ -89,3 +89,26 @@ def test_an_agently_temperature_no_float_can_hold_is_left_unset(temperature: Any
     from promptwire.renderers.agently.reader import reader
 
     assert reader.read({"input": "x", "options": {"temperature": temperature}}).config.temperature is None
+
+
+@pytest.mark.filterwarnings("ignore::promptwire.core.errors.UnsupportedFieldsWarning")
+@pytest.mark.parametrize("format_name", ["messages", "template"])
+@pytest.mark.parametrize(
+    ("tool", "shown"),
+    [
+        ({"returns": 10**5000}, {"returns": "<an integer of more than 4300 digits>"}),
+        ({"native": {"x"}}, {"native": "{'x'}"}),
+        ({"returns": {"r": (int, "n")}}, {"returns": {"r": ["<class 'int'>", "n"]}}),
+        ({"native": {(1, 2): float("nan")}}, {"native": {"(1, 2)": "nan"}}),
+    ],
+)
+def test_a_tool_value_json_cannot_hold_is_printed_as_its_text(
+    tool: dict[str, Any], shown: dict[str, Any], format_name: str
+) -> None:
+    """A tool's ``returns`` and ``native`` are free values (an Agently declaration holds Python
+    types); the formats that hand tools on (messages, template) made ``display()`` and
+    ``to_dict()`` fail in the JSON writer (ValueError, TypeError; found by the dialect fuzz)."""
+    options = {"source": "{% block user %}x{% endblock %}"} if format_name == "template" else {}
+    rendered = promptwire.render({"tools": [{"name": "t", **tool}]}, format_name, **options)
+    assert dumps(rendered.to_dict()["tools"]) == dumps([{"name": "t", "description": "", "parameters": {}, **shown}])
+    assert "-- part" not in rendered.display()
