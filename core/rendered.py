@@ -166,10 +166,11 @@ class RenderedPrompt:
             ],
             "warnings": [w.to_dict() for w in self.warnings],
             # Python mode: pydantic's JSON mode refuses anything nested past ~250 levels, while a
-            # prompt may nest to MAX_DEPTH. A tool's ``returns`` and ``native`` are free values
-            # (an Agently declaration holds Python types): shown as text where JSON has no form.
+            # prompt may nest to MAX_DEPTH. A tool's ``returns`` and ``native`` and the output's
+            # ``native`` are free values (an Agently declaration holds Python types): shown as
+            # text where JSON has no form.
             "tools": [printable_json(tool.model_dump(exclude_none=True)) for tool in self.tools],
-            "output": None if self.output is None else self.output.model_dump(by_alias=True),
+            "output": None if self.output is None else printable_json(self.output.model_dump(by_alias=True)),
         }
 
     def display(self) -> str:

@@ -112,3 +112,15 @@ def test_a_tool_value_json_cannot_hold_is_printed_as_its_text(
     rendered = promptwire.render({"tools": [{"name": "t", **tool}]}, format_name, **options)
     assert dumps(rendered.to_dict()["tools"]) == dumps([{"name": "t", "description": "", "parameters": {}, **shown}])
     assert "-- part" not in rendered.display()
+
+
+@pytest.mark.filterwarnings("ignore::promptwire.core.errors.UnsupportedFieldsWarning")
+@pytest.mark.parametrize("format_name", [name for name in FORMATS if name != "agently"])
+def test_an_output_declaration_json_cannot_hold_is_printed_as_its_text(format_name: str) -> None:
+    """An Agently ``output`` of a 5000-digit integer is kept as the contract's ``native``, and
+    ``to_dict()`` (``asrender -O json``) failed in the JSON writer (found by the dialect fuzz);
+    the agently format itself refuses it by name, as Agently cannot print it."""
+    from promptwire.renderers.agently.reader import reader
+
+    rendered = promptwire.render(reader.read({"input": "x", "output": 10**5000}), format_name)
+    assert dumps(rendered.to_dict()["output"]["native"]) == '"<an integer of more than 4300 digits>"'
