@@ -59,7 +59,10 @@ def _file_part(file: Mapping[str, Any]) -> FilePart:
 
 def _core_part(part: Any, path: str) -> ContentPart:
     """An Agently/OpenAI content part (dict or validated :class:`Part`) as a core content part."""
-    dumped = part.dump() if isinstance(part, Part) else part
+    try:
+        dumped = part.dump() if isinstance(part, Part) else part
+    except UnicodeEncodeError:  # pydantic's dump of the validated part refuses half a character
+        raise FieldError(path, "the part holds a lone surrogate, which is not valid UTF-8") from None
     kind = dumped.get("type") if isinstance(dumped, Mapping) else None
     try:
         if kind == "text":

@@ -124,3 +124,20 @@ def test_an_output_declaration_json_cannot_hold_is_printed_as_its_text(format_na
 
     rendered = promptwire.render(reader.read({"input": "x", "output": 10**5000}), format_name)
     assert dumps(rendered.to_dict()["output"]["native"]) == '"<an integer of more than 4300 digits>"'
+
+
+def test_half_a_character_in_a_field_path_is_an_escape_in_the_field_error() -> None:
+    """A refusal under a key holding a lone surrogate raised UnicodeEncodeError out of pydantic-core
+    (the FieldError's message, raised in a validator, must be UTF-8 there; found by the reply fuzz)."""
+    schema = {"type": "object", "properties": {"\ud800": {"enum": [float("inf")]}}}
+    with pytest.raises(FieldError) as refused:
+        promptwire.render({"output": {"schema": schema}})
+    assert str(refused.value) == "prompt.output.schema.properties.\\ud800.enum[0]: inf has no JSON form"
+
+
+def test_an_agently_part_holding_half_a_character_is_a_field_error() -> None:
+    """Pydantic's dump of the validated part raised UnicodeEncodeError (found by the dialect fuzz)."""
+    from promptwire.renderers.agently.reader import reader
+
+    with pytest.raises(FieldError, match=r"^attachment\[0\]: the part holds a lone surrogate"):
+        reader.read({"input": "x", "attachment": [{"type": "\ud800"}]})
