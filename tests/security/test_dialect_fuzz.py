@@ -106,7 +106,8 @@ def _read_and_render(dialect: str, data: Any, strict: bool) -> int:
 
 @pytest.fixture(scope="module")
 def tally() -> Iterator[Counter[str]]:
-    """Counts each target's examples and renders; checked against MIN_RENDERED, printed at the end."""
+    """Counts each target's inputs, and its near-valid ones and those that render (checked against
+    MIN_RENDERED); printed at the end (``pytest -s``: a volume run's figures)."""
     counts: Counter[str] = Counter()
     yield counts
     print("\nrendered in some format:", {key: counts[key] for key in sorted(counts)})
@@ -140,6 +141,7 @@ def test_prompt_data_renders_in_every_format_or_is_a_promptwire_error(dialect: s
         finally:
             tracemalloc.stop()
         assert peak <= MEMORY_PER_BYTE * size + MEMORY_BASE, (dialect, size, peak, recipe)
+        tally[f"{key} inputs"] += 1
         if near:
             tally[f"{key} near-valid"] += 1
             tally[f"{key} near-valid rendered"] += rendered > 0
@@ -202,6 +204,7 @@ def test_prompt_files_render_or_are_refused_in_asrender_lines(
         code, _, err = asrender(argv)
         assert code in (0, 1), (argv, text, code, err)
         check_stderr(err)
+        tally[f"{key} inputs"] += 1
         if near:
             tally[f"{key} near-valid"] += 1
             tally[f"{key} near-valid rendered"] += code == 0

@@ -207,24 +207,34 @@ def _adapter(name: str, root: str) -> Any:
     return OllamaAdapter(host=root)
 
 
+@pytest.fixture(scope="module")
+def adapters(server: Server) -> dict[str, Any]:
+    """One adapter per provider for the module, each called once first (with a 418), so that the
+    SDK's import and its client are made outside the alarm."""
+    made = {name: _adapter(name, server.root) for name in ROUTES}
+    server.answer = Answer(status=418)
+    for adapter in made.values():
+        with pytest.raises(ProviderError):
+            generate(Prompt(instruction="x"), render=renderer.render, adapter=adapter, model="m", timeout=3)
+    return made
+
+
+PROMPT = Prompt(instruction="Say something.")
+
+
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
 @pytest.mark.parametrize("name", ROUTES)
+@settings(
+    max_examples=fuzz_examples(),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
 def test_any_reply_body_is_text_or_a_provider_error_without_the_key(
-    server: Server, name: str, streamed: bool, monkeypatch: pytest.MonkeyPatch
+    server: Server, adapters: dict[str, Any], name: str, streamed: bool, monkeypatch: pytest.MonkeyPatch, data: Any
 ) -> None:
     monkeypatch.setenv("OLLAMA_API_KEY", KEY)
-    adapter = _adapter(name, server.root)
-    prompt = Prompt(instruction="Say something.")
-    server.answer = Answer(status=418)  # a first call, to import the SDK and build its client outside the alarm
-    with pytest.raises(ProviderError):
-        generate(prompt, render=renderer.render, adapter=adapter, model="m", timeout=3)
-
-    @settings(
-        max_examples=fuzz_examples(),
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @given(
+    answer = data.draw(
         st.builds(
             Answer,
             status=STATUSES,
@@ -232,26 +242,24 @@ def test_any_reply_body_is_text_or_a_provider_error_without_the_key(
             body=bodies(name, streamed),
             chunked=st.booleans(),
             cut=st.booleans(),
-        )
+        ),
+        label="answer",
     )
-    def fuzz(answer: Answer) -> None:
-        server.answer = answer
-        pieces: list[str] = []
-        try:
-            with within(SECONDS, answer):
-                result = generate(
-                    prompt,
-                    render=renderer.render,
-                    adapter=adapter,
-                    model="m",
-                    timeout=3,
-                    on_text=pieces.append if streamed else None,
-                )
-        except ProviderError as failed:
-            assert KEY not in str(failed) and KEY not in (failed.body or ""), failed
-            event(f"{type(failed).__name__}")
-        else:
-            assert isinstance(result.value, str) or result.value is None, result.value
-            event("a reply")
-
-    fuzz()
+    server.answer = answer
+    pieces: list[str] = []
+    try:
+        with within(SECONDS, answer):
+            result = generate(
+                PROMPT,
+                render=renderer.render,
+                adapter=adapters[name],
+                model="m",
+                timeout=3,
+                on_text=pieces.append if streamed else None,
+            )
+    except ProviderError as failed:
+        assert KEY not in str(failed) and KEY not in (failed.body or ""), failed
+        event(f"{type(failed).__name__}")
+    else:
+        assert isinstance(result.value, str) or result.value is None, result.value
+        event("a reply")
