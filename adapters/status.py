@@ -179,7 +179,10 @@ def missing_part(message: str, raw: object) -> MalformedResponseError:
     elif hasattr(raw, "model_dump"):  # an SDK model: only the fields the provider sent
         # As data, then our JSON writer: pydantic's own fails on half a character ("\\ud800"),
         # which a provider may send, and the error describing the reply must not fail itself.
-        text = dumps(raw.model_dump(exclude_unset=True, warnings=False), separators=(",", ":"), default=repr)
+        try:
+            text = dumps(raw.model_dump(exclude_unset=True, warnings=False), separators=(",", ":"), default=repr)
+        except UnicodeEncodeError:  # half a character in a key: pydantic's dump refuses even to Python data
+            text = repr(raw)
     else:
         text = repr(raw)
     excerpt = body_excerpt(text)

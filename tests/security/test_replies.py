@@ -10,6 +10,7 @@ real SDK over real HTTP: each is now the :class:`MalformedResponseError` that sa
 | an integer of 5000 digits, or 100,000 ``[``, in a tool call's arguments | kept as text under ``_raw`` |
 | half a character (``"\\ud800"``) in a reply of the wrong shape, to OpenAI or Anthropic | the reply quoted with the escape (pydantic's JSON writer failed on it, in the error describing the reply) |
 | a body whose content type says ``charset=utf-16`` but that has no BOM, whole or streamed | ``LLM provider response cannot be read as the text it says it is`` (a bare UnicodeError; found by the provider fuzz) |
+| half a character in a key of a reply of the wrong shape (``{"content": [null, {"\\ud800": 1}]}``), to Anthropic | the reply quoted as Python shows it (pydantic's dump raised UnicodeEncodeError describing the reply; found by the provider fuzz's volume run) |
 | a line of an Ollama stream that is ``null``, ``7`` or ``[42, false]`` | ``LLM provider stream holds a line that is not a JSON object`` (the SDK's AttributeError escaped; found by the provider fuzz) |
 | a 301 without ``Location`` to a streamed request, its body chunked | the status's error (the HTTP library's HTTPStatusError escaped; found by ``test_provider_fuzz.py``, which finds it again) |
 """
@@ -176,3 +177,9 @@ def test_an_ollama_stream_line_that_is_no_object_is_a_malformed_reply(raw_server
         raw_server.content_type = "application/json"
     assert type(error) is MalformedResponseError
     assert str(error) == "LLM provider stream holds a line that is not a JSON object"
+
+
+def test_a_reply_with_half_a_character_in_a_key_is_described(raw_server: RawServer) -> None:
+    error = reply_error(raw_server, "anthropic", b'{"id": "x", "content": [null, {"\\ud800": 1}]}')
+    assert type(error) is MalformedResponseError
+    assert "\ud800=1" in (error.body or "")
