@@ -31,7 +31,7 @@ from promptwire.adapters.base import tool_arguments
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
-from promptwire.core.errors import BadRequestError, MalformedResponseError, PromptwireError
+from promptwire.core.errors import BadRequestError, MalformedResponseError, PromptwireError, ProviderError
 from promptwire.core.generate import generate
 from promptwire.renderers.agentscript import renderer
 
@@ -183,3 +183,25 @@ def test_a_reply_with_half_a_character_in_a_key_is_described(raw_server: RawServ
     error = reply_error(raw_server, "anthropic", b'{"id": "x", "content": [null, {"\\ud800": 1}]}')
     assert type(error) is MalformedResponseError
     assert "\ud800=1" in (error.body or "")
+
+
+def test_a_stream_whose_usage_is_no_object_is_a_provider_error(raw_server: RawServer) -> None:
+    """An OpenAI stream chunk with ``"usage": "x"``: putting the stream together called
+    ``model_dump`` on the text, an AttributeError (found by the provider fuzz's volume run)."""
+    chunk = b'data: {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "usage": "x", '
+    chunk += b'"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n'
+    raw_server.content_type = "text/event-stream"
+    try:
+        raw_server.body = chunk
+        generate(
+            Prompt(instruction="x"),
+            render=renderer.render,
+            adapter=ADAPTERS["openai"](raw_server.root),
+            model="m",
+            timeout=5,
+            on_text=lambda text: None,
+        )
+    except PromptwireError as refused:
+        assert isinstance(refused, ProviderError), refused
+    finally:
+        raw_server.content_type = "application/json"
