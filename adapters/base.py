@@ -64,6 +64,7 @@ from .status import (
     missing_part,
     read_reply,
     sdk_status_error,
+    status_error,
     stream_failure,
     unreadable_reply,
 )
@@ -258,8 +259,9 @@ class ProviderAdapter(ABC):
         leaves the rest to this: a 200 whose body is not JSON, the SDK's own ``JSONDecodeError``,
         which must never pass for the model's output not being JSON (that one is retried); and the
         HTTP client's own timeouts and broken connections (``httpx``/``httpx2``, which the SDKs
-        do not always wrap: a stream cut in the middle, for one); and a body Python's JSON parser
-        cannot read at all (not UTF-8, a 5000-digit integer)."""
+        do not always wrap: a stream cut in the middle, for one) and its status errors (a 301
+        to a streamed request); and a body Python cannot read at all (not UTF-8, not in the
+        charset it names, a 5000-digit integer)."""
         if isinstance(exc, json.JSONDecodeError):
             return malformed_json(exc, endpoint.key)
         for name in ("httpx2", "httpx"):
@@ -268,6 +270,8 @@ class ProviderAdapter(ABC):
                 return self.timed_out(endpoint, seconds)
             if http is not None and isinstance(exc, http.TransportError):
                 return connection_failed(exc)
+            if http is not None and isinstance(exc, http.HTTPStatusError):  # a redirect the SDK does not follow
+                return status_error(exc.response.status_code, str(exc))
         return unreadable_reply(exc)
 
     def api_failure(

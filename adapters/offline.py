@@ -62,9 +62,12 @@ class OfflineAdapter:
         return Reply(text=None, value=value, has_value=True, raw=raw)
 
 
-def mock_value(schema: Mapping[str, Any]) -> Any:
+def mock_value(schema: Mapping[str, Any] | bool) -> Any:
     """AgentScript's mock result for a schema: each type's default, a typed list holding one; of a
-    list of types (``["string", "null"]``), the first that is not null."""
+    list of types (``["string", "null"]``), the first that is not null; for a schema of no type
+    (``{}``, and the boolean schemas ``true`` and ``false``), ``{}``."""
+    if isinstance(schema, bool):
+        return {}
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = next((name for name in kind if name != "null"), "null")

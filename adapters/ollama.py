@@ -138,7 +138,8 @@ class OllamaAdapter(StreamingAdapter):
     def post_stream(self, client: Any, body: bytes) -> Any:
         import ollama
 
-        return client._request(ollama.ChatResponse, "POST", "/api/chat", content=body, stream=True)
+        opened = client._request(ollama.ChatResponse, "POST", "/api/chat", content=body, stream=True)
+        return _opened_lines(opened) if inspect.isawaitable(opened) else _object_lines(opened)
 
     def stream_reader(self) -> StreamReader:
         return LineReader()
@@ -187,6 +188,33 @@ class OllamaAdapter(StreamingAdapter):
 
 async def _read_when_sent(sent: Any) -> Any:
     return _chat_response(await sent)
+
+
+_NOT_AN_OBJECT = "LLM provider stream holds a line that is not a JSON object"
+
+
+def _object_lines(events: Any) -> Any:
+    """The SDK's stream of chat responses, with a line of JSON that is no object (``null``, ``7``,
+    ``[]``: the SDK calls ``.get`` on each line) told as a malformed reply, not an AttributeError."""
+    try:
+        yield from events
+    except (AttributeError, TypeError) as exc:
+        raise missing_part(_NOT_AN_OBJECT, str(exc)) from None
+
+
+async def _opened_lines(opening: Any) -> Any:
+    return _async_object_lines(await opening)
+
+
+async def _async_object_lines(events: Any) -> Any:
+    """:func:`_object_lines` for the async client's stream (closed with it)."""
+    try:
+        async for event in events:
+            yield event
+    except (AttributeError, TypeError) as exc:
+        raise missing_part(_NOT_AN_OBJECT, str(exc)) from None
+    finally:
+        await events.aclose()
 
 
 def _chat_response(response: Any) -> Any:

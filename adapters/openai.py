@@ -214,8 +214,10 @@ class ChunkReader:
         head = self.head
         whole = {"id": head.id, "object": "chat.completion", "created": head.created, "model": head.model}
         whole["choices"] = [{"index": 0, "message": message, "finish_reason": self.finish}]
-        if self.usage is not None:
+        if hasattr(self.usage, "model_dump"):
             whole["usage"] = self.usage.model_dump(exclude_unset=True, warnings=False)
+        elif self.usage is not None:  # not an object ("usage": "x"): as sent, for the reader to refuse
+            whole["usage"] = self.usage
         return ChatCompletion.construct(**whole)
 
 

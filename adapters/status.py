@@ -200,6 +200,8 @@ def unreadable_reply(exc: BaseException) -> MalformedResponseError | None:
         raw = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
         excerpt = body_excerpt(raw.decode("utf-8", "replace"))
         return MalformedResponseError(f"LLM provider response is not UTF-8 text: {excerpt}", status=200, body=excerpt)
+    if isinstance(exc, UnicodeError):  # the charset its content type names cannot read it ("utf-16", no BOM)
+        return MalformedResponseError(f"LLM provider response cannot be read as the text it says it is: {exc}")
     if isinstance(exc, ValueError) and _DIGIT_LIMIT in str(exc):
         return MalformedResponseError(
             f"LLM provider response holds an integer of more than {sys.get_int_max_str_digits()} digits, "
@@ -217,7 +219,10 @@ def missing_part(message: str, raw: object) -> MalformedResponseError:
     elif hasattr(raw, "model_dump"):  # an SDK model: only the fields the provider sent
         # As data, then our JSON writer: pydantic's own fails on half a character ("\\ud800"),
         # which a provider may send, and the error describing the reply must not fail itself.
-        text = dumps(raw.model_dump(exclude_unset=True, warnings=False), separators=(",", ":"), default=repr)
+        try:
+            text = dumps(raw.model_dump(exclude_unset=True, warnings=False), separators=(",", ":"), default=repr)
+        except UnicodeEncodeError:  # half a character in a key: pydantic's dump refuses even to Python data
+            text = repr(raw)
     else:
         text = repr(raw)
     excerpt = body_excerpt(text)

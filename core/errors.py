@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from .printable import HALF_CHARACTERS, escape_unsafe
 from .secrets import mask
 
 __all__ = [
@@ -73,9 +74,12 @@ class FieldError(PromptwireError, ValueError):
     """Bad prompt data: names the field (as a path) and the reason."""
 
     def __init__(self, field: str | Sequence[str | int], reason: str) -> None:
-        self.field = field if isinstance(field, str) else field_path(field)
-        self.reason = reason
-        super().__init__(f"{self.field}: {reason}")
+        # Half a character in a key or a quoted value is written as its escape: the message must be
+        # text any encoder takes (pydantic-core, through which a validator's error passes, raised
+        # UnicodeEncodeError on it instead of the error).
+        self.field = escape_unsafe(field if isinstance(field, str) else field_path(field), HALF_CHARACTERS)
+        self.reason = escape_unsafe(reason, HALF_CHARACTERS)
+        super().__init__(f"{self.field}: {self.reason}")
 
 
 class SourceError(PromptwireError):

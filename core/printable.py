@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["UNSAFE", "UNSAFE_IN_BLOCK", "escape_unsafe", "one_line"]
+__all__ = ["HALF_CHARACTERS", "UNSAFE", "UNSAFE_IN_BLOCK", "escape_unsafe", "one_line"]
 
 UNSAFE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 """C0 and C1 controls, DEL, line/paragraph separators, bidi controls, lone surrogates."""
@@ -22,6 +22,11 @@ UNSAFE_IN_BLOCK: Final = re.compile(
 )
 """:data:`UNSAFE` but newline and tab: what is escaped in a block of several lines whose line breaks
 are its own (a located error's source line and caret, a debug block's prompt)."""
+
+
+HALF_CHARACTERS: Final = re.compile("[\ud800-\udfff]")
+"""Lone surrogates alone: what no UTF-8 encoder takes (pydantic-core's among them), escaped in a
+message that must be text anywhere."""
 
 
 def _escape(match: re.Match[str]) -> str:

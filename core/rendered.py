@@ -10,12 +10,16 @@ trips (``benchmarks/adapters.py``, issue 8). Adapters and tools read them and bu
 
 from __future__ import annotations
 
+import math
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .json_text import dumps
+from .errors import FieldError
+from .json_text import check_json_data, dumps, too_many_digits
+from .nesting import with_nesting_room
 
 if TYPE_CHECKING:  # annotations only: a render's result does not need the prompt model loaded
     from .contract import OutputContract
@@ -162,10 +166,12 @@ class RenderedPrompt:
                 for s in self.sections
             ],
             "warnings": [w.to_dict() for w in self.warnings],
-            # Python mode: the values are JSON data already, and pydantic's JSON mode refuses
-            # anything nested past ~250 levels, while a prompt may nest to MAX_DEPTH.
-            "tools": [tool.model_dump(exclude_none=True) for tool in self.tools],
-            "output": None if self.output is None else self.output.model_dump(by_alias=True),
+            # Python mode: pydantic's JSON mode refuses anything nested past ~250 levels, while a
+            # prompt may nest to MAX_DEPTH. A tool's ``returns`` and ``native`` and the output's
+            # ``native`` are free values (an Agently declaration holds Python types): shown as
+            # text where JSON has no form.
+            "tools": [printable_json(tool.model_dump(exclude_none=True)) for tool in self.tools],
+            "output": None if self.output is None else printable_json(self.output.model_dump(by_alias=True)),
         }
 
     def display(self) -> str:
@@ -204,4 +210,35 @@ class RenderedPrompt:
 
 
 def _json_line(value: object) -> str:
-    return dumps(value, sort_keys=True, default=str)
+    return dumps(printable_json(value), sort_keys=True)
+
+
+def printable_json(value: Any) -> Any:
+    """``value`` as JSON data every JSON writer prints: itself when it is (the usual case, told
+    by one walk), else with each part JSON has no form for (a Python type, a set, NaN, an integer
+    longer than Python prints, a key that is not text) given as its text."""
+    try:
+        check_json_data(value, ())
+    except FieldError:
+        return with_nesting_room(_as_json, value)
+    return value
+
+
+def _as_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key if isinstance(key, str) else _text(key): _as_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_json(item) for item in value]
+    if value is None or isinstance(value, str | bool):
+        return value
+    if isinstance(value, int) and not too_many_digits(value):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    return _text(value)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, int):  # too long to print: say what it is
+        return f"<an integer of more than {sys.get_int_max_str_digits()} digits>"
+    return str(value)

@@ -59,7 +59,10 @@ def _file_part(file: Mapping[str, Any]) -> FilePart:
 
 def _core_part(part: Any, path: str) -> ContentPart:
     """An Agently/OpenAI content part (dict or validated :class:`Part`) as a core content part."""
-    dumped = part.dump() if isinstance(part, Part) else part
+    try:
+        dumped = part.dump() if isinstance(part, Part) else part
+    except UnicodeEncodeError:  # pydantic's dump of the validated part refuses half a character
+        raise FieldError(path, "the part holds a lone surrogate, which is not valid UTF-8") from None
     kind = dumped.get("type") if isinstance(dumped, Mapping) else None
     try:
         if kind == "text":
@@ -95,9 +98,17 @@ def _text(value: Any, field: str) -> str:
         raise AgentlyFieldError(error.field(field), error.reason) from None
 
 
+def _finite(number: float) -> bool:
+    """Whether ``number`` is a float's finite value (an integer past the largest float is not)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
+
+
 def _config(options: Any, strict: bool) -> GenerateConfig:
     temperature = options.get("temperature") if isinstance(options, Mapping) else None
-    if not isinstance(temperature, int | float) or isinstance(temperature, bool) or not math.isfinite(temperature):
+    if not isinstance(temperature, int | float) or isinstance(temperature, bool) or not _finite(temperature):
         temperature = None
     return GenerateConfig(temperature=temperature, strict=strict)
 

@@ -3,7 +3,8 @@
 A CLI user must never see a traceback, so arbitrary text and damaged versions of real programs may
 raise nothing but :class:`PromptwireError` subclasses (a ``ParseError`` for bad syntax); every program
 that parses must also get through the checks and both printers. A program the checks accept must
-run to a value or to one located error, through ``asrender`` itself.
+run to a value or to one located error, through ``asrender`` itself. ``PROMPTWIRE_FUZZ_EXAMPLES``
+sets every target's count for a volume run (``hypothesis_profile.fuzz_examples``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from promptwire.frontend.agentscript.syntax import Use
 from promptwire.frontend.agentscript.syntax_json import write_json
 from promptwire.frontend.asrender.cli import main
 
-from hypothesis_profile import examples
+from hypothesis_profile import fuzz_examples
 
 DATA = Path(__file__).parents[1] / "data" / "as"
 PROGRAMS = [path.read_text(encoding="utf-8") for path in sorted(DATA.rglob("*.as"))]
@@ -54,18 +55,20 @@ def _exercise(source: str, label_rule: str = "release") -> None:
                     expression_source(statement.value)
 
 
+@settings(max_examples=fuzz_examples())
 @given(st.text())
 def test_arbitrary_text(source: str) -> None:
     _exercise(source)
 
 
+@settings(max_examples=fuzz_examples())
 @given(st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=3), max_size=60).map(" ".join))
 def test_token_soup(source: str) -> None:
     _exercise(source)
     _exercise(source, "late")
 
 
-@settings(max_examples=examples(3))
+@settings(max_examples=fuzz_examples(3))
 @given(st.sampled_from(PROGRAMS), st.data())
 def test_damaged_reference_programs(program: str, data: st.DataObject) -> None:
     text = program
@@ -330,7 +333,7 @@ def _asrender(*argv: str, seconds: float = 20) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-@settings(max_examples=examples(2))
+@settings(max_examples=fuzz_examples(2))
 @given(
     st.data(),
     st.lists(

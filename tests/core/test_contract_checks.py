@@ -101,3 +101,12 @@ def test_a_schema_keyword_of_the_wrong_kind_is_refused_by_name(schema: dict[str,
 def test_boolean_schemas_and_unknown_keywords_are_left_to_the_provider() -> None:
     schema = {"type": "object", "properties": {"a": True, "b": False}, "x-note": [1], "anyOf": "?"}
     promptwire.render({"instruction": "x", "output": {"schema": schema}})
+
+
+def test_a_boolean_schema_has_the_mock_value_of_a_schema_of_no_type() -> None:
+    """``true`` and ``false`` are JSON Schemas (the contract accepts them); under ``properties``
+    the offline mock called ``.get`` on one, an AttributeError out of ``generate`` once the canned
+    replies ran out (found by the model-reply fuzz)."""
+    schema = {"type": "object", "properties": {"a": False, "b": True, "c": {}}}
+    assert mock_value(schema) == {"a": {}, "b": {}, "c": {}}
+    assert mock_value(True) == {}

@@ -13,13 +13,8 @@ of examples is the Hypothesis profile's (``HYPOTHESIS_PROFILE``, when the confte
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import os
-import re
-import signal
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,72 +22,14 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from promptwire.frontend.asrender.cli import _parser, main
+from promptwire.frontend.asrender.cli import _parser
+
+from fuzzing import asrender, check_stderr
+from hypothesis_profile import fuzz_examples
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-FUZZ_EXAMPLES = int(os.environ.get("PROMPTWIRE_FUZZ_EXAMPLES", "0")) or settings.default.max_examples
+FUZZ_EXAMPLES = fuzz_examples()
 """How many inputs each target tries: ``PROMPTWIRE_FUZZ_EXAMPLES`` for a volume run, else the profile's."""
-SECONDS = 20.0
-"""The most one ``asrender`` call may take before the property fails."""
-
-RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-HEAD = re.compile(r"^\S.*:\d+:\d+: error(\[[A-Z_]+\])?: ")
-CARET = re.compile(r"^[ \t]*\^$")
-DEBUG_START = "--- AgentScript generate debug: "
-DEBUG_END = "--- end AgentScript generate debug ---"
-CANNOT_RENDER = re.compile(r"^\S.*: cannot render$")
-
-
-def check_stderr(err: str) -> None:
-    """stderr is made only of the lines ``asrender`` writes (see the module's docstring)."""
-    assert "Traceback" not in err and "internal error" not in err, err
-    assert not RAW.search(err), err
-    if not err:
-        return
-    assert err.endswith("\n"), err
-    lines = err[:-1].split("\n")
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        if line.startswith("asrender: ") or CANNOT_RENDER.match(line) or re.match(r"^\.\.\. \d+ more error", line):
-            index += 1
-        elif line.startswith(DEBUG_START):
-            index = lines.index(DEBUG_END, index) + 1
-            while index < len(lines) and lines[index].startswith("note: "):
-                index += 1
-        elif HEAD.match(line):
-            has_source = index + 2 < len(lines) and CARET.match(lines[index + 2])
-            index += 3 if has_source else 1
-        else:
-            raise AssertionError(f"line {index + 1} of stderr is none of asrender's: {line!r}\n{err}")
-
-
-class _TooSlow(BaseException):
-    """Raised by the alarm: a BaseException, so that asrender's own ``except Exception`` lets it through."""
-
-
-def asrender(argv: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
-    """``main(argv)`` as the shell runs it (a bad command line is status 2), bounded by the alarm."""
-
-    def expire(signum: int, frame: object) -> None:
-        raise _TooSlow(f"asrender {argv!r} ran for more than {SECONDS} s")
-
-    out, err = io.StringIO(), io.StringIO()
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, SECONDS)
-    saved_stdin = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(argv)
-            except SystemExit as done:
-                code = done.code if isinstance(done.code, int) else 1
-    finally:
-        sys.stdin = saved_stdin
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

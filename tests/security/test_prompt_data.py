@@ -80,3 +80,64 @@ def test_json_data_in_a_json_field_renders_and_prints_as_json(field: str, format
     value = {"list": [1, 2.5, True, None, "é"], "nested": {"k": [{"deep": 10**100}]}}
     rendered = promptwire.render(_with(data, value), format_name)
     assert dumps(rendered.to_dict())
+
+
+@pytest.mark.parametrize("temperature", [10**400, -(10**400), float("nan"), "hot", True])
+def test_an_agently_temperature_no_float_can_hold_is_left_unset(temperature: Any) -> None:
+    """``options.temperature`` of 400 digits made the Agently reader's finiteness check raise
+    OverflowError (found by the dialect fuzz); a value that is no finite float is dropped, as NaN was."""
+    from promptwire.renderers.agently.reader import reader
+
+    assert reader.read({"input": "x", "options": {"temperature": temperature}}).config.temperature is None
+
+
+@pytest.mark.filterwarnings("ignore::promptwire.core.errors.UnsupportedFieldsWarning")
+@pytest.mark.parametrize("format_name", ["messages", "template"])
+@pytest.mark.parametrize(
+    ("tool", "shown"),
+    [
+        ({"returns": 10**5000}, {"returns": "<an integer of more than 4300 digits>"}),
+        ({"native": {"x"}}, {"native": "{'x'}"}),
+        ({"returns": {"r": (int, "n")}}, {"returns": {"r": ["<class 'int'>", "n"]}}),
+        ({"native": {(1, 2): float("nan")}}, {"native": {"(1, 2)": "nan"}}),
+    ],
+)
+def test_a_tool_value_json_cannot_hold_is_printed_as_its_text(
+    tool: dict[str, Any], shown: dict[str, Any], format_name: str
+) -> None:
+    """A tool's ``returns`` and ``native`` are free values (an Agently declaration holds Python
+    types); the formats that hand tools on (messages, template) made ``display()`` and
+    ``to_dict()`` fail in the JSON writer (ValueError, TypeError; found by the dialect fuzz)."""
+    options = {"source": "{% block user %}x{% endblock %}"} if format_name == "template" else {}
+    rendered = promptwire.render({"tools": [{"name": "t", **tool}]}, format_name, **options)
+    assert dumps(rendered.to_dict()["tools"]) == dumps([{"name": "t", "description": "", "parameters": {}, **shown}])
+    assert "-- part" not in rendered.display()
+
+
+@pytest.mark.filterwarnings("ignore::promptwire.core.errors.UnsupportedFieldsWarning")
+@pytest.mark.parametrize("format_name", [name for name in FORMATS if name != "agently"])
+def test_an_output_declaration_json_cannot_hold_is_printed_as_its_text(format_name: str) -> None:
+    """An Agently ``output`` of a 5000-digit integer is kept as the contract's ``native``, and
+    ``to_dict()`` (``asrender -O json``) failed in the JSON writer (found by the dialect fuzz);
+    the agently format itself refuses it by name, as Agently cannot print it."""
+    from promptwire.renderers.agently.reader import reader
+
+    rendered = promptwire.render(reader.read({"input": "x", "output": 10**5000}), format_name)
+    assert dumps(rendered.to_dict()["output"]["native"]) == '"<an integer of more than 4300 digits>"'
+
+
+def test_half_a_character_in_a_field_path_is_an_escape_in_the_field_error() -> None:
+    """A refusal under a key holding a lone surrogate raised UnicodeEncodeError out of pydantic-core
+    (the FieldError's message, raised in a validator, must be UTF-8 there; found by the reply fuzz)."""
+    schema = {"type": "object", "properties": {"\ud800": {"enum": [float("inf")]}}}
+    with pytest.raises(FieldError) as refused:
+        promptwire.render({"output": {"schema": schema}})
+    assert str(refused.value) == "prompt.output.schema.properties.\\ud800.enum[0]: inf has no JSON form"
+
+
+def test_an_agently_part_holding_half_a_character_is_a_field_error() -> None:
+    """Pydantic's dump of the validated part raised UnicodeEncodeError (found by the dialect fuzz)."""
+    from promptwire.renderers.agently.reader import reader
+
+    with pytest.raises(FieldError, match=r"^attachment\[0\]: the part holds a lone surrogate"):
+        reader.read({"input": "x", "attachment": [{"type": "\ud800"}]})

@@ -9,6 +9,10 @@ real SDK over real HTTP: each is now the :class:`MalformedResponseError` that sa
 | bytes that are not UTF-8 (``\x80``) | ``LLM provider response is not UTF-8 text`` (a UnicodeDecodeError) |
 | an integer of 5000 digits, or 100,000 ``[``, in a tool call's arguments | kept as text under ``_raw`` |
 | half a character (``"\\ud800"``) in a reply of the wrong shape, to OpenAI or Anthropic | the reply quoted with the escape (pydantic's JSON writer failed on it, in the error describing the reply) |
+| a body whose content type says ``charset=utf-16`` but that has no BOM, whole or streamed | ``LLM provider response cannot be read as the text it says it is`` (a bare UnicodeError; found by the provider fuzz) |
+| half a character in a key of a reply of the wrong shape (``{"content": [null, {"\\ud800": 1}]}``), to Anthropic | the reply quoted as Python shows it (pydantic's dump raised UnicodeEncodeError describing the reply; found by the provider fuzz's volume run) |
+| a line of an Ollama stream that is ``null``, ``7`` or ``[42, false]`` | ``LLM provider stream holds a line that is not a JSON object`` (the SDK's AttributeError escaped; found by the provider fuzz) |
+| a 301 without ``Location`` to a streamed request, its body chunked | the status's error (the HTTP library's HTTPStatusError escaped; found by ``test_provider_fuzz.py``, which finds it again) |
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from promptwire.adapters.base import tool_arguments
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
-from promptwire.core.errors import BadRequestError, MalformedResponseError, PromptwireError
+from promptwire.core.errors import BadRequestError, MalformedResponseError, PromptwireError, ProviderError
 from promptwire.core.generate import generate
 from promptwire.renderers.agentscript import renderer
 
@@ -40,11 +44,13 @@ ADAPTERS: dict[str, Any] = {
 
 
 class RawServer:
-    """Answers every POST with ``status`` (200) and ``body``, byte for byte, as ``application/json``."""
+    """Answers every POST with ``status`` (200) and ``body``, byte for byte, as ``content_type``
+    (``application/json``)."""
 
     def __init__(self) -> None:
         self.body = b""
         self.status = 200
+        self.content_type = "application/json"
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -54,7 +60,7 @@ class RawServer:
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length", "0")))
                 self.send_response(server.status)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", server.content_type)
                 self.send_header("content-length", str(len(server.body)))
                 self.end_headers()
                 self.wfile.write(server.body)
@@ -72,7 +78,7 @@ def raw_server() -> Iterator[RawServer]:
     running.http.server_close()
 
 
-def reply_error(raw_server: RawServer, name: str, body: bytes) -> PromptwireError:
+def reply_error(raw_server: RawServer, name: str, body: bytes, *, streamed: bool = False) -> PromptwireError:
     raw_server.body = body
     with pytest.raises(PromptwireError) as caught:
         generate(
@@ -81,6 +87,7 @@ def reply_error(raw_server: RawServer, name: str, body: bytes) -> PromptwireErro
             adapter=ADAPTERS[name](raw_server.root),
             model="m",
             timeout=5,
+            on_text=(lambda text: None) if streamed else None,
         )
     return caught.value
 
@@ -145,3 +152,56 @@ def test_a_reply_that_is_not_utf8_is_a_malformed_reply(raw_server: RawServer, na
 @pytest.mark.parametrize("text", ['{"a": ' + "1" * 5000 + "}", "[" * 100_000 + "]" * 100_000])
 def test_tool_arguments_python_cannot_read_are_kept_as_text(text: str) -> None:
     assert tool_arguments(text) == {"_raw": text}
+
+
+@pytest.mark.parametrize(("status", "streamed"), [(400, False), (200, True)], ids=["error", "streamed"])
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_a_body_its_own_charset_cannot_read_is_a_malformed_reply(
+    raw_server: RawServer, name: str, status: int, streamed: bool
+) -> None:
+    raw_server.status, raw_server.content_type = status, "application/json; charset=utf-16"
+    try:
+        error = reply_error(raw_server, name, b'{"id": "x"}', streamed=streamed)
+    finally:
+        raw_server.status, raw_server.content_type = 200, "application/json"
+    assert type(error) is MalformedResponseError
+    assert str(error).startswith("LLM provider response cannot be read as the text it says it is: ")
+
+
+@pytest.mark.parametrize("line", [b"null", b"7", b"[42, false]", b'"text"'])
+def test_an_ollama_stream_line_that_is_no_object_is_a_malformed_reply(raw_server: RawServer, line: bytes) -> None:
+    raw_server.content_type = "application/x-ndjson"
+    try:
+        error = reply_error(raw_server, "ollama", line + b"\n", streamed=True)
+    finally:
+        raw_server.content_type = "application/json"
+    assert type(error) is MalformedResponseError
+    assert str(error) == "LLM provider stream holds a line that is not a JSON object"
+
+
+def test_a_reply_with_half_a_character_in_a_key_is_described(raw_server: RawServer) -> None:
+    error = reply_error(raw_server, "anthropic", b'{"id": "x", "content": [null, {"\\ud800": 1}]}')
+    assert type(error) is MalformedResponseError
+    assert "\ud800=1" in (error.body or "")
+
+
+def test_a_stream_whose_usage_is_no_object_is_a_provider_error(raw_server: RawServer) -> None:
+    """An OpenAI stream chunk with ``"usage": "x"``: putting the stream together called
+    ``model_dump`` on the text, an AttributeError (found by the provider fuzz's volume run)."""
+    chunk = b'data: {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "usage": "x", '
+    chunk += b'"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n'
+    raw_server.content_type = "text/event-stream"
+    try:
+        raw_server.body = chunk
+        generate(
+            Prompt(instruction="x"),
+            render=renderer.render,
+            adapter=ADAPTERS["openai"](raw_server.root),
+            model="m",
+            timeout=5,
+            on_text=lambda text: None,
+        )
+    except PromptwireError as refused:
+        assert isinstance(refused, ProviderError), refused
+    finally:
+        raw_server.content_type = "application/json"
