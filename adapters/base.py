@@ -205,13 +205,20 @@ class ProviderAdapter(ABC):
 
     async def asend(self, request: ProviderRequest, timeout: float | None) -> Any:
         """:meth:`send` on an event loop, with the async client (or in a worker thread without one)."""
+        import asyncio
+
         seconds, endpoint = self._where(request, timeout)
         with self._told(endpoint, seconds):
             client = self._kept_async(endpoint, seconds)
             if client is not None:
-                return await self.post(client, to_bytes(request.kwargs))
-        import asyncio
-
+                # One deadline for the whole call: the SDKs' timeouts are per read, so a server
+                # trickling its answer a byte at a time would hold the call far past ``seconds``.
+                # Cancelled at the deadline, the SDK closes the connection.
+                try:
+                    async with asyncio.timeout(seconds):
+                        return await self.post(client, to_bytes(request.kwargs))
+                except TimeoutError:
+                    raise self.timed_out(endpoint, seconds) from None
         return await asyncio.to_thread(self.send, request, timeout)
 
     async def aclose(self) -> None:
