@@ -314,7 +314,7 @@ def _attempts(
             observed.replied(reply)
         except ProviderError as exc:
             if exc.provider is None:  # an adapter need not repeat its own name on every error
-                exc.provider = adapter.name
+                exc.provider = call.provider if call is not None else adapter.name  # a routed call's own
             _failed(watch, call, exc)
             raise
         except RecursionError:  # an SDK's own JSON walk; no provider takes a schema this deep anyway

@@ -596,9 +596,24 @@ def _run_program(args: argparse.Namespace) -> int:
     input_value = program_input(args.input, args.input_file, args.max_input_size)
     show = _run_show(args, options, host, sent_as=(options.format, options.options))
     with _shown_on_failure(show, options, args.output, host), _provider_errors(options.adapter):
-        result = run(source, input_value, show.options, host=host, path=label)
+        if _awaited(options):
+            import asyncio
+
+            from .run import arun
+
+            result = asyncio.run(arun(source, input_value, show.options, host=host, path=label))
+        else:
+            result = run(source, input_value, show.options, host=host, path=label)
     _print_run(result, options, args.output, host, show)
     return 0
+
+
+def _awaited(options: RunOptions) -> bool:
+    """Whether the run's model calls are made on an event loop: when a provider answers them. An
+    awaited call has one deadline in all, where the SDKs' synchronous timeouts are per read (a
+    server trickling its answer would hold the call far past ``--timeout``); an offline run, a dry
+    run and a replay send nothing, and start without asyncio."""
+    return options.adapter != "offline" and not options.dry_run and options.replay is None
 
 
 def _asks_a_model(args: argparse.Namespace) -> bool:
@@ -693,7 +708,14 @@ def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: RunO
         _usage_error(f"--provider auto sends a call where its model's scheme says: give --model SCHEME://{args.model}")
     show = _run_show(args, options, host, sent_as=(options.format, options.options))
     with _shown_on_failure(show, options, args.output, host), _provider_errors(options.adapter):
-        result = run_prompt(prompt, label, show.options, host=host)
+        if _awaited(options):
+            import asyncio
+
+            from .run import arun_prompt
+
+            result = asyncio.run(arun_prompt(prompt, label, show.options, host=host))
+        else:
+            result = run_prompt(prompt, label, show.options, host=host)
     _print_run(result, options, args.output, host, show)
     return 0
 

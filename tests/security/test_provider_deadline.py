@@ -1,4 +1,4 @@
-"""A provider call awaited on an event loop has one deadline in all: a server that trickles its
+"""A provider call awaited on an event loop (as asrender makes them) has one deadline in all: a server that trickles its
 answer a byte at a time (each read well within the per-read timeout the SDKs apply) is cut off at
 ``timeout`` with the usual timeout error, through each built-in adapter's real async client."""
 
@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,7 @@ from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.core.errors import ProviderTimeoutError
 from promptwire.core.generate import agenerate
+from promptwire.frontend.asrender.cli import main
 from promptwire.renderers.agentscript import renderer
 
 BODY = json.dumps({"id": "x", "object": "chat.completion", "choices": [], "padding": "." * 400}).encode()
@@ -80,3 +82,21 @@ def test_an_awaited_call_ends_at_its_deadline_however_slowly_the_server_trickles
             agenerate(Prompt(instruction="Hi."), render=renderer.render, adapter=adapter, model="m", timeout=1.0)
         )
     assert time.monotonic() - started < 3  # not the 20 s the body takes
+
+
+def test_asrender_cuts_a_trickling_provider_off_at_its_timeout(
+    trickling: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """asrender makes a provider's calls on an event loop, so --timeout is the whole call's."""
+    program = tmp_path / "p.as"
+    program.write_text(
+        'import llm M from "openai://m"\nmain agent A {\n    model M\n    role "R"\n    description "D"\n'
+        '    main func(input) {\n        return generate({ input: "Hi." })\n    }\n}\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    started = time.monotonic()
+    code = main([str(program), "--provider", "openai", "--base-url", trickling + "/v1", "--timeout", "1"])
+    err = capsys.readouterr().err
+    assert code == 1 and "ProviderTimeoutError [openai]: LLM provider request timed out after 1.0s" in err
+    assert time.monotonic() - started < 3
