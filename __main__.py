@@ -1,5 +1,5 @@
 """``python -m promptwire`` is ``asrender``."""
 
-from .frontend.asrender.cli import main
+from .frontend.asrender.cli import console
 
-raise SystemExit(main())
+raise SystemExit(console())

@@ -1,7 +1,8 @@
 """Cold start of ``asrender`` commands against the floor of any pydantic command.
 
 The floor is ``python -c "from pydantic import BaseModel"`` plus one model class. Every command runs
-as a whole process, alternating with the floor, after a warm-up; the medians and each command's
+as a whole process, alternating with the floor, after a warm-up; the medians of wall-clock and CPU
+time (user and system, which other load on a shared machine changes less) and each command's
 difference from the floor are printed. The README's example (offline, and with ``--format
 messages``) should start within 40 ms of the floor; ``check`` and ``parse`` import no pydantic at
 all, so they may come in under it.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import compileall
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -44,10 +46,14 @@ COMMANDS = {
 ENVIRONMENT = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _once(command: list[str]) -> float:
+def _once(command: list[str]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user and system) of one run of ``command``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, cwd=EXAMPLES, env=ENVIRONMENT, stdout=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def _compile_package() -> None:
@@ -73,17 +79,21 @@ def main() -> None:
     print(f"plugins loaded by a run: {_plugins()}; load average {os.getloadavg()[0]:.2f}")
     for command in [FLOOR, *commands.values()]:  # warm-up: caches, bytecode
         _once(command)
-    floor: list[float] = []
-    times: dict[str, list[float]] = {name: [] for name in commands}
+    floor: list[tuple[float, float]] = []
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, command in commands.items():
             floor.append(_once(FLOOR))
             times[name].append(_once(command))
-    f = statistics.median(floor)
-    print(f"{'floor (pydantic + one model)':30} {1000 * f:6.1f} ms")
+    floor_wall, floor_cpu = (statistics.median(run[i] for run in floor) for i in (0, 1))
+    print(f"{'':30} {'wall':>8} {'beyond floor':>13}   {'CPU':>8} {'beyond floor':>13}")
+    print(f"{'floor (pydantic + one model)':30} {1000 * floor_wall:5.1f} ms {'':13}   {1000 * floor_cpu:5.1f} ms")
     for name, measured in times.items():
-        o = statistics.median(measured)
-        print(f"{'asrender ' + name:30} {1000 * o:6.1f} ms   {1000 * (o - f):+6.1f} ms")
+        wall, cpu = (statistics.median(run[i] for run in measured) for i in (0, 1))
+        print(
+            f"{'asrender ' + name:30} {1000 * wall:5.1f} ms {1000 * (wall - floor_wall):+10.1f} ms"
+            f"   {1000 * cpu:5.1f} ms {1000 * (cpu - floor_cpu):+10.1f} ms"
+        )
 
 
 if __name__ == "__main__":

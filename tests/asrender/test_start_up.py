@@ -10,6 +10,7 @@ README's example is the program (a shape, budgets, canned replies).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -79,9 +80,15 @@ LISTING = (
 )
 
 
-def _imported(*args: str) -> set[str]:
+def _imported(*args: str, env: dict[str, str] | None = None) -> set[str]:
     done = subprocess.run(
-        [sys.executable, "-c", LISTING, *args], capture_output=True, text=True, timeout=60, cwd=EXAMPLES, check=True
+        [sys.executable, "-c", LISTING, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=EXAMPLES,
+        check=True,
+        env=None if env is None else {**os.environ, **env},
     )
     status, modules = json.loads(done.stdout.splitlines()[-1])
     assert status == 0, done.stderr
@@ -121,3 +128,34 @@ def test_a_run_imports_no_sdk_http_client_validator_templates_or_yaml(flags: lis
         name.split(".")[2] for name in modules if name.startswith("promptwire.renderers.") and name.count(".") >= 2
     }
     assert formats <= {"agentscript", "base", "messages", "parts"}
+
+
+def test_a_program_that_calls_no_tool_imports_no_tool_machinery() -> None:
+    """Tools come with the programs that call them (a plugin importing ``promptwire.plugin`` brings
+    them in its own right, so none is loaded here)."""
+    modules = _imported(*RUN, env={"PROMPTWIRE_PLUGINS": ""})
+    assert "promptwire.frontend.agentscript.interpreter" in modules
+    assert "promptwire.core.tools" not in modules
+
+
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [(RUN, 0), ([*RUN, "--output", "json"], 0), (["evidence-qa.as", "--input", "{"], 1)],
+    ids=["display", "json", "bad-input"],
+)
+def test_the_command_as_a_process_prints_all_that_main_prints(
+    args: list[str], status: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``python -m promptwire`` (the ``asrender`` script's ``console``) tunes the garbage collector
+    for a short process and freezes what is left at the end: the output must still be all there,
+    byte for byte what :func:`main` prints in-process, with the same exit status."""
+    from promptwire.frontend.asrender.cli import main
+
+    monkeypatch.chdir(EXAMPLES)
+    assert main(args) == status
+    printed = capsys.readouterr()
+    done = subprocess.run(
+        [sys.executable, "-m", "promptwire", *args], capture_output=True, text=True, timeout=60, cwd=EXAMPLES
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (status, printed.out, printed.err)
+    assert len(done.stdout if status == 0 else done.stderr) > 40
