@@ -15,6 +15,7 @@ are folded into the ``ChatCompletion`` the reply would have been, which :meth:`r
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -44,6 +45,10 @@ class OpenAIAdapter(StreamingAdapter):
     url_variable = "OPENAI_BASE_URL"
     key_variable = "OPENAI_API_KEY"
     stream_flags: ClassVar[Mapping[str, Any]] = {"stream": True, "stream_options": {"include_usage": True}}
+    reply_type: ClassVar[str] = "openai.types.chat:ChatCompletion"
+    event_type: ClassVar[str] = "openai.types.chat:ChatCompletionChunk"
+    """The SDK's classes of a reply from :attr:`path` and of one event of its stream, as
+    ``module:name`` (imported when a request is sent; ``openai-responses`` names its own)."""
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -92,15 +97,12 @@ class OpenAIAdapter(StreamingAdapter):
         return openai.AsyncOpenAI(api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds)
 
     def post(self, client: Any, body: bytes) -> Any:
-        from openai.types.chat import ChatCompletion
-
-        return client.post("/chat/completions", cast_to=ChatCompletion, content=body)
+        return client.post("/" + self.path, cast_to=_sdk_type(self.reply_type), content=body)
 
     def post_stream(self, client: Any, body: bytes) -> Any:
         import openai
-        from openai.types.chat import ChatCompletionChunk
 
-        return api_stream(openai, client, "/chat/completions", ChatCompletionChunk, body)
+        return api_stream(openai, client, "/" + self.path, _sdk_type(self.event_type), body)
 
     def stream_reader(self) -> StreamReader:
         return ChunkReader()
@@ -108,9 +110,7 @@ class OpenAIAdapter(StreamingAdapter):
     def replayed_reply(self, data: Any) -> Any:
         """A recorded reply (:mod:`promptwire.core.recording`) as the SDK's object again, built
         as the SDK builds the one it receives (without validating it)."""
-        from openai.types.chat import ChatCompletion
-
-        return ChatCompletion.construct(**data)
+        return _sdk_type(self.reply_type).construct(**data)
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import openai
@@ -145,6 +145,11 @@ class OpenAIAdapter(StreamingAdapter):
             function["description"] = tool.description
         function["parameters"] = self.parameters(tool)
         return {"type": "function", "function": function}
+
+
+def _sdk_type(where: str) -> Any:
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 class ChunkReader:

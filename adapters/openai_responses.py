@@ -22,7 +22,7 @@ from ..core.exchange import cut_short
 from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
-from .base import StreamReader, api_stream, part_left_out, returns_left_out, tool_arguments, usage_of
+from .base import StreamReader, part_left_out, returns_left_out, tool_arguments, usage_of
 from .openai import SCHEMA_NAME, OpenAIAdapter, _text_piece
 from .status import missing_part, refused, stream_failure
 
@@ -34,6 +34,8 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
     description = "OpenAI Responses API through the official SDK (pip install 'promptwire[openai]')"
     path = "responses"
     stream_flags: ClassVar[Mapping[str, Any]] = {"stream": True}  # the usage comes with the closing event
+    reply_type: ClassVar[str] = "openai.types.responses:Response"
+    event_type: ClassVar[str] = "openai.types.responses:ResponseStreamEvent"
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -77,26 +79,8 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
             notes.extend(returns_left_out(rendered.tools, "Responses API"))
         return ProviderRequest(kwargs, tuple(notes))
 
-    def post(self, client: Any, body: bytes) -> Any:
-        from openai.types.responses import Response
-
-        return client.post("/responses", cast_to=Response, content=body)
-
-    def post_stream(self, client: Any, body: bytes) -> Any:
-        import openai
-        from openai.types.responses import ResponseStreamEvent
-
-        return api_stream(openai, client, "/responses", ResponseStreamEvent, body)
-
     def stream_reader(self) -> StreamReader:
         return EventReader()
-
-    def replayed_reply(self, data: Any) -> Any:
-        """A recorded reply (:mod:`promptwire.core.recording`) as the SDK's object again, built
-        as the SDK builds the one it receives (without validating it)."""
-        from openai.types.responses import Response
-
-        return Response.construct(**data)
 
     def reply(self, raw: Any) -> Reply:
         output = getattr(raw, "output", None)
