@@ -328,13 +328,13 @@ def test_an_object_whose_text_changes_is_printed_anew_by_every_call() -> None:
 
 def test_text_and_messages_of_a_fixed_prompt_share_one_main_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[object] = []
-    main_prompt_lines = layout.main_prompt_lines
+    main_prompt = layout.main_prompt
 
-    def counted(*args: Any) -> list[str]:
+    def counted(*args: Any) -> str:
         built.append(args)
-        return main_prompt_lines(*args)
+        return main_prompt(*args)
 
-    monkeypatch.setattr(layout, "main_prompt_lines", counted)
+    monkeypatch.setattr(layout, "main_prompt", counted)
     # text, numbers, classes and Enum members print the same every time
     data = {"input": "x", "info": {"a": "b"}, "output": {"reply": (str, "d")}, "custom": [int, Size.LARGE, 1.5]}
     prompt = AgentlyPrompt(data)
