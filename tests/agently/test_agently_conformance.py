@@ -308,7 +308,8 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "chat_history": HISTORY,
     "info": st.one_of(
         st.dictionaries(KEYS, VALUES, max_size=3),
-        st.dictionaries(KEYS | st.integers(0, 9), TEXT, max_size=3),  # all text: written in one join
+        # all text, written in one join unless a slot reference (a key's too) asks for each entry
+        st.dictionaries(KEYS | st.integers(0, 9) | st.just("${input}"), TEXT, max_size=3),
         st.lists(VALUES, max_size=3),
         TEXT,
     ),

@@ -61,13 +61,6 @@ def _tool_lines(tools: list[dict[str, Any]], titles: dict[str, Any]) -> list[str
     return lines
 
 
-def _plain_texts(values: Any) -> bool:
-    """Whether every value is text without a slot reference, which prints as it is (checked in bulk:
-    an info list may be long)."""
-    texts = list(values)
-    return set(map(type, texts)) <= {str} and "${" not in "\n".join(texts)
-
-
 def _joined_section(title: str, pieces: list[str]) -> str:
     """A section as one string: ``title``, the pieces (each line's first one starting with its line
     break) and the closing blank line, joined once."""
@@ -76,29 +69,38 @@ def _joined_section(title: str, pieces: list[str]) -> str:
     return "".join(pieces)
 
 
+def _all_text(values: Any) -> bool:
+    return set(map(type, values)) <= {str}
+
+
 def _info_text(info: Any, titles: dict[str, Any]) -> str:
     """The ``[INFO]`` section with its closing blank line: ``- key: value`` or ``- item`` per entry.
 
     Entries of text (the usual kind, which may number 100,000s) are joined once from the keys and
     the texts themselves, with no string per line in between (100,000 entries: those cost 2.6 times
-    the text).
+    the text). Text prints as it is unless it holds a slot reference (``${...}``): the section is
+    looked through for one once it is joined, and written entry by entry if it has one.
     """
     title = f"[{titles.get('info', 'INFO')}]:"
     lines = [title]
     with field_guard("info"):
         if isinstance(info, Mapping):
-            if _plain_texts(info.values()):
+            if _all_text(info.values()):
                 pieces = ["\n- ", "", ": ", ""] * len(info)
                 pieces[1::4] = [f"{key}" for key in info]
                 pieces[3::4] = info.values()
-                return _joined_section(title, pieces)
+                text = _joined_section(title, pieces)
+                if "${" not in text:
+                    return text
             for key, content in info.items():
                 lines.append(f"- {key}: {sanitize(replace_slots(content, titles))}")
         elif isinstance(info, Sequence) and not isinstance(info, str):
-            if _plain_texts(info):
+            if _all_text(info):
                 pieces = ["\n- ", ""] * len(info)
                 pieces[1::2] = info
-                return _joined_section(title, pieces)
+                text = _joined_section(title, pieces)
+                if "${" not in text:
+                    return text
             lines.extend(f"- {sanitize(replace_slots(item, titles))}" for item in info)
         else:
             value = sanitize(replace_slots(info, titles))
