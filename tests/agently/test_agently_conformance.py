@@ -284,7 +284,7 @@ ATTACHMENT = st.one_of(st.lists(st.one_of(PART, TEXT, st.integers()), max_size=3
 TOOL = st.fixed_dictionaries(
     {"name": TEXT, "desc": TEXT, "kwargs": st.dictionaries(KEYS, OUTPUT_SPEC, max_size=3)},
     optional={"returns": OUTPUT_SPEC, "extra": TEXT},
-)
+).flatmap(lambda tool: st.permutations(list(tool.items())).map(dict))  # in ToolMeta's key order or not
 FORMATS = st.sampled_from(
     [
         None,
@@ -306,7 +306,13 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "system": VALUES,
     "developer": VALUES,
     "chat_history": HISTORY,
-    "info": st.one_of(st.dictionaries(KEYS, VALUES, max_size=3), st.lists(VALUES, max_size=3), TEXT),
+    "info": st.one_of(
+        st.dictionaries(KEYS, VALUES, max_size=3),
+        # all text, written in one join unless a slot reference (a key's too) asks for each entry
+        st.dictionaries(KEYS | st.integers(0, 9) | st.just("${input}"), TEXT, max_size=3),
+        st.lists(VALUES, max_size=3),
+        TEXT,
+    ),
     "tools": st.lists(TOOL, max_size=2),
     "action_results": VALUES,
     "instruct": VALUES,

@@ -2,6 +2,7 @@
 
 * the fast YAML emitter writes exactly what ``yaml.safe_dump(value, allow_unicode=True)`` writes;
 * rendering is pure: the caller's data is never changed and the same input gives the same bytes;
+* a big tool list joined a thousand tools at a time reads as one joined at once;
 * one AgentlyPrompt can be rendered from many threads at once;
 * the clock is injectable and the default one has Agently's format.
 """
@@ -268,6 +269,32 @@ PROMPTS = st.fixed_dictionaries(
 )
 
 
+TOOLS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "name": st.text(max_size=6) | st.just("${input.x}"),
+            "desc": st.text(max_size=6),
+            "kwargs": st.dictionaries(st.sampled_from(["a", "b"]), SPEC, max_size=2),
+        },
+        optional={"returns": SPEC},
+    ),
+    max_size=7,
+)
+
+
+@settings(max_examples=examples(1), suppress_health_check=list(HealthCheck))
+@given(tools=TOOLS, at_once=st.integers(1, 3))
+def test_tools_joined_a_few_at_a_time_read_as_all_joined_at_once(tools: list[Any], at_once: int) -> None:
+    """The tools section is joined a thousand tools at a time (a big list is not held a string per
+    tool): any number at a time gives the bytes of one join."""
+    data = {"tools": tools, "input": "x"}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(layout, "_TOOLS_AT_ONCE", len(tools) + 1)
+        whole = AgentlyPrompt(data).to_text()
+        patch.setattr(layout, "_TOOLS_AT_ONCE", at_once)
+        assert AgentlyPrompt(data).to_text() == whole
+
+
 def render_all(prompt: AgentlyPrompt) -> list[Any]:
     results: list[Any] = []
     for call in (
@@ -328,13 +355,13 @@ def test_an_object_whose_text_changes_is_printed_anew_by_every_call() -> None:
 
 def test_text_and_messages_of_a_fixed_prompt_share_one_main_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[object] = []
-    main_prompt_lines = layout.main_prompt_lines
+    main_prompt = layout.main_prompt
 
-    def counted(*args: Any) -> list[str]:
+    def counted(*args: Any) -> str:
         built.append(args)
-        return main_prompt_lines(*args)
+        return main_prompt(*args)
 
-    monkeypatch.setattr(layout, "main_prompt_lines", counted)
+    monkeypatch.setattr(layout, "main_prompt", counted)
     # text, numbers, classes and Enum members print the same every time
     data = {"input": "x", "info": {"a": "b"}, "output": {"reply": (str, "d")}, "custom": [int, Size.LARGE, 1.5]}
     prompt = AgentlyPrompt(data)

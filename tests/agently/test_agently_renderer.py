@@ -7,14 +7,16 @@ import warnings
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
 from test_agently_properties import PROMPTS
 from test_agently_snapshots import CORPUS
 
 from promptwire import PluginHost, Prompt, hookimpl
 from promptwire.core import ContextItem, Identity, Section
 from promptwire.core.errors import FieldError, UnsupportedFieldsError
-from promptwire.renderers.agently import AgentlyPrompt
+from promptwire.renderers.agently import AgentlyEmptyPromptError, AgentlyPrompt
 from promptwire.renderers.agently.reader import read_agently as to_prompt
 from promptwire.renderers.agently.reader import reader
 from promptwire.renderers.agently.renderer import map_prompt, renderer
@@ -266,3 +268,101 @@ def test_type_names_from_serialized_prompts_keep_their_json_type() -> None:
         "n": {"type": "integer"},
         "odd": {"description": "x"},
     }
+
+
+# --- the renderer's own path against the drop-in API's ---------------------------------------------
+
+_TEXT = st.text(max_size=8) | st.sampled_from(["", "${input}", "a\nb", "ü 😀"])
+_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+_PART = st.sampled_from([{"type": "text", "text": "part"}, {"type": "image", "url": "https://x/a.png"}])
+_CORE_PROMPTS = st.fixed_dictionaries(
+    {"instruction": _TEXT | _VALUE},
+    optional={
+        "system": _TEXT,
+        "developer": _TEXT,
+        "history": st.lists(
+            st.fixed_dictionaries(
+                {"role": st.sampled_from(["user", "assistant", "tool", "system"]), "content": _TEXT | st.lists(_PART)}
+            ),
+            max_size=4,
+        ),
+        "tools": st.lists(
+            st.fixed_dictionaries(
+                {"name": _TEXT},
+                optional={
+                    "description": _TEXT,
+                    "parameters": st.just({"type": "object", "properties": {"q": {"type": "string"}}}),
+                    "returns": st.just({"type": "string"}),
+                },
+            ),
+            max_size=3,
+        ),
+        "context": st.lists(st.fixed_dictionaries({"value": _VALUE}, optional={"label": _TEXT}), max_size=2),
+        "sections": st.lists(
+            st.fixed_dictionaries(
+                {"kind": st.sampled_from(["info", "instruct", "custom"]), "value": _VALUE}, optional={"key": _TEXT}
+            ),
+            max_size=2,
+        ),
+        "attachments": st.lists(_PART, max_size=2),
+    },
+)
+_OPTIONS = st.fixed_dictionaries(
+    {
+        "rich_content": st.booleans(),
+        "strict_role_orders": st.booleans(),
+        "role_mapping": st.none() | st.just({"user": "human", "assistant": "bot", "_": "other"}),
+        "settings": st.none() | st.just({"prompt.add_current_time": True}),
+    }
+)
+
+
+def _outcome(call: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return "ok", call()
+        except AgentlyEmptyPromptError:
+            return "refused", None
+        except FieldError as error:
+            return "error", error.field
+
+
+@settings(max_examples=examples(2), suppress_health_check=list(HealthCheck))
+@given(data=_CORE_PROMPTS, options=_OPTIONS)
+def test_the_renderer_shows_what_agently_prompt_shows_for_the_mapped_dict(
+    data: dict[str, Any], options: dict[str, Any]
+) -> None:
+    """The renderer reads the history message by message, makes its messages directly and shares one
+    main prompt between text and messages; AgentlyPrompt, checked against the real Agently, reads the
+    whole mapped dict: both must give the same bytes."""
+    try:
+        prompt = Prompt.model_validate(data)
+    except ValidationError:
+        assume(False)
+    role_mapping = options["role_mapping"]
+    rich, strict = options["rich_content"], options["strict_role_orders"]
+    rendered = _outcome(lambda: renderer.render(prompt, clock=lambda: "T", **options))
+    mapped = _outcome(lambda: map_prompt(prompt).data)
+    assume(mapped[0] == "ok")
+    agently = AgentlyPrompt(mapped[1], options["settings"], clock=lambda: "T")
+    text = _outcome(lambda: agently.to_text(role_mapping))
+    messages = _outcome(lambda: agently.to_messages(role_mapping, rich, strict))
+    if text[0] == "refused":
+        event("refused by Agently")
+        return  # Agently refuses a prompt with nothing to ask; the renderer renders it
+    if rendered[0] != "ok":
+        event("the same error")
+        assert rendered in (text, messages)
+        return
+    assert (rendered[1].text, "ok") == (text[1], text[0])
+    if isinstance(mapped[1].get("input"), list | dict):
+        event("text compared")
+        return  # an input-only message holds the [INPUT] section's text, Agently passes the value on
+    event(f"text and messages compared, {'with' if prompt.history else 'no'} history")
+    assert messages[0] == "ok"
+    assert [message.to_dict() for message in rendered[1].messages] == messages[1]

@@ -19,7 +19,7 @@ Values that Agently cannot render raise :class:`AgentlyFieldError` naming the fi
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import AgentlyFieldError, field_guard, notice
 from .output_block import output_requirement_lines, render_structure
@@ -29,6 +29,9 @@ from .slots import replace_slots, title_lookup
 from .storage import AgentlySettings
 from .yaml_blocks import section_body
 
+M = TypeVar("M")
+"""A chat message, as the caller of :func:`to_messages` makes it."""
+
 
 def _section_lines(field: str, title: Any, value: Any, titles: dict[str, Any]) -> list[str]:
     """Agently's ``_generate_yaml_prompt_list``: ``[TITLE]:``, the body, and a blank line."""
@@ -36,8 +39,14 @@ def _section_lines(field: str, title: Any, value: Any, titles: dict[str, Any]) -
         return [f"[{title}]:", section_body(value, titles), ""]
 
 
+_TOOLS_AT_ONCE = 1000
+"""Tools joined into one string at a time: a string per tool (or per line), all kept until the main
+prompt is joined, cost 1.5 (2.7) times the text (50,000 tools: 8.3 (14.5) MB for 5.3 MB of text)."""
+
+
 def _tool_lines(tools: list[dict[str, Any]], titles: dict[str, Any]) -> list[str]:
     lines = [f"[{titles.get('tools', 'TOOLS')}]:"]
+    written: list[str] = []
     index, key = 0, ""
     # One guard for the whole list (a list may hold thousands of tools): it names the field being
     # printed when something fails.
@@ -45,37 +54,63 @@ def _tool_lines(tools: list[dict[str, Any]], titles: dict[str, Any]) -> list[str
         for index, tool in enumerate(tools):  # noqa: B007 - the guard reads index
             if not isinstance(tool, dict):
                 continue
-            lines.append("[")
+            fields = ["["]
             for key, value in tool.items():
                 if key in ("kwargs", "returns"):
-                    lines.append(f"{key}: {render_structure(sanitize(value), titles)}")
+                    fields.append(f"{key}: {render_structure(sanitize(value), titles)}")
                 else:
-                    lines.append(f"{key}: {replace_slots(value, titles)}")
-            lines.append("]")
+                    fields.append(f"{key}: {replace_slots(value, titles)}")
+            fields.append("]")
+            written.append("\n".join(fields))
+            if len(written) == _TOOLS_AT_ONCE:
+                lines.append("\n".join(written))
+                written.clear()
+    if written:
+        lines.append("\n".join(written))
     return lines
 
 
-def _plain_texts(values: Any) -> bool:
-    """Whether every value is text without a slot reference, which prints as it is (checked in bulk:
-    an info list may be long)."""
-    texts = list(values)
-    return set(map(type, texts)) <= {str} and "${" not in "\n".join(texts)
+def _joined_section(title: str, pieces: list[str]) -> str:
+    """A section as one string: ``title``, the pieces (each line's first one starting with its line
+    break) and the closing blank line, joined once."""
+    pieces.insert(0, title)
+    pieces.append("\n")
+    return "".join(pieces)
 
 
-def _info_lines(info: Any, titles: dict[str, Any]) -> list[str]:
-    lines = [f"[{titles.get('info', 'INFO')}]:"]
+def _all_text(values: Any) -> bool:
+    return set(map(type, values)) <= {str}
+
+
+def _info_text(info: Any, titles: dict[str, Any]) -> str:
+    """The ``[INFO]`` section with its closing blank line: ``- key: value`` or ``- item`` per entry.
+
+    Entries of text (the usual kind, which may number 100,000s) are joined once from the keys and
+    the texts themselves, with no string per line in between (100,000 entries: those cost 2.6 times
+    the text). Text prints as it is unless it holds a slot reference (``${...}``): the section is
+    looked through for one once it is joined, and written entry by entry if it has one.
+    """
+    title = f"[{titles.get('info', 'INFO')}]:"
+    lines = [title]
     with field_guard("info"):
         if isinstance(info, Mapping):
-            if _plain_texts(info.values()):
-                lines.extend([f"- {key}: {content}" for key, content in info.items()])
-            else:
-                for key, content in info.items():
-                    lines.append(f"- {key}: {sanitize(replace_slots(content, titles))}")
+            if _all_text(info.values()):
+                pieces = ["\n- ", "", ": ", ""] * len(info)
+                pieces[1::4] = [f"{key}" for key in info]
+                pieces[3::4] = info.values()
+                text = _joined_section(title, pieces)
+                if "${" not in text:
+                    return text
+            for key, content in info.items():
+                lines.append(f"- {key}: {sanitize(replace_slots(content, titles))}")
         elif isinstance(info, Sequence) and not isinstance(info, str):
-            if _plain_texts(info):
-                lines.extend([f"- {item}" for item in info])
-            else:
-                lines.extend(f"- {sanitize(replace_slots(item, titles))}" for item in info)
+            if _all_text(info):
+                pieces = ["\n- ", ""] * len(info)
+                pieces[1::2] = info
+                text = _joined_section(title, pieces)
+                if "${" not in text:
+                    return text
+            lines.extend(f"- {sanitize(replace_slots(item, titles))}" for item in info)
         else:
             value = sanitize(replace_slots(info, titles))
             if not isinstance(value, str):
@@ -87,15 +122,15 @@ def _info_lines(info: Any, titles: dict[str, Any]) -> list[str]:
                 )
             lines.append(value)
     lines.append("")
-    return lines
+    return "\n".join(lines)
 
 
-def main_prompt_lines(
-    prompt: PromptObject, settings: AgentlySettings, bodies: dict[str, str] | None = None
-) -> list[str]:
+def main_prompt(prompt: PromptObject, settings: AgentlySettings, bodies: dict[str, str] | None = None) -> str:
     """Every section after the chat history, ending with ``[OUTPUT]:`` (no role lines).
 
-    ``bodies``, when given, receives the ``input`` section's body, for a caller that shows it again.
+    It is one string, which the text and the user message both hold as it is (the message needs no
+    copy of its own). ``bodies``, when given, receives the ``input`` section's body, for a caller
+    that shows it again.
     """
     titles = settings.titles
     lines: list[str] = []
@@ -108,7 +143,7 @@ def main_prompt_lines(
             )
         )
     if prompt.info:
-        lines.extend(_info_lines(prompt.info, titles))
+        lines.append(_info_text(prompt.info, titles))
     for key, value in prompt.extras.items():
         lines.extend(_section_lines(key, key, value, titles))
     if prompt.instruct:
@@ -124,7 +159,7 @@ def main_prompt_lines(
         with field_guard("output"):
             lines.extend(output_requirement_lines(prompt.output, prompt.output_format, prompt.ensure_all_keys, titles))
     lines.append(f"[{titles.get('output', 'OUTPUT')}]:")
-    return lines
+    return "\n".join(lines)
 
 
 def _map_role(role: Any, roles: dict[Any, Any]) -> Any:
@@ -148,16 +183,25 @@ def _mapped_roles(chat_history: list[ChatMsg], roles: dict[Any, Any]) -> list[An
     return [mapped[message.role] for message in chat_history]
 
 
-def _history_lines(prompt: PromptObject, roles: dict[Any, Any], raw_titles: Any) -> list[str]:
-    lines = [f"[{title_lookup(raw_titles, 'chat_history', 'CHAT HISTORY')}]:"]
-    texts = _texts(prompt.chat_history)
+def _history_text(prompt: PromptObject, roles: dict[Any, Any], raw_titles: Any) -> str:
+    """The ``[CHAT HISTORY]`` section with its closing blank line: ``[role]:content`` per message.
+
+    A history of text (the usual kind, which may hold 100,000s of turns) is joined once from each
+    role's tag and the texts themselves, with no string per turn in between (120,000 turns: those
+    cost 2.8 times the text).
+    """
+    title = f"[{title_lookup(raw_titles, 'chat_history', 'CHAT HISTORY')}]:"
+    chat_history = prompt.chat_history
+    texts = _texts(chat_history)
     if texts is not None:
         if "${" in "\n".join(texts):
             texts = [replace_slots(text, raw_titles) for text in texts]
-        mapped = _mapped_roles(prompt.chat_history, roles)
-        lines.extend([f"[{role}]:{text}" for role, text in zip(mapped, texts, strict=True)])
-        lines.append("")
-        return lines
+        tags = {role: f"\n[{_map_role(role, roles)}]:" for role in {message.role for message in chat_history}}
+        pieces = texts * 2
+        pieces[0::2] = [tags[message.role] for message in chat_history]
+        pieces[1::2] = texts
+        return _joined_section(title, pieces)
+    lines = [title]
     for index, message in enumerate(prompt.chat_history):
         role = _map_role(message.role, roles)
         content = message.content
@@ -178,7 +222,7 @@ def _history_lines(prompt: PromptObject, roles: dict[Any, Any], raw_titles: Any)
             with field_guard(f"chat_history[{index}].content"):
                 lines.append(f"[{role}]:{sanitize(replace_slots(content, raw_titles))}")
     lines.append("")
-    return lines
+    return "\n".join(lines)
 
 
 def to_text(
@@ -186,13 +230,12 @@ def to_text(
     settings: AgentlySettings,
     role_mapping: Any,
     clock: Callable[[], str],
-    main: Callable[[], list[str]],
+    main: Callable[[], str],
 ) -> str:
     """Agently's ``to_text``: the whole prompt as one string, ``user:`` first, ``assistant:`` last.
 
-    ``main`` gives the main prompt's lines (:func:`main_prompt_lines`, which callers build once for
-    the text and the messages); it is called where Agently builds them, so that errors come in
-    Agently's order.
+    ``main`` gives the main prompt (:func:`main_prompt`, which callers build once for the text and
+    the messages); it is called where Agently builds it, so that errors come in Agently's order.
     """
     roles = settings.roles(role_mapping)
     raw_titles = settings.title_mapping
@@ -208,8 +251,8 @@ def to_text(
         title = str(title_lookup(raw_titles, "developer", "DEVELOPER DIRECTIONS"))
         lines.extend(_section_lines("developer", title, prompt.developer, titles))
     if prompt.chat_history:
-        lines.extend(_history_lines(prompt, roles, raw_titles))
-    lines.extend(main())
+        lines.append(_history_text(prompt, roles, raw_titles))
+    lines.append(main())
     lines.append(f"{roles.get('assistant', 'assistant')}:")
     return "\n".join(lines)
 
@@ -219,10 +262,17 @@ def to_text(
 _NOT_PLAIN = "Skipped content: unable to put attachment content into prompt messages when `rich_content` == False"
 
 
-def _section_message(field: str, value: Any, roles: dict[Any, Any], titles: dict[str, Any]) -> dict[str, Any]:
+def agently_message(role: Any, content: Any) -> dict[str, Any]:
+    """A chat message as Agently's ``to_messages`` gives it."""
+    return {"role": role, "content": content}
+
+
+def _section_message(
+    field: str, value: Any, roles: dict[Any, Any], titles: dict[str, Any], message: Callable[[Any, Any], M]
+) -> M:
     role = str(roles[field]) if field in roles else field
     with field_guard(field):
-        return {"role": role, "content": section_body(value, titles)}
+        return message(role, section_body(value, titles))
 
 
 def _merge_failure(message: ChatMsg, role: Any) -> AgentlyFieldError:
@@ -233,18 +283,21 @@ def _merge_failure(message: ChatMsg, role: Any) -> AgentlyFieldError:
 
 
 def _text_history_messages(
-    prompt: PromptObject, texts: list[str], roles: dict[Any, Any], raw_titles: Any, rich_content: Any, strict: Any
-) -> list[dict[str, Any]]:
+    prompt: PromptObject,
+    texts: list[str],
+    roles: dict[Any, Any],
+    raw_titles: Any,
+    rich_content: Any,
+    strict: Any,
+    message: Callable[[Any, Any], M],
+) -> list[M]:
     """``_history_messages`` when every content is text: each message is ``[{"type": "text", ...}]``
     (``rich_content is False``: the text itself), consecutive same roles merged when ``strict``."""
     mapped = _mapped_roles(prompt.chat_history, roles)
     if not strict:
         if rich_content is False:
-            return [{"role": role, "content": text} for role, text in zip(mapped, texts, strict=True)]
-        return [
-            {"role": role, "content": [{"type": "text", "text": text}]}
-            for role, text in zip(mapped, texts, strict=True)
-        ]
+            return [message(role, text) for role, text in zip(mapped, texts, strict=True)]
+        return [message(role, [{"type": "text", "text": text}]) for role, text in zip(mapped, texts, strict=True)]
     merged: list[tuple[Any, list[str]]] = []
     last_role: Any = None
     for index, (role, text) in enumerate(zip(mapped, texts, strict=True)):
@@ -260,8 +313,8 @@ def _text_history_messages(
     if merged[-1][0] != "assistant":
         merged.append(("assistant", ["[User continue input]"]))
     if rich_content is False:
-        return [{"role": role, "content": "\n\n".join(group)} for role, group in merged]
-    return [{"role": role, "content": [{"type": "text", "text": text} for text in group]} for role, group in merged]
+        return [message(role, "\n\n".join(group)) for role, group in merged]
+    return [message(role, [{"type": "text", "text": text} for text in group]) for role, group in merged]
 
 
 def _history_messages(
@@ -270,23 +323,24 @@ def _history_messages(
     raw_titles: Any,
     rich_content: Any,
     strict_role_orders: Any,
-) -> list[dict[str, Any]]:
+    message: Callable[[Any, Any], M],
+) -> list[M]:
     texts = _texts(prompt.chat_history)
     if texts is not None:
-        return _text_history_messages(prompt, texts, roles, raw_titles, rich_content, strict_role_orders)
+        return _text_history_messages(prompt, texts, roles, raw_titles, rich_content, strict_role_orders, message)
     history: list[dict[str, Any]] = []
     origins: list[list[tuple[int, int]]] = []  # where each part came from, to name it in errors
     last_role: Any = None
-    for index, message in enumerate(prompt.chat_history):
-        role = _map_role(message.role, roles)
-        raw = message.content if isinstance(message.content, list) else [{"type": "text", "text": str(message.content)}]
+    for index, turn in enumerate(prompt.chat_history):
+        role = _map_role(turn.role, roles)
+        raw = turn.content if isinstance(turn.content, list) else [{"type": "text", "text": str(turn.content)}]
         content = [
             history_part(item, ["chat_history", index, "content", number]).dump() for number, item in enumerate(raw)
         ]
         where = [(index, number) for number in range(len(content))]
         if strict_role_orders and role == last_role:
             if not history:
-                raise _merge_failure(message, role)
+                raise _merge_failure(turn, role)
             history[-1]["content"].extend(content)
             origins[-1].extend(where)
         else:
@@ -302,11 +356,11 @@ def _history_messages(
             history.append({"role": "assistant", "content": [{"type": "text", "text": "[User continue input]"}]})
             origins.append([])
     if rich_content is False:
-        return [_flatten(message, where) for message, where in zip(history, origins, strict=True)]
-    return history
+        return [message(item["role"], _flat_text(item, where)) for item, where in zip(history, origins, strict=True)]
+    return [message(item["role"], item["content"]) for item in history]
 
 
-def _flatten(message: dict[str, Any], where: list[tuple[int, int]]) -> dict[str, Any]:
+def _flat_text(message: dict[str, Any], where: list[tuple[int, int]]) -> str:
     texts: list[Any] = []
     for position, part in enumerate(message["content"]):
         if "type" in part and part["type"] == "text":
@@ -327,7 +381,7 @@ def _flatten(message: dict[str, Any], where: list[tuple[int, int]]) -> dict[str,
                 f"chat_history[{index}].content[{number}]",
                 stacklevel=6,
             )
-    return {"role": message["role"], "content": "\n\n".join(texts)}
+    return "\n\n".join(texts)
 
 
 def _skip_attachment(part: Part, number: int) -> None:
@@ -341,60 +395,63 @@ def to_messages(
     rich_content: Any,
     strict_role_orders: Any,
     clock: Callable[[], str],
-    main: Callable[[], list[str]],
+    main: Callable[[], str],
+    message: Callable[[Any, Any], M],
     input_text: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[M]:
     """Agently's ``to_messages`` (see the module docstring for the shapes).
 
-    ``main`` gives the main prompt's lines (as for :func:`to_text`). ``input_text``, when
-    given, is the input-only message's content: the ``[INPUT]`` section's body (a chat message needs
-    text; Agently itself passes the value on as it is).
+    ``main`` gives the main prompt (as for :func:`to_text`). ``message`` makes each message from its
+    role and content: :func:`agently_message` for Agently's dicts, or the caller's own type, made
+    directly (a history may hold 100,000s of turns, and a dict per turn cost five times its text).
+    ``input_text``, when given, is the input-only message's content: the ``[INPUT]`` section's body
+    (a chat message needs text; Agently itself passes the value on as it is).
     """
     roles = settings.roles(role_mapping)
     raw_titles = settings.title_mapping
     titles = settings.titles
     add_time = settings.add_current_time is True
     prefix = f"[current time]: {clock()}\n\n" if add_time else ""
-    messages: list[dict[str, Any]] = []
+    messages: list[M] = []
 
     if prompt.system:
-        messages.append(_section_message("system", prompt.system, roles, titles))
+        messages.append(_section_message("system", prompt.system, roles, titles, message))
     if prompt.developer:
-        messages.append(_section_message("developer", prompt.developer, roles, titles))
+        messages.append(_section_message("developer", prompt.developer, roles, titles, message))
     if prompt.chat_history:
-        messages.extend(_history_messages(prompt, roles, raw_titles, rich_content, strict_role_orders))
+        messages.extend(_history_messages(prompt, roles, raw_titles, rich_content, strict_role_orders, message))
 
     user = roles.get("user", "user")
     others = prompt.tools or prompt.action_results or prompt.info or prompt.instruct or prompt.output or prompt.extras
     if prompt.input and not others and not prompt.attachment:
         with field_guard("input"):
             content = input_text if input_text is not None else sanitize(replace_slots(prompt.input, raw_titles))
-            messages.append({"role": user, "content": f"{prefix}{content}" if add_time else content})
+            messages.append(message(user, f"{prefix}{content}" if add_time else content))
     elif prompt.attachment and not prompt.input and not others:
         if rich_content:
             parts = [part.dump() for part in prompt.attachment]
             if add_time:
                 parts = _prefix_first_text(parts, prefix)
-            messages.append({"role": user, "content": parts})
+            messages.append(message(user, parts))
         else:
             for number, part in enumerate(prompt.attachment):
                 if part.type == "text" and part.is_text:
                     text = replace_slots(part.text, raw_titles)
-                    messages.append({"role": user, "content": f"{prefix}{text}" if add_time else text})
+                    messages.append(message(user, f"{prefix}{text}" if add_time else text))
                 else:
                     _skip_attachment(part, number)
     elif rich_content:
-        content_parts = [{"type": "text", "text": prefix + "\n".join(main())}]
+        content_parts = [{"type": "text", "text": f"{prefix}{main()}" if add_time else main()}]
         content_parts.extend(part.dump() for part in prompt.attachment)
-        messages.append({"role": user, "content": content_parts})
+        messages.append(message(user, content_parts))
     else:
-        main_text = "\n".join(main())
+        main_text = main()
         for number, part in enumerate(prompt.attachment):
             if part.type == "text" and part.is_text:
-                messages.append({"role": user, "content": replace_slots(part.text, raw_titles)})
+                messages.append(message(user, replace_slots(part.text, raw_titles)))
             else:
                 _skip_attachment(part, number)
-        messages.append({"role": user, "content": prefix + main_text})
+        messages.append(message(user, f"{prefix}{main_text}" if add_time else main_text))
     return messages
 
 

@@ -165,7 +165,7 @@ class AgentlyPrompt:
         self._clock: Callable[[], str] = clock or agently_clock
         self._fixed = not changing
         self._read: PromptObject | None = None
-        self._main: list[str] | None = None
+        self._main: str | None = None
 
     def __repr__(self) -> str:
         return f"AgentlyPrompt({self._data!r})"
@@ -180,12 +180,12 @@ class AgentlyPrompt:
                 self._read = prompt
         return prompt
 
-    def _main_lines(self, prompt: PromptObject) -> list[str]:
-        """The main prompt's lines (every section after the chat history), kept like the prompt object."""
+    def _main_prompt(self, prompt: PromptObject) -> str:
+        """The main prompt (every section after the chat history), kept like the prompt object."""
         main = self._main
         if main is None:
             issued = notices_issued()
-            main = layout.main_prompt_lines(prompt, self._settings)
+            main = layout.main_prompt(prompt, self._settings)
             if self._fixed and notices_issued() == issued:
                 self._main = main
         return main
@@ -195,7 +195,7 @@ class AgentlyPrompt:
         with printable(self._data):
             prompt = self._prompt()
             check_not_empty(prompt)
-            return layout.to_text(prompt, self._settings, role_mapping, self._clock, lambda: self._main_lines(prompt))
+            return layout.to_text(prompt, self._settings, role_mapping, self._clock, lambda: self._main_prompt(prompt))
 
     def to_messages(
         self,
@@ -214,7 +214,8 @@ class AgentlyPrompt:
                 rich_content,
                 strict_role_orders,
                 self._clock,
-                lambda: self._main_lines(prompt),
+                lambda: self._main_prompt(prompt),
+                layout.agently_message,
             )
 
     def to_prompt_object(self) -> Any:

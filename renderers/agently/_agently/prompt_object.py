@@ -11,7 +11,7 @@ paths give the same values; validation failures become :class:`AgentlyFieldError
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -183,8 +183,13 @@ def _chat_messages(chat_history: Any) -> list[ChatMsg]:
     if isinstance(chat_history, dict):
         return [_plain_message(chat_history) or _slow_message(chat_history, None)]
     if isinstance(chat_history, list):
-        return [_plain_message(message) or _slow_message(message, index) for index, message in enumerate(chat_history)]
+        return _listed_messages(chat_history)
     return [_slow_message(chat_history, None)]
+
+
+def _listed_messages(messages: Iterable[Any]) -> list[ChatMsg]:
+    """The messages of a chat-history list, read one after the other."""
+    return [_plain_message(message) or _slow_message(message, index) for index, message in enumerate(messages)]
 
 
 # --- the prompt object -----------------------------------------------------------------------------
@@ -244,6 +249,12 @@ def _lax_bool(value: Any, field: str) -> bool:
         raise validation_field_error([field], error) from None
 
 
+def _in_tool_order(tool: dict[str, Any]) -> bool:
+    """Whether the tool's keys start as ``ToolMeta.model_dump()`` orders them: the fields, then extras."""
+    keys = list(tool)
+    return keys[:3] == ["name", "desc", "kwargs"] and ("returns" not in tool or keys[3] == "returns")
+
+
 def _plain_tool(tool: Any) -> dict[str, Any] | None:
     if (
         type(tool) is not dict
@@ -254,6 +265,10 @@ def _plain_tool(tool: Any) -> dict[str, Any] | None:
         or not all(type(key) is str for key in tool["kwargs"])
     ):
         return None
+    if _in_tool_order(tool):
+        # Nothing renders a tool by changing it: one already in ToolMeta's order is the dump itself
+        # (50,000 tools copied cost 3.2 times the text they print).
+        return tool
     ordered = {"name": tool["name"], "desc": tool["desc"], "kwargs": dict(tool["kwargs"])}
     if "returns" in tool:
         ordered["returns"] = tool["returns"]
@@ -305,11 +320,21 @@ def _output_format(value: Any) -> Any:
     return format_adapter.validate_python(value)
 
 
-def read_prompt(data: Mapping[str, Any], settings: AgentlySettings, *, warn: bool = True) -> PromptObject:
-    """``to_prompt_object()`` for rendering (raises :class:`AgentlyFieldError` where Agently raises)."""
+def read_prompt(
+    data: Mapping[str, Any],
+    settings: AgentlySettings,
+    *,
+    warn: bool = True,
+    chat_history: Iterable[Any] | None = None,
+) -> PromptObject:
+    """``to_prompt_object()`` for rendering (raises :class:`AgentlyFieldError` where Agently raises).
+
+    ``chat_history``, when given, is read as the list ``data["chat_history"]`` would be, one message
+    at a time: a caller that makes each message only to have it read need not hold them all.
+    """
     prepared = prepare_data(data, settings)
     get = prepared.get
-    chat_history = _chat_messages(get("chat_history"))
+    messages = _chat_messages(get("chat_history")) if chat_history is None else _listed_messages(chat_history)
     tools = _tools(get("tools"))
     attachment = _attachment_parts(get("attachment"))
     ensure_all_keys = _lax_bool(get("ensure_all_keys", False), "ensure_all_keys")
@@ -324,7 +349,7 @@ def read_prompt(data: Mapping[str, Any], settings: AgentlySettings, *, warn: boo
     return PromptObject(
         system=get("system"),
         developer=get("developer"),
-        chat_history=chat_history,
+        chat_history=messages,
         info=get("info"),
         tools=tools,
         action_results=get("action_results"),
