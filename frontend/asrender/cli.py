@@ -12,7 +12,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 __all__ = ["console", "main"]
 
 OUTPUTS = ("display", "json", "text", "trace")
-COMMANDS = ("plugins", "render", "batch", "check", "parse", "snapshot", "serve")
 
 
 class CliError(Exception):
@@ -72,13 +71,12 @@ def console() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if (argv and argv[0] not in COMMANDS and not argv[0].startswith("-")) or argv[:1] == ["-"]:
         argv.insert(0, "render")  # ``asrender FILE`` is the main form
     if any("\x00" in arg for arg in argv):  # no shell can pass one; a Python caller can
         _usage_error("an argument holds a NUL byte, which no path, name or value may")
-    args = parser.parse_args(argv)
+    args = _parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     try:
         status = int(args.run(args))
         finish_output()
@@ -171,15 +169,29 @@ class _Help(argparse.HelpFormatter):
         return text.replace(_FORMATS, names.replace("%", "%%"))  # help is %-formatted next
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line, with the sub-command ``command`` alone (every one when ``None``).
+
+    A command's parse never looks at the other sub-commands, and building them all took 2 ms of
+    every start (76 arguments, each asking the terminal's width, and the help texts of seven parsers
+    looked up by gettext); ``asrender --help`` and a command line that names none build them all.
+    """
     parser = _Parser(prog="asrender", description="Render prompts exactly as a language model receives them.")
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, add in _COMMANDS.items():
+        if command is None or name == command:
+            add(commands)
+    return parser
 
+
+def _plugins_parser(commands: Any) -> None:
     plugins = commands.add_parser("plugins", help="list the loaded plugins and what they register")
     plugins.add_argument("--json", action="store_true", help="print JSON instead of text")
     plugins.set_defaults(run=_cmd_plugins)
 
+
+def _render_parser(commands: Any) -> None:
     render = commands.add_parser(
         "render",
         help="render a prompt file (JSON or YAML), or run a .as program and render its model calls",
@@ -276,8 +288,9 @@ def _parser() -> argparse.ArgumentParser:
         help=f"refuse prompt files larger than this (default {DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
     )
     render.set_defaults(run=_cmd_render)
-    _batch_parser(commands)
 
+
+def _snapshot_parser(commands: Any) -> None:
     snapshot = commands.add_parser(
         "snapshot",
         help="render every .as program under DIR and diff its prompts against the stored render (exit 1 on a change)",
@@ -295,6 +308,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     snapshot.set_defaults(run=_cmd_snapshot, strict=False)
 
+
+def _serve_parser(commands: Any) -> None:
     serve = commands.add_parser(
         "serve", help="serve a local page showing every model call of a program in every format (127.0.0.1)"
     )
@@ -304,6 +319,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(run=_cmd_serve)
 
+
+def _check_parser(commands: Any) -> None:
     check = commands.add_parser("check", help="check an AgentScript program: every diagnostic, exit 1 on errors")
     check.add_argument(
         "--allow-read",
@@ -312,24 +329,31 @@ def _parser() -> argparse.ArgumentParser:
         help="the program may also import agents from this file or folder, as a run with the flag may (repeatable)",
     )
     check.set_defaults(allow_write=None, allow_env=None, allow_net=None, timeout=None)
+    _language_arguments(check, _cmd_check)
+
+
+def _parse_parser(commands: Any) -> None:
     parse = commands.add_parser("parse", help="print an AgentScript program's syntax tree as JSON")
-    for command, run in ((check, _cmd_check), (parse, _cmd_parse)):
-        command.add_argument("file", metavar="FILE.as", help="the program; '-' reads standard input")
-        command.add_argument(
-            "--label-rule",
-            choices=("release", "late"),
-            default="release",
-            help="how a 'use ... as' label ends: the rest of the line (release, default) or one token (late)",
-        )
-        command.add_argument(
-            "--max-input-size",
-            type=_byte_size,
-            default=DEFAULT_MAX_BYTES,
-            metavar="BYTES",
-            help=f"refuse a program (or an imported file) larger than this (default {DEFAULT_MAX_BYTES // 2**20}M)",
-        )
-        command.set_defaults(run=run)
-    return parser
+    _language_arguments(parse, _cmd_parse)
+
+
+def _language_arguments(command: argparse.ArgumentParser, run: Callable[[argparse.Namespace], int]) -> None:
+    """What ``check`` and ``parse`` both take."""
+    command.add_argument("file", metavar="FILE.as", help="the program; '-' reads standard input")
+    command.add_argument(
+        "--label-rule",
+        choices=("release", "late"),
+        default="release",
+        help="how a 'use ... as' label ends: the rest of the line (release, default) or one token (late)",
+    )
+    command.add_argument(
+        "--max-input-size",
+        type=_byte_size,
+        default=DEFAULT_MAX_BYTES,
+        metavar="BYTES",
+        help=f"refuse a program (or an imported file) larger than this (default {DEFAULT_MAX_BYTES // 2**20}M)",
+    )
+    command.set_defaults(run=run)
 
 
 def _permission_flags(parser: argparse.ArgumentParser) -> None:
@@ -460,6 +484,19 @@ def _batch_parser(commands: Any) -> None:
         record=None,
         accept_drift=False,
     )
+
+
+_COMMANDS: dict[str, Callable[[Any], None]] = {
+    "plugins": _plugins_parser,
+    "render": _render_parser,
+    "batch": _batch_parser,
+    "snapshot": _snapshot_parser,
+    "serve": _serve_parser,
+    "check": _check_parser,
+    "parse": _parse_parser,
+}
+"""Each sub-command's parser, in the order ``asrender --help`` lists them."""
+COMMANDS = tuple(_COMMANDS)
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
