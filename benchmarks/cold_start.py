@@ -32,7 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 FLOOR = [sys.executable, "-c", "from pydantic import BaseModel\nclass M(BaseModel):\n    x: int\n"]
-ASRENDER = [sys.executable, "-m", "promptwire"]
+_SCRIPT = Path(sys.executable).with_name("asrender")
+ASRENDER = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "promptwire"]
+"""The ``asrender`` script beside this Python, as the README runs it (``python -m promptwire`` without one)."""
 RUN = ["evidence-qa.as", "--input-file", "evidence-qa.input.json", "--responses", "evidence-qa.responses.json"]
 COMMANDS = {
     "check": ["check", "evidence-qa.as"],
