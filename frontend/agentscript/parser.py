@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from ...renderers.agentscript.jsjson import js_number
 from .diagnostics import DEFAULT_FILE, ParseError
-from .lexer import EOF, IDENTIFIER, KEYWORD, NUMBER, STRING, Token, tokenize
+from .lexer import EOF, NAME, NUMBER, STRING, Tokens, scan
 from .positions import Position, Span, line_text
 from .syntax import (
     ANONYMOUS_MAIN_AGENT,
@@ -81,9 +81,8 @@ MAX_NESTING = 100
 
 IMPORT_KINDS = frozenset({"tool", "llm", "file", "agent", "memory"})
 CONFIG_KEYS = frozenset({"model", "role", "description"})
-NAME_KINDS = frozenset({IDENTIFIER, KEYWORD})
-KEY_KINDS = frozenset({IDENTIFIER, KEYWORD, STRING})
-LABEL_KINDS = frozenset({IDENTIFIER, KEYWORD, STRING})
+KEY_KINDS = frozenset({NAME, STRING})
+LABEL_KINDS = frozenset({NAME, STRING})
 FUNCTION_STARTS = frozenset({"func", "main"})
 AGENT_STARTS = frozenset({"agent", "main"})
 BOOLEANS = frozenset({"true", "false"})
@@ -96,17 +95,27 @@ _INTEGER = re.compile(r"[0-9]+")
 _FLOAT_PREFIX = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
 
 Parsed = tuple[int, Expr]
+_new = tuple.__new__  # ``Span(a, b)`` runs the NamedTuple's __new__, a Python function; this is the C one
 
 
 class _Cx:
-    """What every rule shares: the tokens, the source (for error lines) and the options."""
+    """What every rule shares: the tokens, the source (for error lines) and the options.
 
-    __slots__ = ("depth", "late_labels", "path", "source", "tokens")
+    The token lists and position functions are copied out of :class:`~.lexer.Tokens` once, so a rule
+    reads ``cx.values[pos]`` instead of reaching through one more object for every token.
+    """
 
-    def __init__(self, tokens: list[Token], source: str, path: str | None, label_rule: str) -> None:
+    __slots__ = ("depth", "end", "kinds", "late_labels", "path", "source", "span", "start", "tokens", "values")
+
+    def __init__(self, tokens: Tokens, source: str, path: str | None, label_rule: str) -> None:
         if label_rule not in LABEL_RULES:
             raise ValueError(f"label_rule must be one of {sorted(LABEL_RULES)}, not {label_rule!r}")
         self.tokens = tokens
+        self.kinds = tokens.kinds
+        self.values = tokens.values
+        self.start = tokens.start
+        self.end = tokens.end
+        self.span = tokens.span
         self.source = source
         self.path = path or DEFAULT_FILE
         self.late_labels = label_rule == "late"
@@ -115,15 +124,15 @@ class _Cx:
 
 def parse_program(source: str, path: str | None = None, *, label_rule: str = "release") -> Program:
     """Parse a whole ``.as`` file; raise :class:`ParseError` with the reference's text and position."""
-    cx = _Cx(tokenize(source, path), source, path, label_rule)
+    cx = _Cx(scan(source, path), source, path, label_rule)
     return _program(cx)
 
 
 def parse_expression(source: str, path: str | None = None) -> Expr:
     """Parse one expression that must fill ``source`` (for tools and for round-trip tests)."""
-    cx = _Cx(tokenize(source, path), source, path, "release")
+    cx = _Cx(scan(source, path), source, path, "release")
     pos, expr = _expression(cx, 0)
-    if cx.tokens[pos].kind != EOF:
+    if cx.kinds[pos] != EOF:
         raise _error(cx, pos, "Expected end of expression")
     return expr
 
@@ -156,29 +165,29 @@ def _error_at(cx: _Cx, position: Position, message: str) -> ParseError:
 
 
 def _error(cx: _Cx, pos: int, message: str) -> ParseError:
-    return _error_at(cx, cx.tokens[pos].start, message)
+    return _error_at(cx, cx.start(pos), message)
 
 
 def _expect(cx: _Cx, pos: int, value: str) -> int:
-    if cx.tokens[pos].value != value:
+    if cx.values[pos] != value:
         raise _error(cx, pos, f"Expected '{value}'")
     return pos + 1
 
 
-def _name(cx: _Cx, pos: int, message: str) -> tuple[int, Token]:
-    token = cx.tokens[pos]
-    if token.kind not in NAME_KINDS:
+def _name(cx: _Cx, pos: int, message: str) -> int:
+    """``pos``, once the token there is checked to be a name (an identifier or a keyword)."""
+    if cx.kinds[pos] is not NAME:
         raise _error(cx, pos, message)
-    return pos + 1, token
+    return pos
 
 
 def _end(cx: _Cx, pos: int) -> Position:
     """End of the last consumed token (the reference's ``previous().range.end``)."""
-    return cx.tokens[pos - 1 if pos else 0].end
+    return cx.end(pos - 1 if pos else 0)
 
 
-def _at_close(token: Token, closer: str) -> bool:
-    return token.value == closer or token.kind == EOF
+def _at_close(cx: _Cx, pos: int, closer: str) -> bool:
+    return cx.values[pos] == closer or cx.kinds[pos] is EOF
 
 
 def _enter(cx: _Cx, pos: int) -> None:
@@ -191,13 +200,14 @@ def _enter(cx: _Cx, pos: int) -> None:
 
 
 def _program(cx: _Cx) -> Program:
-    tokens = cx.tokens
-    start = tokens[0].start
+    values = cx.values
+    kinds = cx.kinds
+    start = cx.start(0)
     imports: list[Import] = []
     agents: list[Agent] = []
     pos = 0
-    while tokens[pos].kind != EOF:
-        value = tokens[pos].value
+    while kinds[pos] is not EOF:
+        value = values[pos]
         if value == "import":
             pos, declared = _import(cx, pos)
             imports.append(declared)
@@ -206,38 +216,39 @@ def _program(cx: _Cx) -> Program:
             agents.append(agent)
         else:
             raise _error(cx, pos, "Expected 'import', 'agent', or 'main agent'")
-    return Program(tuple(imports), tuple(agents), Span(start, _end(cx, pos)), cx.source, cx.path)
+    return Program(tuple(imports), tuple(agents), _new(Span, (start, _end(cx, pos))), cx.source, cx.path)
 
 
 def _import(cx: _Cx, pos: int) -> tuple[int, Import]:
-    start = cx.tokens[pos].start
-    pos, kind = _name(cx, pos + 1, "Expected import resource kind")
-    if kind.value not in IMPORT_KINDS:
-        raise _error_at(cx, kind.start, "Expected import resource kind 'tool', 'llm', 'file', 'agent', or 'memory'")
-    pos, name = _name(cx, pos, f"Expected {kind.value} name")
-    pos = _expect(cx, pos, "from")
-    uri = cx.tokens[pos]
-    if uri.kind != STRING:
-        raise _error(cx, pos, f"Expected {kind.value} URI")
-    return pos + 1, Import(kind.value, name.value, uri.value, Span(start, uri.end))
+    values = cx.values
+    start = cx.start(pos)
+    kind = _name(cx, pos + 1, "Expected import resource kind")
+    resource = values[kind]
+    if resource not in IMPORT_KINDS:
+        raise _error(cx, kind, "Expected import resource kind 'tool', 'llm', 'file', 'agent', or 'memory'")
+    name = _name(cx, kind + 1, f"Expected {resource} name")
+    uri = _expect(cx, name + 1, "from")
+    if cx.kinds[uri] is not STRING:
+        raise _error(cx, uri, f"Expected {resource} URI")
+    return uri + 1, Import(resource, values[name], values[uri], _new(Span, (start, cx.end(uri))))
 
 
 def _agent(cx: _Cx, pos: int) -> tuple[int, Agent]:
-    tokens = cx.tokens
-    start = tokens[pos].start
-    is_main = tokens[pos].value == "main"
+    values = cx.values
+    start = cx.start(pos)
+    is_main = values[pos] == "main"
     pos = _expect(cx, pos + 1 if is_main else pos, "agent")
     name = ANONYMOUS_MAIN_AGENT
-    if tokens[pos].value != "{":
-        pos, token = _name(cx, pos, "Expected agent name")
-        name = token.value
+    if values[pos] != "{":
+        name = values[_name(cx, pos, "Expected agent name")]
+        pos += 1
     if not is_main and name == ANONYMOUS_MAIN_AGENT:
         raise _error(cx, pos, "Only main agent can omit its name")
     pos = _expect(cx, pos, "{")
     config: list[Config] = []
     functions: list[Function] = []
-    while not _at_close(tokens[pos], "}"):
-        value = tokens[pos].value
+    while not _at_close(cx, pos, "}"):
+        value = values[pos]
         if value in CONFIG_KEYS:
             pos, setting = _config(cx, pos)
             config.append(setting)
@@ -247,48 +258,50 @@ def _agent(cx: _Cx, pos: int) -> tuple[int, Agent]:
         else:
             raise _error(cx, pos, "Expected configuration declaration or function declaration")
     pos = _expect(cx, pos, "}")
-    return pos, Agent(name, is_main, tuple(config), tuple(functions), Span(start, _end(cx, pos)))
+    return pos, Agent(name, is_main, tuple(config), tuple(functions), _new(Span, (start, _end(cx, pos))))
 
 
 def _config(cx: _Cx, pos: int) -> tuple[int, Config]:
-    key = cx.tokens[pos]
-    if key.kind not in NAME_KINDS:
+    if cx.kinds[pos] is not NAME:
         raise _error(cx, pos, "Expected configuration key")
+    key = cx.values[pos]
+    start = cx.start(pos)
     # A model is a name (or a member chain), never a comparison: the reference parses a postfix here.
-    pos, value = _postfix(cx, pos + 1) if key.value == "model" else _expression(cx, pos + 1)
-    return pos, Config(key.value, value, Span(key.start, value.span.end))
+    pos, value = _postfix(cx, pos + 1) if key == "model" else _expression(cx, pos + 1)
+    return pos, Config(key, value, _new(Span, (start, value.span.end)))
 
 
 def _function(cx: _Cx, pos: int) -> tuple[int, Function]:
-    tokens = cx.tokens
-    start = tokens[pos].start
-    is_main = tokens[pos].value == "main"
+    values = cx.values
+    start = cx.start(pos)
+    is_main = values[pos] == "main"
     pos = _expect(cx, pos + 1 if is_main else pos, "func")
     name = ANONYMOUS_MAIN_FUNC
-    if tokens[pos].value != "(":
-        pos, token = _name(cx, pos, "Expected function name")
-        name = token.value
+    if values[pos] != "(":
+        name = values[_name(cx, pos, "Expected function name")]
+        pos += 1
     if not is_main and name == ANONYMOUS_MAIN_FUNC:
         raise _error(cx, pos, "Only main func can omit its name")
     pos = _expect(cx, pos, "(")
     params: list[Param] = []
-    while not _at_close(tokens[pos], ")"):
+    while not _at_close(cx, pos, ")"):
         pos, param = _param(cx, pos)
         params.append(param)
-        if tokens[pos].value == ",":
+        if values[pos] == ",":
             pos += 1
     pos = _expect(cx, pos, ")")
     pos, body = _block(cx, pos)
-    return pos, Function(name, is_main, tuple(params), body, Span(start, _end(cx, pos)))
+    return pos, Function(name, is_main, tuple(params), body, _new(Span, (start, _end(cx, pos))))
 
 
 def _param(cx: _Cx, pos: int) -> tuple[int, Param]:
-    pos, token = _name(cx, pos, "Expected parameter name")
+    name = _name(cx, pos, "Expected parameter name")
+    pos = name + 1
     shape = None
-    if cx.tokens[pos].value == "{":
+    if cx.values[pos] == "{":
         pos, shape = _shape(cx, pos)
-    end = shape.span.end if shape else token.end
-    return pos, Param(token.value, shape, Span(token.start, end))
+    end = shape.span.end if shape else cx.end(name)
+    return pos, Param(cx.values[name], shape, _new(Span, (cx.start(name), end)))
 
 
 # Statements -------------------------------------------------------------------------------------
@@ -296,10 +309,9 @@ def _param(cx: _Cx, pos: int) -> tuple[int, Param]:
 
 def _block(cx: _Cx, pos: int) -> tuple[int, tuple[Stmt, ...]]:
     _enter(cx, pos)
-    tokens = cx.tokens
     pos = _expect(cx, pos, "{")
     statements: list[Stmt] = []
-    while not _at_close(tokens[pos], "}"):
+    while not _at_close(cx, pos, "}"):
         pos, statement = _statement(cx, pos)
         statements.append(statement)
     pos = _expect(cx, pos, "}")
@@ -308,7 +320,7 @@ def _block(cx: _Cx, pos: int) -> tuple[int, tuple[Stmt, ...]]:
 
 
 def _statement(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    value = cx.tokens[pos].value
+    value = cx.values[pos]
     if value in CONFIG_KEYS:
         return _config(cx, pos)
     rule = _STATEMENTS.get(value)
@@ -318,16 +330,16 @@ def _statement(cx: _Cx, pos: int) -> tuple[int, Stmt]:
 
 
 def _use(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    tokens = cx.tokens
-    start = tokens[pos].start
+    values = cx.values
+    start = cx.start(pos)
     pos, value = _expression(cx, pos + 1)
     budget = None
-    if tokens[pos].value == "max":
+    if values[pos] == "max":
         pos, budget = _budget(cx, pos + 1, "Expected budget amount")
     label = None
-    if tokens[pos].value == "as":
+    if values[pos] == "as":
         pos, label = _late_label(cx, pos + 1) if cx.late_labels else _release_label(cx, pos + 1)
-    return pos, Use(value, budget, label, Span(start, _end(cx, pos)))
+    return pos, Use(value, budget, label, _new(Span, (start, _end(cx, pos))))
 
 
 def _release_label(cx: _Cx, pos: int) -> tuple[int, str]:
@@ -337,106 +349,104 @@ def _release_label(cx: _Cx, pos: int) -> tuple[int, str]:
     ``as retrieved  evidence (v2)`` reads ``retrieved evidence (v2)``; string tokens give their value.
     """
     tokens = cx.tokens
-    line = tokens[pos - 1].line
+    values = cx.values
+    lines = tokens.lines
+    line = lines[pos - 1]
+    first = pos
     parts: list[str] = []
-    previous: Token | None = None
-    token = tokens[pos]
-    while token.kind != EOF and token.value != "}" and token.line == line:
-        if previous is not None and token.offset > previous.end_offset:
+    while tokens.kinds[pos] is not EOF and values[pos] != "}" and lines[pos] == line:
+        if pos > first and tokens.starts[pos] > tokens.end_offset(pos - 1):
             parts.append(" ")
-        parts.append(token.value)
-        previous = token
+        parts.append(values[pos])
         pos += 1
-        token = tokens[pos]
-    if previous is None:
+    if pos == first:
         raise _error(cx, pos, "Expected context label after 'as'")
     return pos, "".join(parts)
 
 
 def _late_label(cx: _Cx, pos: int) -> tuple[int, str]:
     """The late rule: one name or one string, then a line break, ``}`` or the end."""
-    tokens = cx.tokens
-    line = tokens[pos - 1].line
-    label = tokens[pos]
-    if label.kind not in LABEL_KINDS:
+    lines = cx.tokens.lines
+    line = lines[pos - 1]
+    if cx.kinds[pos] not in LABEL_KINDS:
         raise _error(cx, pos, "Expected identifier or string context label after 'as'")
+    label = cx.values[pos]
     pos += 1
-    following = tokens[pos]
-    if following.kind != EOF and following.value != "}" and following.line == line:
+    if cx.kinds[pos] is not EOF and cx.values[pos] != "}" and lines[pos] == line:
         raise _error(cx, pos, "Expected newline after context label")
-    return pos, label.value
+    return pos, label
 
 
 def _budget(cx: _Cx, pos: int, message: str) -> tuple[int, Budget]:
-    token = cx.tokens[pos]
-    if token.kind != NUMBER:
+    if cx.kinds[pos] is not NUMBER:
         raise _error(cx, pos, message)
-    budget = parse_budget(token.value)
+    raw = cx.values[pos]
+    budget = parse_budget(raw)
     if budget is None:
-        raise _error(cx, pos + 1, f"Invalid budget '{token.value}'")
+        raise _error(cx, pos + 1, f"Invalid budget '{raw}'")
     return pos + 1, budget
 
 
 def _integer(cx: _Cx, pos: int, message: str) -> tuple[int, float]:
-    token = cx.tokens[pos]
-    if token.kind != NUMBER:
+    if cx.kinds[pos] is not NUMBER:
         raise _error(cx, pos, message)
-    if not _INTEGER.fullmatch(token.value):
+    raw = cx.values[pos]
+    if not _INTEGER.fullmatch(raw):
         raise _error(cx, pos + 1, message)
-    return pos + 1, js_number(token.value)  # the count JavaScript reads; the checks bound it
+    return pos + 1, js_number(raw)  # the count JavaScript reads; the checks bound it
 
 
 def _return(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.tokens[pos].start
+    start = cx.start(pos)
     pos, value = _expression(cx, pos + 1)
-    return pos, Return(value, Span(start, value.span.end))
+    return pos, Return(value, _new(Span, (start, value.span.end)))
 
 
 def _repeat(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.tokens[pos].start
+    start = cx.start(pos)
     pos = _expect(cx, pos + 1, "*")
     pos, count = _integer(cx, pos, "Expected repeat count")
     pos, body = _block(cx, pos)
-    return pos, Repeat(count, body, Span(start, _end(cx, pos)))
+    return pos, Repeat(count, body, _new(Span, (start, _end(cx, pos))))
 
 
 def _for(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.tokens[pos].start
-    pos, item = _name(cx, pos + 1, "Expected for item name")
-    pos = _expect(cx, pos, "in")
+    start = cx.start(pos)
+    item = _name(cx, pos + 1, "Expected for item name")
+    pos = _expect(cx, item + 1, "in")
     pos, iterable = _expression(cx, pos)
     pos = _expect(cx, pos, "max")
     pos, limit = _integer(cx, pos, "Expected for iteration count")
     pos, body = _block(cx, pos)
-    return pos, ForIn(item.value, item.span, iterable, limit, body, Span(start, _end(cx, pos)))
+    return pos, ForIn(cx.values[item], cx.span(item), iterable, limit, body, _new(Span, (start, _end(cx, pos))))
 
 
 def _loop(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.tokens[pos].start
+    start = cx.start(pos)
     pos = _expect(cx, pos + 1, "until")
     pos, condition = _expression(cx, pos)
     pos = _expect(cx, pos, "max")
     pos, limit = _integer(cx, pos, "Expected loop iteration count")
     pos, body = _block(cx, pos)
-    return pos, LoopUntil(condition, limit, body, Span(start, _end(cx, pos)))
+    return pos, LoopUntil(condition, limit, body, _new(Span, (start, _end(cx, pos))))
 
 
 def _if(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.tokens[pos].start
+    start = cx.start(pos)
     pos, condition = _expression(cx, pos + 1)
     pos, then_body = _block(cx, pos)
     else_body = None
-    if cx.tokens[pos].value == "else":
+    if cx.values[pos] == "else":
         pos, else_body = _block(cx, pos + 1)
-    return pos, If(condition, then_body, else_body, Span(start, _end(cx, pos)))
+    return pos, If(condition, then_body, else_body, _new(Span, (start, _end(cx, pos))))
 
 
 def _assign_or_expression(cx: _Cx, pos: int) -> tuple[int, Stmt]:
     pos, expr = _expression(cx, pos)
-    if cx.tokens[pos].value != "=":
+    if cx.values[pos] != "=":
         return pos, ExprStmt(expr, expr.span)
     pos, value = _expression(cx, pos + 1)
-    return pos, Assign(expr, value, Span(expr.span.start, value.span.end))
+    return pos, Assign(expr, value, _new(Span, (expr.span.start, value.span.end)))
 
 
 _STATEMENTS: dict[str, Callable[[_Cx, int], tuple[int, Stmt]]] = {
@@ -459,187 +469,189 @@ def _expression(cx: _Cx, pos: int, min_precedence: int = 1) -> Parsed:
     """
     _enter(cx, pos)
     levels = 1
-    tokens = cx.tokens
-    pos, left = _unary(cx, pos) if tokens[pos].value == "not" else _postfix(cx, pos)
+    values = cx.values
+    pos, left = _unary(cx, pos) if values[pos] == "not" else _postfix(cx, pos)
     while True:
-        operator = tokens[pos].value
+        operator = values[pos]
         precedence = BINARY_PRECEDENCE.get(operator)
         if precedence is None or precedence < min_precedence:
             break
         _enter(cx, pos)
         levels += 1
         pos, right = _expression(cx, pos + 1, precedence + 1)
-        left = Binary(operator, left, right, Span(left.span.start, right.span.end))
+        left = Binary(operator, left, right, _new(Span, (left.span.start, right.span.end)))
     cx.depth -= levels
     return pos, left
 
 
 def _unary(cx: _Cx, pos: int) -> Parsed:
     """One or more ``not`` before a postfix expression (the caller saw the first ``not``)."""
-    tokens = cx.tokens
     starts: list[Position] = []
-    while tokens[pos].value == "not":
+    while cx.values[pos] == "not":
         _enter(cx, pos)
-        starts.append(tokens[pos].start)
+        starts.append(cx.start(pos))
         pos += 1
     pos, expr = _postfix(cx, pos)
     for start in reversed(starts):
-        expr = Not(expr, Span(start, expr.span.end))
+        expr = Not(expr, _new(Span, (start, expr.span.end)))
     cx.depth -= len(starts)
     return pos, expr
 
 
 def _postfix(cx: _Cx, pos: int) -> Parsed:
-    tokens = cx.tokens
+    values = cx.values
     pos, expr = _primary(cx, pos)
     levels = 0
     while True:
-        value = tokens[pos].value
+        value = values[pos]
         if value in POSTFIX_STARTS:
             _enter(cx, pos)
             levels += 1
         if value == ".":
-            pos, name = _name(cx, pos + 1, "Expected property name")
-            expr = Member(expr, name.value, Span(expr.span.start, name.end))
+            name = _name(cx, pos + 1, "Expected property name")
+            pos = name + 1
+            expr = Member(expr, values[name], _new(Span, (expr.span.start, cx.end(name))))
         elif value == "(":
             pos += 1
             args: list[Expr] = []
-            while not _at_close(tokens[pos], ")"):
+            while not _at_close(cx, pos, ")"):
                 pos, arg = _expression(cx, pos)
                 args.append(arg)
-                if tokens[pos].value == ",":
+                if values[pos] == ",":
                     pos += 1
             pos = _expect(cx, pos, ")")
-            expr = Call(expr, tuple(args), Span(expr.span.start, _end(cx, pos)))
+            expr = Call(expr, tuple(args), _new(Span, (expr.span.start, _end(cx, pos))))
         elif value == "[":
             pos, index = _expression(cx, pos + 1)
             pos = _expect(cx, pos, "]")
-            expr = Index(expr, index, Span(expr.span.start, _end(cx, pos)))
+            expr = Index(expr, index, _new(Span, (expr.span.start, _end(cx, pos))))
         else:
             cx.depth -= levels
             return pos, expr
 
 
 def _primary(cx: _Cx, pos: int) -> Parsed:
-    token = cx.tokens[pos]
-    value = token.value
-    kind = token.kind
+    value = cx.values[pos]
+    kind = cx.kinds[pos]
     if value == "generate":
         return _generate(cx, pos)
-    if kind == STRING:
-        return pos + 1, String(value, token.span)
-    if kind == NUMBER:
-        return pos + 1, Number(js_parse_float(value), value, token.span)
+    if kind is STRING:
+        return pos + 1, String(value, cx.span(pos))
+    if kind is NUMBER:
+        return pos + 1, Number(js_parse_float(value), value, cx.span(pos))
     if value in BOOLEANS:
-        return pos + 1, Boolean(value == "true", token.span)
+        return pos + 1, Boolean(value == "true", cx.span(pos))
     if value == "none":
-        return pos + 1, NoneLiteral(token.span)
+        return pos + 1, NoneLiteral(cx.span(pos))
     if value == "{":
         return _object(cx, pos)
     if value == "[":
         return _list(cx, pos)
-    if kind in NAME_KINDS:
-        return pos + 1, Identifier(value, token.span)
+    if kind is NAME:
+        return pos + 1, Identifier(value, cx.span(pos))
     raise _error(cx, pos, "Expected expression")
 
 
 def _list(cx: _Cx, pos: int) -> Parsed:
-    tokens = cx.tokens
-    start = tokens[pos].start
+    values = cx.values
+    start = cx.start(pos)
     pos += 1
     items: list[Expr] = []
-    while not _at_close(tokens[pos], "]"):
+    while not _at_close(cx, pos, "]"):
         pos, item = _expression(cx, pos)
         items.append(item)
-        if tokens[pos].value == ",":
+        if values[pos] == ",":
             pos += 1
     pos = _expect(cx, pos, "]")
-    return pos, ListExpr(tuple(items), Span(start, _end(cx, pos)))
+    return pos, ListExpr(tuple(items), _new(Span, (start, _end(cx, pos))))
 
 
-def _key(cx: _Cx, pos: int) -> tuple[int, Token]:
-    token = cx.tokens[pos]
-    if token.kind not in KEY_KINDS:
+def _key(cx: _Cx, pos: int) -> int:
+    """``pos``, once the token there is checked to be an object key followed by ``:``."""
+    if cx.kinds[pos] not in KEY_KINDS:
         raise _error(cx, pos, "Expected object key")
-    return _expect(cx, pos + 1, ":"), token
+    _expect(cx, pos + 1, ":")
+    return pos
 
 
 def _separator(cx: _Cx, pos: int) -> int:
     """Object fields need commas (0.1.5); a trailing one before ``}`` is fine."""
-    return pos if cx.tokens[pos].value == "}" else _expect(cx, pos, ",")
+    return pos if cx.values[pos] == "}" else _expect(cx, pos, ",")
 
 
 def _object(cx: _Cx, pos: int) -> Parsed:
-    tokens = cx.tokens
-    start = tokens[pos].start
+    values = cx.values
+    start = cx.start(pos)
     pos += 1
     properties: list[Property] = []
-    while not _at_close(tokens[pos], "}"):
-        pos, key = _key(cx, pos)
-        pos, value = _expression(cx, pos)
-        properties.append(Property(key.value, value, Span(key.start, value.span.end)))
+    while not _at_close(cx, pos, "}"):
+        key = _key(cx, pos)
+        pos, value = _expression(cx, key + 2)
+        properties.append(Property(values[key], value, _new(Span, (cx.start(key), value.span.end))))
         pos = _separator(cx, pos)
     pos = _expect(cx, pos, "}")
-    return pos, ObjectExpr(tuple(properties), Span(start, _end(cx, pos)))
+    return pos, ObjectExpr(tuple(properties), _new(Span, (start, _end(cx, pos))))
 
 
 def _generate(cx: _Cx, pos: int) -> Parsed:
-    start = cx.tokens[pos].start
+    start = cx.start(pos)
     pos = _expect(cx, pos + 1, "(")
     pos, options = _generate_options(cx, pos)
     pos = _expect(cx, pos, ")")
     shape = None
-    if cx.tokens[pos].value == "->":
+    if cx.values[pos] == "->":
         pos, shape = _shape(cx, pos + 1)
-    return pos, Generate(options, shape, Span(start, _end(cx, pos)))
+    return pos, Generate(options, shape, _new(Span, (start, _end(cx, pos))))
 
 
 def _generate_options(cx: _Cx, pos: int) -> tuple[int, GenerateOptions]:
-    tokens = cx.tokens
-    start = tokens[pos].start
+    values = cx.values
+    start = cx.start(pos)
     pos = _expect(cx, pos, "{")
     properties: list[Property] = []
     max_output = None
-    while not _at_close(tokens[pos], "}"):
-        pos, key = _key(cx, pos)
+    while not _at_close(cx, pos, "}"):
+        key = _key(cx, pos)
+        pos = key + 2
         value: Expr
-        if key.value == "max_output":
-            token = tokens[pos]
+        if values[key] == "max_output":
+            raw = values[pos]
             pos, max_output = _budget(cx, pos, "Expected generate max_output")
-            value = Number(js_parse_float(token.value), token.value, token.span)
+            value = Number(js_parse_float(raw), raw, cx.span(pos - 1))
         else:
             pos, value = _expression(cx, pos)
-        properties.append(Property(key.value, value, Span(key.start, value.span.end)))
+        properties.append(Property(values[key], value, _new(Span, (cx.start(key), value.span.end))))
         pos = _separator(cx, pos)
     pos = _expect(cx, pos, "}")
-    return pos, GenerateOptions(tuple(properties), max_output, Span(start, _end(cx, pos)))
+    return pos, GenerateOptions(tuple(properties), max_output, _new(Span, (start, _end(cx, pos))))
 
 
 # Shapes -----------------------------------------------------------------------------------------
 
 
 def _shape(cx: _Cx, pos: int) -> tuple[int, Shape]:
-    tokens = cx.tokens
-    start = tokens[pos].start
+    values = cx.values
+    start = cx.start(pos)
     pos = _expect(cx, pos, "{")
     fields: list[ShapeField] = []
-    while not _at_close(tokens[pos], "}"):
-        pos, name = _name(cx, pos, "Expected shape field name")
-        pos, shape_type = _shape_type(cx, pos)
-        fields.append(ShapeField(name.value, shape_type, Span(name.start, shape_type.span.end)))
-        if tokens[pos].value == ",":
+    while not _at_close(cx, pos, "}"):
+        name = _name(cx, pos, "Expected shape field name")
+        pos, shape_type = _shape_type(cx, name + 1)
+        fields.append(ShapeField(values[name], shape_type, _new(Span, (cx.start(name), shape_type.span.end))))
+        if values[pos] == ",":
             pos += 1
     pos = _expect(cx, pos, "}")
-    return pos, Shape(tuple(fields), Span(start, _end(cx, pos)))
+    return pos, Shape(tuple(fields), _new(Span, (start, _end(cx, pos))))
 
 
 def _shape_type(cx: _Cx, pos: int) -> tuple[int, ShapeType]:
-    start = cx.tokens[pos].start
-    pos, name = _name(cx, pos, "Expected shape type")
-    if name.value != "list" or cx.tokens[pos].value != "[":
-        return pos, NamedType(name.value, Span(start, name.end))
+    start = cx.start(pos)
+    name = _name(cx, pos, "Expected shape type")
+    pos = name + 1
+    if cx.values[name] != "list" or cx.values[pos] != "[":
+        return pos, NamedType(cx.values[name], _new(Span, (start, cx.end(name))))
     _enter(cx, pos)
     pos, item = _shape_type(cx, pos + 1)
     pos = _expect(cx, pos, "]")
     cx.depth -= 1
-    return pos, ListType(item, Span(start, _end(cx, pos)))
+    return pos, ListType(item, _new(Span, (start, _end(cx, pos))))

@@ -11,13 +11,14 @@ show the reference's ``LINE:COL`` verbatim, so every position here keeps that co
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import NamedTuple
 
 __all__ = ["SHOWN_WIDTH", "LineMap", "Position", "SourceFile", "Span", "caret_padding", "line_text", "shown_line"]
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_NEWLINE = re.compile("\n")
 
 SHOWN_WIDTH = 160
 """How many characters of a source line an error shows at most: a minified or generated program
@@ -42,6 +43,9 @@ class Span(NamedTuple):
     end: Position
 
 
+_new = tuple.__new__  # a NamedTuple's own constructor is a Python function; this is the C one
+
+
 @dataclass(frozen=True, slots=True)
 class SourceFile:
     """One ``.as`` file of a program: ``name`` as errors and call sites spell it, ``text`` for the
@@ -59,13 +63,17 @@ class SourceFile:
 class LineMap:
     """Turns code-point offsets into positions for one source text.
 
-    A plain tuple-per-token lexer is the hot path, so the common case (no astral characters) costs one
-    subtraction; only sources that hold astral characters pay for a bisect to add their extra units.
+    The lexer keeps only offsets and the line each token starts on; a position is worked out here,
+    only for the tokens that end up at the edge of a node. The common case (no astral characters)
+    costs one subtraction; only sources that hold astral characters pay for a bisect to add their
+    extra units.
     """
 
-    __slots__ = ("_astral",)
+    __slots__ = ("_astral", "line_starts")
 
     def __init__(self, source: str) -> None:
+        self.line_starts = [0, 0, *[match.end() for match in _NEWLINE.finditer(source)]]
+        """Index ``n`` holds the offset where 1-based line ``n`` starts (index 0 is unused)."""
         self._astral: list[int] | None = None
         if _ASTRAL.search(source):
             self._astral = [match.start() for match in _ASTRAL.finditer(source)]
@@ -81,6 +89,17 @@ class LineMap:
             return offset - line_start + 1
         extra = bisect_left(astral, offset) - bisect_left(astral, line_start)
         return offset - line_start + 1 + extra
+
+    def line(self, offset: int) -> int:
+        """The 1-based line ``offset`` lies on."""
+        return bisect_right(self.line_starts, offset, 1) - 1
+
+    def position(self, offset: int, line: int) -> Position:
+        """The position of ``offset``, which lies on 1-based ``line``."""
+        line_start = self.line_starts[line]
+        if self._astral is None:
+            return _new(Position, (line, offset - line_start + 1, offset))
+        return _new(Position, (line, self.column(offset, line_start), offset))
 
 
 def line_text(source: str, line: int) -> str:
