@@ -161,14 +161,15 @@ class Tokens:
         return self._map.position(offset, line)
 
     def span(self, index: int) -> Span:
-        """From the start of token ``index`` to its end. Any token but a string is ASCII on one
-        line, so its end is its start moved on by its length."""
-        start = self.start(index)
-        if self.kinds[index] is STRING:
-            return _new(Span, (start, self.end(index)))
-        line, column, offset = start
-        length = len(self.values[index])
-        return _new(Span, (start, _new(Position, (line, column + length, offset + length))))
+        """From the start of token ``index`` to its end (a string's may lie on a later line)."""
+        if self.kinds[index] is STRING or not self._plain:
+            return _new(Span, (self.start(index), self.end(index)))
+        offset = self.starts[index]
+        line = self.lines[index]
+        column = offset - self._line_starts[line] + 1
+        end = offset + len(self.values[index])
+        start = _new(Position, (line, column, offset))
+        return _new(Span, (start, _new(Position, (line, column + end - offset, end))))
 
 
 def _unescape(match: re.Match[str]) -> str:

@@ -87,6 +87,7 @@ FUNCTION_STARTS = frozenset({"func", "main"})
 AGENT_STARTS = frozenset({"agent", "main"})
 BOOLEANS = frozenset({"true", "false"})
 POSTFIX_STARTS = frozenset({".", "(", "["})
+_WORD_LITERALS = frozenset({"generate", "true", "false", "none"})  # names that _primary reads otherwise
 # Lowest to highest; all left-associative. 0.1.5 has no arithmetic and no '>'.
 BINARY_PRECEDENCE = {"or": 1, "and": 2, "==": 3, "!=": 3, "<": 4}
 
@@ -139,6 +140,8 @@ def parse_expression(source: str, path: str | None = None) -> Expr:
 
 def js_parse_float(raw: str) -> float:
     """JavaScript's ``parseFloat`` on a number token: the longest decimal prefix (``2k`` -> 2.0)."""
+    if raw.isdigit():  # the common case, and the whole token is the prefix
+        return float(raw)
     match = _FLOAT_PREFIX.match(raw)
     return float(match.group()) if match else float("nan")
 
@@ -468,18 +471,20 @@ def _expression(cx: _Cx, pos: int, min_precedence: int = 1) -> Parsed:
     counts towards :data:`MAX_NESTING` like a bracket: every later walk over the tree recurses.
     """
     _enter(cx, pos)
-    levels = 1
     values = cx.values
     pos, left = _unary(cx, pos) if values[pos] == "not" else _postfix(cx, pos)
-    while True:
-        operator = values[pos]
-        precedence = BINARY_PRECEDENCE.get(operator)
-        if precedence is None or precedence < min_precedence:
-            break
+    precedence = BINARY_PRECEDENCE.get(values[pos])
+    if precedence is None or precedence < min_precedence:  # most expressions have no operator
+        cx.depth -= 1
+        return pos, left
+    levels = 1
+    while precedence is not None and precedence >= min_precedence:
         _enter(cx, pos)
         levels += 1
+        operator = values[pos]
         pos, right = _expression(cx, pos + 1, precedence + 1)
         left = Binary(operator, left, right, _new(Span, (left.span.start, right.span.end)))
+        precedence = BINARY_PRECEDENCE.get(values[pos])
     cx.depth -= levels
     return pos, left
 
@@ -499,41 +504,52 @@ def _unary(cx: _Cx, pos: int) -> Parsed:
 
 
 def _postfix(cx: _Cx, pos: int) -> Parsed:
+    """A primary expression, then any ``.name``, ``(args)`` and ``[index]`` after it."""
     values = cx.values
     pos, expr = _primary(cx, pos)
+    value = values[pos]
+    if value not in POSTFIX_STARTS:  # most primaries stand alone
+        return pos, expr
     levels = 0
-    while True:
-        value = values[pos]
-        if value in POSTFIX_STARTS:
-            _enter(cx, pos)
-            levels += 1
+    while value in POSTFIX_STARTS:
+        _enter(cx, pos)
+        levels += 1
         if value == ".":
             name = _name(cx, pos + 1, "Expected property name")
             pos = name + 1
             expr = Member(expr, values[name], _new(Span, (expr.span.start, cx.end(name))))
         elif value == "(":
-            pos += 1
-            args: list[Expr] = []
-            while not _at_close(cx, pos, ")"):
-                pos, arg = _expression(cx, pos)
-                args.append(arg)
-                if values[pos] == ",":
-                    pos += 1
-            pos = _expect(cx, pos, ")")
-            expr = Call(expr, tuple(args), _new(Span, (expr.span.start, _end(cx, pos))))
-        elif value == "[":
+            pos, args = _arguments(cx, pos + 1)
+            expr = Call(expr, args, _new(Span, (expr.span.start, cx.end(pos - 1))))
+        else:
             pos, index = _expression(cx, pos + 1)
             pos = _expect(cx, pos, "]")
-            expr = Index(expr, index, _new(Span, (expr.span.start, _end(cx, pos))))
-        else:
-            cx.depth -= levels
-            return pos, expr
+            expr = Index(expr, index, _new(Span, (expr.span.start, cx.end(pos - 1))))
+        value = values[pos]
+    cx.depth -= levels
+    return pos, expr
+
+
+def _arguments(cx: _Cx, pos: int) -> tuple[int, tuple[Expr, ...]]:
+    """A call's arguments, after its ``(``, to just past its ``)``; commas between them are optional."""
+    values = cx.values
+    kinds = cx.kinds
+    args: list[Expr] = []
+    while values[pos] != ")" and kinds[pos] is not EOF:
+        pos, arg = _expression(cx, pos)
+        args.append(arg)
+        if values[pos] == ",":
+            pos += 1
+    return _expect(cx, pos, ")"), tuple(args)
 
 
 def _primary(cx: _Cx, pos: int) -> Parsed:
+    """A literal, a name, an object, a list or a ``generate``: names first, the most common."""
     value = cx.values[pos]
     kind = cx.kinds[pos]
-    if value == "generate":
+    if kind is NAME and value not in _WORD_LITERALS:
+        return pos + 1, Identifier(value, cx.span(pos))
+    if value == "generate":  # a string "generate" too, as in the reference
         return _generate(cx, pos)
     if kind is STRING:
         return pos + 1, String(value, cx.span(pos))

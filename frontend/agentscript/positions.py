@@ -75,7 +75,7 @@ class LineMap:
         self.line_starts = [0, 0, *[match.end() for match in _NEWLINE.finditer(source)]]
         """Index ``n`` holds the offset where 1-based line ``n`` starts (index 0 is unused)."""
         self._astral: list[int] | None = None
-        if _ASTRAL.search(source):
+        if not source.isascii() and _ASTRAL.search(source):  # isascii() reads a flag: no scan
             self._astral = [match.start() for match in _ASTRAL.finditer(source)]
 
     @property
