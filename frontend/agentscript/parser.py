@@ -184,15 +184,6 @@ def _name(cx: _Cx, pos: int, message: str) -> int:
     return pos
 
 
-def _end(cx: _Cx, pos: int) -> Position:
-    """End of the last consumed token (the reference's ``previous().range.end``)."""
-    return cx.end(pos - 1 if pos else 0)
-
-
-def _at_close(cx: _Cx, pos: int, closer: str) -> bool:
-    return cx.values[pos] == closer or cx.kinds[pos] is EOF
-
-
 def _enter(cx: _Cx, pos: int) -> None:
     cx.depth += 1
     if cx.depth > MAX_NESTING:
@@ -219,7 +210,7 @@ def _program(cx: _Cx) -> Program:
             agents.append(agent)
         else:
             raise _error(cx, pos, "Expected 'import', 'agent', or 'main agent'")
-    return Program(tuple(imports), tuple(agents), _new(Span, (start, _end(cx, pos))), cx.source, cx.path)
+    return Program(tuple(imports), tuple(agents), _new(Span, (start, cx.end(pos - 1 if pos else 0))), cx.source, cx.path)
 
 
 def _import(cx: _Cx, pos: int) -> tuple[int, Import]:
@@ -238,6 +229,7 @@ def _import(cx: _Cx, pos: int) -> tuple[int, Import]:
 
 def _agent(cx: _Cx, pos: int) -> tuple[int, Agent]:
     values = cx.values
+    kinds = cx.kinds
     start = cx.start(pos)
     is_main = values[pos] == "main"
     pos = _expect(cx, pos + 1 if is_main else pos, "agent")
@@ -250,7 +242,7 @@ def _agent(cx: _Cx, pos: int) -> tuple[int, Agent]:
     pos = _expect(cx, pos, "{")
     config: list[Config] = []
     functions: list[Function] = []
-    while not _at_close(cx, pos, "}"):
+    while values[pos] != "}" and kinds[pos] is not EOF:
         value = values[pos]
         if value in CONFIG_KEYS:
             pos, setting = _config(cx, pos)
@@ -261,7 +253,7 @@ def _agent(cx: _Cx, pos: int) -> tuple[int, Agent]:
         else:
             raise _error(cx, pos, "Expected configuration declaration or function declaration")
     pos = _expect(cx, pos, "}")
-    return pos, Agent(name, is_main, tuple(config), tuple(functions), _new(Span, (start, _end(cx, pos))))
+    return pos, Agent(name, is_main, tuple(config), tuple(functions), _new(Span, (start, cx.end(pos - 1))))
 
 
 def _config(cx: _Cx, pos: int) -> tuple[int, Config]:
@@ -276,6 +268,7 @@ def _config(cx: _Cx, pos: int) -> tuple[int, Config]:
 
 def _function(cx: _Cx, pos: int) -> tuple[int, Function]:
     values = cx.values
+    kinds = cx.kinds
     start = cx.start(pos)
     is_main = values[pos] == "main"
     pos = _expect(cx, pos + 1 if is_main else pos, "func")
@@ -287,14 +280,14 @@ def _function(cx: _Cx, pos: int) -> tuple[int, Function]:
         raise _error(cx, pos, "Only main func can omit its name")
     pos = _expect(cx, pos, "(")
     params: list[Param] = []
-    while not _at_close(cx, pos, ")"):
+    while values[pos] != ")" and kinds[pos] is not EOF:
         pos, param = _param(cx, pos)
         params.append(param)
         if values[pos] == ",":
             pos += 1
     pos = _expect(cx, pos, ")")
     pos, body = _block(cx, pos)
-    return pos, Function(name, is_main, tuple(params), body, _new(Span, (start, _end(cx, pos))))
+    return pos, Function(name, is_main, tuple(params), body, _new(Span, (start, cx.end(pos - 1))))
 
 
 def _param(cx: _Cx, pos: int) -> tuple[int, Param]:
@@ -312,9 +305,11 @@ def _param(cx: _Cx, pos: int) -> tuple[int, Param]:
 
 def _block(cx: _Cx, pos: int) -> tuple[int, tuple[Stmt, ...]]:
     _enter(cx, pos)
+    values = cx.values
+    kinds = cx.kinds
     pos = _expect(cx, pos, "{")
     statements: list[Stmt] = []
-    while not _at_close(cx, pos, "}"):
+    while values[pos] != "}" and kinds[pos] is not EOF:
         pos, statement = _statement(cx, pos)
         statements.append(statement)
     pos = _expect(cx, pos, "}")
@@ -342,7 +337,7 @@ def _use(cx: _Cx, pos: int) -> tuple[int, Stmt]:
     label = None
     if values[pos] == "as":
         pos, label = _late_label(cx, pos + 1) if cx.late_labels else _release_label(cx, pos + 1)
-    return pos, Use(value, budget, label, _new(Span, (start, _end(cx, pos))))
+    return pos, Use(value, budget, label, _new(Span, (start, cx.end(pos - 1))))
 
 
 def _release_label(cx: _Cx, pos: int) -> tuple[int, str]:
@@ -410,7 +405,7 @@ def _repeat(cx: _Cx, pos: int) -> tuple[int, Stmt]:
     pos = _expect(cx, pos + 1, "*")
     pos, count = _integer(cx, pos, "Expected repeat count")
     pos, body = _block(cx, pos)
-    return pos, Repeat(count, body, _new(Span, (start, _end(cx, pos))))
+    return pos, Repeat(count, body, _new(Span, (start, cx.end(pos - 1))))
 
 
 def _for(cx: _Cx, pos: int) -> tuple[int, Stmt]:
@@ -421,7 +416,7 @@ def _for(cx: _Cx, pos: int) -> tuple[int, Stmt]:
     pos = _expect(cx, pos, "max")
     pos, limit = _integer(cx, pos, "Expected for iteration count")
     pos, body = _block(cx, pos)
-    return pos, ForIn(cx.values[item], cx.span(item), iterable, limit, body, _new(Span, (start, _end(cx, pos))))
+    return pos, ForIn(cx.values[item], cx.span(item), iterable, limit, body, _new(Span, (start, cx.end(pos - 1))))
 
 
 def _loop(cx: _Cx, pos: int) -> tuple[int, Stmt]:
@@ -431,7 +426,7 @@ def _loop(cx: _Cx, pos: int) -> tuple[int, Stmt]:
     pos = _expect(cx, pos, "max")
     pos, limit = _integer(cx, pos, "Expected loop iteration count")
     pos, body = _block(cx, pos)
-    return pos, LoopUntil(condition, limit, body, _new(Span, (start, _end(cx, pos))))
+    return pos, LoopUntil(condition, limit, body, _new(Span, (start, cx.end(pos - 1))))
 
 
 def _if(cx: _Cx, pos: int) -> tuple[int, Stmt]:
@@ -441,7 +436,7 @@ def _if(cx: _Cx, pos: int) -> tuple[int, Stmt]:
     else_body = None
     if cx.values[pos] == "else":
         pos, else_body = _block(cx, pos + 1)
-    return pos, If(condition, then_body, else_body, _new(Span, (start, _end(cx, pos))))
+    return pos, If(condition, then_body, else_body, _new(Span, (start, cx.end(pos - 1))))
 
 
 def _assign_or_expression(cx: _Cx, pos: int) -> tuple[int, Stmt]:
@@ -570,16 +565,17 @@ def _primary(cx: _Cx, pos: int) -> Parsed:
 
 def _list(cx: _Cx, pos: int) -> Parsed:
     values = cx.values
+    kinds = cx.kinds
     start = cx.start(pos)
     pos += 1
     items: list[Expr] = []
-    while not _at_close(cx, pos, "]"):
+    while values[pos] != "]" and kinds[pos] is not EOF:
         pos, item = _expression(cx, pos)
         items.append(item)
         if values[pos] == ",":
             pos += 1
     pos = _expect(cx, pos, "]")
-    return pos, ListExpr(tuple(items), _new(Span, (start, _end(cx, pos))))
+    return pos, ListExpr(tuple(items), _new(Span, (start, cx.end(pos - 1))))
 
 
 def _key(cx: _Cx, pos: int) -> int:
@@ -597,16 +593,17 @@ def _separator(cx: _Cx, pos: int) -> int:
 
 def _object(cx: _Cx, pos: int) -> Parsed:
     values = cx.values
+    kinds = cx.kinds
     start = cx.start(pos)
     pos += 1
     properties: list[Property] = []
-    while not _at_close(cx, pos, "}"):
+    while values[pos] != "}" and kinds[pos] is not EOF:
         key = _key(cx, pos)
         pos, value = _expression(cx, key + 2)
         properties.append(Property(values[key], value, _new(Span, (cx.start(key), value.span.end))))
         pos = _separator(cx, pos)
     pos = _expect(cx, pos, "}")
-    return pos, ObjectExpr(tuple(properties), _new(Span, (start, _end(cx, pos))))
+    return pos, ObjectExpr(tuple(properties), _new(Span, (start, cx.end(pos - 1))))
 
 
 def _generate(cx: _Cx, pos: int) -> Parsed:
@@ -617,16 +614,17 @@ def _generate(cx: _Cx, pos: int) -> Parsed:
     shape = None
     if cx.values[pos] == "->":
         pos, shape = _shape(cx, pos + 1)
-    return pos, Generate(options, shape, _new(Span, (start, _end(cx, pos))))
+    return pos, Generate(options, shape, _new(Span, (start, cx.end(pos - 1))))
 
 
 def _generate_options(cx: _Cx, pos: int) -> tuple[int, GenerateOptions]:
     values = cx.values
+    kinds = cx.kinds
     start = cx.start(pos)
     pos = _expect(cx, pos, "{")
     properties: list[Property] = []
     max_output = None
-    while not _at_close(cx, pos, "}"):
+    while values[pos] != "}" and kinds[pos] is not EOF:
         key = _key(cx, pos)
         pos = key + 2
         value: Expr
@@ -639,7 +637,7 @@ def _generate_options(cx: _Cx, pos: int) -> tuple[int, GenerateOptions]:
         properties.append(Property(values[key], value, _new(Span, (cx.start(key), value.span.end))))
         pos = _separator(cx, pos)
     pos = _expect(cx, pos, "}")
-    return pos, GenerateOptions(tuple(properties), max_output, _new(Span, (start, _end(cx, pos))))
+    return pos, GenerateOptions(tuple(properties), max_output, _new(Span, (start, cx.end(pos - 1))))
 
 
 # Shapes -----------------------------------------------------------------------------------------
@@ -647,17 +645,18 @@ def _generate_options(cx: _Cx, pos: int) -> tuple[int, GenerateOptions]:
 
 def _shape(cx: _Cx, pos: int) -> tuple[int, Shape]:
     values = cx.values
+    kinds = cx.kinds
     start = cx.start(pos)
     pos = _expect(cx, pos, "{")
     fields: list[ShapeField] = []
-    while not _at_close(cx, pos, "}"):
+    while values[pos] != "}" and kinds[pos] is not EOF:
         name = _name(cx, pos, "Expected shape field name")
         pos, shape_type = _shape_type(cx, name + 1)
         fields.append(ShapeField(values[name], shape_type, _new(Span, (cx.start(name), shape_type.span.end))))
         if values[pos] == ",":
             pos += 1
     pos = _expect(cx, pos, "}")
-    return pos, Shape(tuple(fields), _new(Span, (start, _end(cx, pos))))
+    return pos, Shape(tuple(fields), _new(Span, (start, cx.end(pos - 1))))
 
 
 def _shape_type(cx: _Cx, pos: int) -> tuple[int, ShapeType]:
@@ -670,4 +669,4 @@ def _shape_type(cx: _Cx, pos: int) -> tuple[int, ShapeType]:
     pos, item = _shape_type(cx, pos + 1)
     pos = _expect(cx, pos, "]")
     cx.depth -= 1
-    return pos, ListType(item, _new(Span, (start, _end(cx, pos))))
+    return pos, ListType(item, _new(Span, (start, cx.end(pos - 1))))
