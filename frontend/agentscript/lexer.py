@@ -209,32 +209,27 @@ def _lexical_error(source: str, path: str | None, offset: int, line: int) -> Par
     )
 
 
-def _next_newline(source: str, start: int, size: int) -> int:
-    """Where the first ``\\n`` at or after ``start`` is; ``size`` when there is none."""
-    found = source.find("\n", start)
-    return size if found < 0 else found
-
-
 def scan(source: str, path: str | None = None) -> Tokens:
     """Split ``source`` into :class:`Tokens`; raise :class:`ParseError` at the first character that
     fits no rule. This loop runs once per token of every program, so it does the least it can: no
-    column arithmetic, and the line advances only when a token lies past the next line break."""
+    column arithmetic, and one comparison per token to follow the lines (a token that lies past
+    the next line's start moves the line on; a string that spans lines needs nothing more)."""
     tokens = Tokens(source)
     kinds = tokens.kinds.append
     values = tokens.values.append
     starts = tokens.starts.append
     lines = tokens.lines.append
+    line_starts = tokens._line_starts
     line = 1
-    size = len(source)
-    newline = _next_newline(source, 0, size)  # a token before it is on the current line
+    next_line = line_starts[2]
     for match in _TOKEN.finditer(source):
         group = match.lastindex
         if group is None:
             break  # only blanks were left
         start = match.start(group)
-        if start > newline:
-            line += source.count("\n", newline, start)
-            newline = _next_newline(source, start, size)
+        while start >= next_line:
+            line += 1
+            next_line = line_starts[line + 1]
         kinds(_KINDS[group])
         starts(start)
         lines(line)
@@ -244,17 +239,13 @@ def scan(source: str, path: str | None = None) -> Tokens:
             end = match.end(group)
             tokens._string_ends[len(tokens.starts) - 1] = end
             values(_string_value(source[start:end]))
-            if newline < end:  # the string spans lines
-                line += source.count("\n", start, end)
-                newline = _next_newline(source, end, size)
         else:
             raise _lexical_error(source, path, start, line)
-    if newline < size:  # blanks or comments after the last token hold line breaks
-        line += source.count("\n", newline)
+    size = len(source)
     kinds(EOF)
     values("")
     starts(size)
-    lines(line)
+    lines(len(line_starts) - 2)  # the last line: the end of the text is on it
     return tokens
 
 

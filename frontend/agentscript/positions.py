@@ -72,8 +72,9 @@ class LineMap:
     __slots__ = ("_astral", "line_starts")
 
     def __init__(self, source: str) -> None:
-        self.line_starts = [0, 0, *[match.end() for match in _NEWLINE.finditer(source)]]
-        """Index ``n`` holds the offset where 1-based line ``n`` starts (index 0 is unused)."""
+        self.line_starts = [0, 0, *[match.end() for match in _NEWLINE.finditer(source)], len(source) + 1]
+        """Index ``n`` holds the offset where 1-based line ``n`` starts (index 0 is unused); the last
+        index holds one past the end, so a walk forward through the lines stops there."""
         self._astral: list[int] | None = None
         if not source.isascii() and _ASTRAL.search(source):  # isascii() reads a flag: no scan
             self._astral = [match.start() for match in _ASTRAL.finditer(source)]
