@@ -189,7 +189,11 @@ def _name(cx: _Cx, pos: int, message: str) -> int:
 def _enter(cx: _Cx, pos: int) -> None:
     cx.depth += 1
     if cx.depth > MAX_NESTING:
-        raise _error(cx, pos, f"Program nests deeper than {MAX_NESTING} levels")
+        raise _too_deep(cx, pos)
+
+
+def _too_deep(cx: _Cx, pos: int) -> ParseError:
+    return _error(cx, pos, f"Program nests deeper than {MAX_NESTING} levels")
 
 
 # Declarations -----------------------------------------------------------------------------------
@@ -467,7 +471,9 @@ def _expression(cx: _Cx, pos: int, min_precedence: int = 1) -> Parsed:
     Each operator of a chain nests the tree one level deeper (they associate to the left), so each
     counts towards :data:`MAX_NESTING` like a bracket: every later walk over the tree recurses.
     """
-    _enter(cx, pos)
+    cx.depth += 1  # _enter(cx, pos), written out: this runs for every expression
+    if cx.depth > MAX_NESTING:
+        raise _too_deep(cx, pos)
     values = cx.values
     pos, left = _unary(cx, pos) if values[pos] == "not" else _postfix(cx, pos)
     precedence = BINARY_PRECEDENCE.get(values[pos])
@@ -588,11 +594,6 @@ def _key(cx: _Cx, pos: int) -> int:
     return pos
 
 
-def _separator(cx: _Cx, pos: int) -> int:
-    """Object fields need commas (0.1.5); a trailing one before ``}`` is fine."""
-    return pos if cx.values[pos] == "}" else _expect(cx, pos, ",")
-
-
 def _object(cx: _Cx, pos: int) -> Parsed:
     values = cx.values
     kinds = cx.kinds
@@ -603,7 +604,8 @@ def _object(cx: _Cx, pos: int) -> Parsed:
         key = _key(cx, pos)
         pos, value = _expression(cx, key + 2)
         properties.append(Property(values[key], value, _new(Span, (cx.start(key), value.span.end))))
-        pos = _separator(cx, pos)
+        if values[pos] != "}":  # fields need commas (0.1.5); a trailing one is fine
+            pos = _expect(cx, pos, ",")
     pos = _expect(cx, pos, "}")
     return pos, ObjectExpr(tuple(properties), _new(Span, (start, cx.end(pos - 1))))
 
@@ -637,7 +639,8 @@ def _generate_options(cx: _Cx, pos: int) -> tuple[int, GenerateOptions]:
         else:
             pos, value = _expression(cx, pos)
         properties.append(Property(values[key], value, _new(Span, (cx.start(key), value.span.end))))
-        pos = _separator(cx, pos)
+        if values[pos] != "}":  # fields need commas (0.1.5); a trailing one is fine
+            pos = _expect(cx, pos, ",")
     pos = _expect(cx, pos, "}")
     return pos, GenerateOptions(tuple(properties), max_output, _new(Span, (start, cx.end(pos - 1))))
 
