@@ -79,8 +79,10 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
-_WORD, _NUMBER, _SYMBOL, _STRING, _BAD = 1, 2, 3, 4, 5  # groups that need no work first
-_KINDS = (EOF, NAME, NUMBER, SYMBOL, STRING, EOF)  # by the number of the group that matched
+_STRING = 4  # the groups before it need no work: their text is their value
+_KINDS = (EOF, NAME, NUMBER, SYMBOL, STRING, EOF)
+"""Each group's kind, by its number (``match.lastindex``). The last group is a character that starts
+no token: scan records it like a token, for the error's position, and raises."""
 _ESCAPE = re.compile(r"\\([\s\S])")
 
 
@@ -248,10 +250,9 @@ def scan(source: str, path: str | None = None) -> Tokens:
             values(_string_value(source[start:end]))
         else:
             raise _lexical_error(source, path, tokens.start(len(tokens.starts) - 1))
-    size = len(source)
     kinds(EOF)
     values("")
-    starts(size)
+    starts(len(source))
     lines(len(line_starts) - 2)  # the last line: the end of the text is on it
     return tokens
 
@@ -260,11 +261,13 @@ def tokenize(source: str, path: str | None = None) -> list[Token]:
     """Split ``source`` into tokens; raise :class:`ParseError` at the first character that fits no rule."""
     tokens = scan(source, path)
     return [
-        Token(
-            KEYWORD if kind is NAME and value in KEYWORDS else IDENTIFIER if kind is NAME else kind,
-            value,
-            *tokens.start(index),
-            *tokens.end(index),
-        )
+        Token(_token_kind(kind, value), value, *tokens.start(index), *tokens.end(index))
         for index, (kind, value) in enumerate(zip(tokens.kinds, tokens.values, strict=True))
     ]
+
+
+def _token_kind(kind: str, value: str) -> str:
+    """The kind :func:`tokenize` gives: a name is a keyword or an identifier."""
+    if kind is not NAME:
+        return kind
+    return KEYWORD if value in KEYWORDS else IDENTIFIER
