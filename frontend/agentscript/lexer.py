@@ -108,10 +108,6 @@ class Token(NamedTuple):
     def end(self) -> Position:
         return _new(Position, (self.end_line, self.end_column, self.end_offset))
 
-    @property
-    def span(self) -> Span:
-        return _new(Span, (self.start, self.end))
-
 
 class Tokens:
     """The tokens of one source as parallel lists, indexed by token number; the last is ``eof``.
@@ -119,13 +115,13 @@ class Tokens:
     A token is a kind (``name`` for identifiers and keywords alike: the parser never tells them
     apart), a value, the offset it starts at and the line it starts on. Four list slots instead of
     one object per token, because a program of megabytes has hundreds of thousands of tokens and the
-    parser reads only the kinds and values of most of them; where a token ends, and line and column,
-    are worked out only for the tokens at the edge of a node (:meth:`start`, :meth:`end`). Only a
-    string's end is kept, since its value (unquoted, unescaped) is shorter than its text; any other
+    parser reads only the kinds and values of most of them. A node's span holds the offsets of the
+    tokens at its edges (:meth:`end_offset`, :meth:`span`); line and column are worked out only
+    when asked for (:class:`~.positions.Span`, :meth:`start`, :meth:`end`). Only a string's end is kept, since its value (unquoted, unescaped) is shorter than its text; any other
     token's text is its value.
     """
 
-    __slots__ = ("_line_starts", "_map", "_plain", "_string_ends", "kinds", "lines", "starts", "values")
+    __slots__ = ("_line_starts", "_string_ends", "kinds", "line_map", "lines", "starts", "values")
 
     def __init__(self, source: str) -> None:
         self.kinds: list[str] = []
@@ -133,9 +129,8 @@ class Tokens:
         self.starts: list[int] = []
         self.lines: list[int] = []
         self._string_ends: dict[int, int] = {}  # token number -> end offset, for strings
-        self._map = LineMap(source)
-        self._line_starts = self._map.line_starts
-        self._plain = not self._map.has_astral  # then a column is a plain difference of offsets
+        self.line_map = LineMap(source)
+        self._line_starts = self.line_map.line_starts
 
     def end_offset(self, index: int) -> int:
         """The offset just past token ``index``."""
@@ -143,38 +138,20 @@ class Tokens:
             return self._string_ends[index]
         return self.starts[index] + len(self.values[index])
 
-    # The three below run for every node the parser builds (280,000 positions for a 2 MB program):
-    # each computes its positions in place rather than through LineMap.position, a call more each.
-
     def start(self, index: int) -> Position:
         """Where token ``index`` starts."""
-        offset = self.starts[index]
-        line = self.lines[index]
-        if self._plain:
-            return _new(Position, (line, offset - self._line_starts[line] + 1, offset))
-        return self._map.position(offset, line)
+        return self.line_map.position(self.starts[index], self.lines[index])
 
     def end(self, index: int) -> Position:
-        """Just past token ``index``: on its own line, unless it is a string that spans lines."""
-        if self.kinds[index] is STRING:
-            offset = self._string_ends[index]
-            return self._map.position(offset, self._map.line(offset))
-        offset = self.starts[index] + len(self.values[index])
-        line = self.lines[index]
-        if self._plain:
-            return _new(Position, (line, offset - self._line_starts[line] + 1, offset))
-        return self._map.position(offset, line)
+        """Just past token ``index`` (a string's end may lie on a later line than its start)."""
+        return self.line_map.at(self.end_offset(index))
 
     def span(self, index: int) -> Span:
         """From the start of token ``index`` to its end (a string's may lie on a later line)."""
-        if self.kinds[index] is STRING or not self._plain:
-            return _new(Span, (self.start(index), self.end(index)))
-        offset = self.starts[index]
-        line = self.lines[index]
-        column = offset - self._line_starts[line] + 1
-        end = offset + len(self.values[index])
-        start = _new(Position, (line, column, offset))
-        return _new(Span, (start, _new(Position, (line, column + end - offset, end))))
+        start = self.starts[index]
+        if self.kinds[index] is STRING:
+            return _new(Span, (start, self._string_ends[index], self.line_map))
+        return _new(Span, (start, start + len(self.values[index]), self.line_map))
 
 
 def _unescape(match: re.Match[str]) -> str:

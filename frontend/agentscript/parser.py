@@ -21,7 +21,7 @@ from collections.abc import Callable
 from ...renderers.agentscript.jsjson import js_number
 from .diagnostics import DEFAULT_FILE, ParseError
 from .lexer import EOF, NAME, NUMBER, STRING, Tokens, scan
-from .positions import Position, Span, line_text
+from .positions import Span, line_text
 from .syntax import (
     ANONYMOUS_MAIN_AGENT,
     ANONYMOUS_MAIN_FUNC,
@@ -97,20 +97,34 @@ _FLOAT_PREFIX = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
 
 Parsed = tuple[int, Expr]
 _new = tuple.__new__
-"""``Span(a, b)`` runs the NamedTuple's ``__new__``, a Python function (220 ns); ``_new(Span, (a, b))``
-is the C one (130 ns). The rules below every statement and expression use it: a 2 MB program has
-190,000 spans."""
+"""``Span(a, b, lines)`` runs the NamedTuple's ``__new__``, a Python function (220 ns);
+``_new(Span, (a, b, lines))`` is the C one (130 ns). The rules below every statement and expression
+use it: a 2 MB program has 190,000 spans."""
 
 
 class _Cx:
     """What every rule shares: the tokens, the source (for error lines) and the options.
 
-    The token lists and position functions are copied out of :class:`~.lexer.Tokens` once, so a rule
-    reads ``cx.values[pos]`` instead of reaching through one more object for every token. A node
-    ends where its last token does, ``cx.end(pos - 1)`` (the reference's ``previous().range.end``).
+    The token lists and offset functions are copied out of :class:`~.lexer.Tokens` once, so a rule
+    reads ``cx.values[pos]`` instead of reaching through one more object for every token. A node's
+    span runs from the offset its first token starts at, ``cx.starts[pos]``, to where its last
+    token ends, ``cx.end(pos - 1)`` (the reference's ``previous().range.end``), in the source's
+    line map ``cx.lines``: its positions are worked out only if they are read.
     """
 
-    __slots__ = ("depth", "end", "kinds", "late_labels", "path", "source", "span", "start", "tokens", "values")
+    __slots__ = (
+        "depth",
+        "end",
+        "kinds",
+        "late_labels",
+        "lines",
+        "path",
+        "source",
+        "span",
+        "starts",
+        "tokens",
+        "values",
+    )
 
     def __init__(self, tokens: Tokens, source: str, path: str | None, label_rule: str) -> None:
         if label_rule not in LABEL_RULES:
@@ -118,9 +132,10 @@ class _Cx:
         self.tokens = tokens
         self.kinds = tokens.kinds
         self.values = tokens.values
-        self.start = tokens.start
-        self.end = tokens.end
+        self.starts = tokens.starts
+        self.end = tokens.end_offset
         self.span = tokens.span
+        self.lines = tokens.line_map
         self.source = source
         self.path = path or DEFAULT_FILE
         self.late_labels = label_rule == "late"
@@ -163,7 +178,7 @@ def parse_budget(raw: str) -> Budget | None:
 
 def _error(cx: _Cx, pos: int, message: str) -> ParseError:
     """The error ``message`` at the start of token ``pos``."""
-    position = cx.start(pos)
+    position = cx.tokens.start(pos)
     return ParseError(
         message,
         file=cx.path,
@@ -202,7 +217,7 @@ def _too_deep(cx: _Cx, pos: int) -> ParseError:
 def _program(cx: _Cx) -> Program:
     values = cx.values
     kinds = cx.kinds
-    start = cx.start(0)
+    start = cx.starts[0]
     imports: list[Import] = []
     agents: list[Agent] = []
     pos = 0
@@ -216,12 +231,14 @@ def _program(cx: _Cx) -> Program:
             agents.append(agent)
         else:
             raise _error(cx, pos, "Expected 'import', 'agent', or 'main agent'")
-    return Program(tuple(imports), tuple(agents), Span(start, cx.end(pos - 1 if pos else 0)), cx.source, cx.path)
+    return Program(
+        tuple(imports), tuple(agents), Span(start, cx.end(pos - 1 if pos else 0), cx.lines), cx.source, cx.path
+    )
 
 
 def _import(cx: _Cx, pos: int) -> tuple[int, Import]:
     values = cx.values
-    start = cx.start(pos)
+    start = cx.starts[pos]
     kind = _name(cx, pos + 1, "Expected import resource kind")
     resource = values[kind]
     if resource not in IMPORT_KINDS:
@@ -230,13 +247,13 @@ def _import(cx: _Cx, pos: int) -> tuple[int, Import]:
     uri = _expect(cx, name + 1, "from")
     if cx.kinds[uri] is not STRING:
         raise _error(cx, uri, f"Expected {resource} URI")
-    return uri + 1, Import(resource, values[name], values[uri], Span(start, cx.end(uri)))
+    return uri + 1, Import(resource, values[name], values[uri], Span(start, cx.end(uri), cx.lines))
 
 
 def _agent(cx: _Cx, pos: int) -> tuple[int, Agent]:
     values = cx.values
     kinds = cx.kinds
-    start = cx.start(pos)
+    start = cx.starts[pos]
     is_main = values[pos] == "main"
     pos = _expect(cx, pos + 1 if is_main else pos, "agent")
     name = ANONYMOUS_MAIN_AGENT
@@ -259,23 +276,23 @@ def _agent(cx: _Cx, pos: int) -> tuple[int, Agent]:
         else:
             raise _error(cx, pos, "Expected configuration declaration or function declaration")
     pos = _expect(cx, pos, "}")
-    return pos, Agent(name, is_main, tuple(config), tuple(functions), Span(start, cx.end(pos - 1)))
+    return pos, Agent(name, is_main, tuple(config), tuple(functions), Span(start, cx.end(pos - 1), cx.lines))
 
 
 def _config(cx: _Cx, pos: int) -> tuple[int, Config]:
     if cx.kinds[pos] is not NAME:
         raise _error(cx, pos, "Expected configuration key")
     key = cx.values[pos]
-    start = cx.start(pos)
+    start = cx.starts[pos]
     # A model is a name (or a member chain), never a comparison: the reference parses a postfix here.
     pos, value = _postfix(cx, pos + 1) if key == "model" else _expression(cx, pos + 1)
-    return pos, Config(key, value, _new(Span, (start, value.span.end)))
+    return pos, Config(key, value, _new(Span, (start, value.span.end_offset, cx.lines)))
 
 
 def _function(cx: _Cx, pos: int) -> tuple[int, Function]:
     values = cx.values
     kinds = cx.kinds
-    start = cx.start(pos)
+    start = cx.starts[pos]
     is_main = values[pos] == "main"
     pos = _expect(cx, pos + 1 if is_main else pos, "func")
     name = ANONYMOUS_MAIN_FUNC
@@ -293,7 +310,7 @@ def _function(cx: _Cx, pos: int) -> tuple[int, Function]:
             pos += 1
     pos = _expect(cx, pos, ")")
     pos, body = _block(cx, pos)
-    return pos, Function(name, is_main, tuple(params), body, Span(start, cx.end(pos - 1)))
+    return pos, Function(name, is_main, tuple(params), body, Span(start, cx.end(pos - 1), cx.lines))
 
 
 def _param(cx: _Cx, pos: int) -> tuple[int, Param]:
@@ -302,8 +319,8 @@ def _param(cx: _Cx, pos: int) -> tuple[int, Param]:
     shape = None
     if cx.values[pos] == "{":
         pos, shape = _shape(cx, pos)
-    end = shape.span.end if shape else cx.end(name)
-    return pos, Param(cx.values[name], shape, _new(Span, (cx.start(name), end)))
+    end = shape.span.end_offset if shape else cx.end(name)
+    return pos, Param(cx.values[name], shape, _new(Span, (cx.starts[name], end, cx.lines)))
 
 
 # Statements -------------------------------------------------------------------------------------
@@ -335,7 +352,7 @@ def _statement(cx: _Cx, pos: int) -> tuple[int, Stmt]:
 
 def _use(cx: _Cx, pos: int) -> tuple[int, Stmt]:
     values = cx.values
-    start = cx.start(pos)
+    start = cx.starts[pos]
     pos, value = _expression(cx, pos + 1)
     budget = None
     if values[pos] == "max":
@@ -343,7 +360,7 @@ def _use(cx: _Cx, pos: int) -> tuple[int, Stmt]:
     label = None
     if values[pos] == "as":
         pos, label = _late_label(cx, pos + 1) if cx.late_labels else _release_label(cx, pos + 1)
-    return pos, Use(value, budget, label, _new(Span, (start, cx.end(pos - 1))))
+    return pos, Use(value, budget, label, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _release_label(cx: _Cx, pos: int) -> tuple[int, str]:
@@ -401,48 +418,50 @@ def _integer(cx: _Cx, pos: int, message: str) -> tuple[int, float]:
 
 
 def _return(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.start(pos)
+    start = cx.starts[pos]
     pos, value = _expression(cx, pos + 1)
-    return pos, Return(value, _new(Span, (start, value.span.end)))
+    return pos, Return(value, _new(Span, (start, value.span.end_offset, cx.lines)))
 
 
 def _repeat(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.start(pos)
+    start = cx.starts[pos]
     pos = _expect(cx, pos + 1, "*")
     pos, count = _integer(cx, pos, "Expected repeat count")
     pos, body = _block(cx, pos)
-    return pos, Repeat(count, body, _new(Span, (start, cx.end(pos - 1))))
+    return pos, Repeat(count, body, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _for(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.start(pos)
+    start = cx.starts[pos]
     item = _name(cx, pos + 1, "Expected for item name")
     pos = _expect(cx, item + 1, "in")
     pos, iterable = _expression(cx, pos)
     pos = _expect(cx, pos, "max")
     pos, limit = _integer(cx, pos, "Expected for iteration count")
     pos, body = _block(cx, pos)
-    return pos, ForIn(cx.values[item], cx.span(item), iterable, limit, body, _new(Span, (start, cx.end(pos - 1))))
+    return pos, ForIn(
+        cx.values[item], cx.span(item), iterable, limit, body, _new(Span, (start, cx.end(pos - 1), cx.lines))
+    )
 
 
 def _loop(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.start(pos)
+    start = cx.starts[pos]
     pos = _expect(cx, pos + 1, "until")
     pos, condition = _expression(cx, pos)
     pos = _expect(cx, pos, "max")
     pos, limit = _integer(cx, pos, "Expected loop iteration count")
     pos, body = _block(cx, pos)
-    return pos, LoopUntil(condition, limit, body, _new(Span, (start, cx.end(pos - 1))))
+    return pos, LoopUntil(condition, limit, body, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _if(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.start(pos)
+    start = cx.starts[pos]
     pos, condition = _expression(cx, pos + 1)
     pos, then_body = _block(cx, pos)
     else_body = None
     if cx.values[pos] == "else":
         pos, else_body = _block(cx, pos + 1)
-    return pos, If(condition, then_body, else_body, _new(Span, (start, cx.end(pos - 1))))
+    return pos, If(condition, then_body, else_body, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _assign_or_expression(cx: _Cx, pos: int) -> tuple[int, Stmt]:
@@ -450,7 +469,7 @@ def _assign_or_expression(cx: _Cx, pos: int) -> tuple[int, Stmt]:
     if cx.values[pos] != "=":
         return pos, ExprStmt(expr, expr.span)
     pos, value = _expression(cx, pos + 1)
-    return pos, Assign(expr, value, _new(Span, (expr.span.start, value.span.end)))
+    return pos, Assign(expr, value, _new(Span, (expr.span.start_offset, value.span.end_offset, cx.lines)))
 
 
 _STATEMENTS: dict[str, Callable[[_Cx, int], tuple[int, Stmt]]] = {
@@ -486,7 +505,7 @@ def _expression(cx: _Cx, pos: int, min_precedence: int = 1) -> Parsed:
         levels += 1
         operator = values[pos]
         pos, right = _expression(cx, pos + 1, precedence + 1)
-        left = Binary(operator, left, right, _new(Span, (left.span.start, right.span.end)))
+        left = Binary(operator, left, right, _new(Span, (left.span.start_offset, right.span.end_offset, cx.lines)))
         precedence = BINARY_PRECEDENCE.get(values[pos])
     cx.depth -= levels
     return pos, left
@@ -494,14 +513,14 @@ def _expression(cx: _Cx, pos: int, min_precedence: int = 1) -> Parsed:
 
 def _unary(cx: _Cx, pos: int) -> Parsed:
     """One or more ``not`` before a postfix expression (the caller saw the first ``not``)."""
-    starts: list[Position] = []
+    starts: list[int] = []
     while cx.values[pos] == "not":
         _enter(cx, pos)
-        starts.append(cx.start(pos))
+        starts.append(cx.starts[pos])
         pos += 1
     pos, expr = _postfix(cx, pos)
     for start in reversed(starts):
-        expr = Not(expr, _new(Span, (start, expr.span.end)))
+        expr = Not(expr, _new(Span, (start, expr.span.end_offset, cx.lines)))
     cx.depth -= len(starts)
     return pos, expr
 
@@ -520,14 +539,14 @@ def _postfix(cx: _Cx, pos: int) -> Parsed:
         if value == ".":
             name = _name(cx, pos + 1, "Expected property name")
             pos = name + 1
-            expr = Member(expr, values[name], _new(Span, (expr.span.start, cx.end(name))))
+            expr = Member(expr, values[name], _new(Span, (expr.span.start_offset, cx.end(name), cx.lines)))
         elif value == "(":
             pos, args = _arguments(cx, pos + 1)
-            expr = Call(expr, args, _new(Span, (expr.span.start, cx.end(pos - 1))))
+            expr = Call(expr, args, _new(Span, (expr.span.start_offset, cx.end(pos - 1), cx.lines)))
         else:
             pos, index = _expression(cx, pos + 1)
             pos = _expect(cx, pos, "]")
-            expr = Index(expr, index, _new(Span, (expr.span.start, cx.end(pos - 1))))
+            expr = Index(expr, index, _new(Span, (expr.span.start_offset, cx.end(pos - 1), cx.lines)))
         value = values[pos]
     cx.depth -= levels
     return pos, expr
@@ -574,7 +593,7 @@ def _primary(cx: _Cx, pos: int) -> Parsed:
 def _list(cx: _Cx, pos: int) -> Parsed:
     values = cx.values
     kinds = cx.kinds
-    start = cx.start(pos)
+    start = cx.starts[pos]
     pos += 1
     items: list[Expr] = []
     while values[pos] != "]" and kinds[pos] is not EOF:
@@ -583,7 +602,7 @@ def _list(cx: _Cx, pos: int) -> Parsed:
         if values[pos] == ",":
             pos += 1
     pos = _expect(cx, pos, "]")
-    return pos, ListExpr(tuple(items), _new(Span, (start, cx.end(pos - 1))))
+    return pos, ListExpr(tuple(items), _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _key(cx: _Cx, pos: int) -> int:
@@ -597,34 +616,34 @@ def _key(cx: _Cx, pos: int) -> int:
 def _object(cx: _Cx, pos: int) -> Parsed:
     values = cx.values
     kinds = cx.kinds
-    start = cx.start(pos)
+    start = cx.starts[pos]
     pos += 1
     properties: list[Property] = []
     while values[pos] != "}" and kinds[pos] is not EOF:
         key = _key(cx, pos)
         pos, value = _expression(cx, key + 2)
-        properties.append(Property(values[key], value, _new(Span, (cx.start(key), value.span.end))))
+        properties.append(Property(values[key], value, _new(Span, (cx.starts[key], value.span.end_offset, cx.lines))))
         if values[pos] != "}":  # fields need commas (0.1.5); a trailing one is fine
             pos = _expect(cx, pos, ",")
     pos = _expect(cx, pos, "}")
-    return pos, ObjectExpr(tuple(properties), _new(Span, (start, cx.end(pos - 1))))
+    return pos, ObjectExpr(tuple(properties), _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _generate(cx: _Cx, pos: int) -> Parsed:
-    start = cx.start(pos)
+    start = cx.starts[pos]
     pos = _expect(cx, pos + 1, "(")
     pos, options = _generate_options(cx, pos)
     pos = _expect(cx, pos, ")")
     shape = None
     if cx.values[pos] == "->":
         pos, shape = _shape(cx, pos + 1)
-    return pos, Generate(options, shape, _new(Span, (start, cx.end(pos - 1))))
+    return pos, Generate(options, shape, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _generate_options(cx: _Cx, pos: int) -> tuple[int, GenerateOptions]:
     values = cx.values
     kinds = cx.kinds
-    start = cx.start(pos)
+    start = cx.starts[pos]
     pos = _expect(cx, pos, "{")
     properties: list[Property] = []
     max_output = None
@@ -638,11 +657,11 @@ def _generate_options(cx: _Cx, pos: int) -> tuple[int, GenerateOptions]:
             value = Number(js_parse_float(raw), raw, cx.span(pos - 1))
         else:
             pos, value = _expression(cx, pos)
-        properties.append(Property(values[key], value, _new(Span, (cx.start(key), value.span.end))))
+        properties.append(Property(values[key], value, _new(Span, (cx.starts[key], value.span.end_offset, cx.lines))))
         if values[pos] != "}":  # fields need commas (0.1.5); a trailing one is fine
             pos = _expect(cx, pos, ",")
     pos = _expect(cx, pos, "}")
-    return pos, GenerateOptions(tuple(properties), max_output, _new(Span, (start, cx.end(pos - 1))))
+    return pos, GenerateOptions(tuple(properties), max_output, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 # Shapes -----------------------------------------------------------------------------------------
@@ -651,27 +670,29 @@ def _generate_options(cx: _Cx, pos: int) -> tuple[int, GenerateOptions]:
 def _shape(cx: _Cx, pos: int) -> tuple[int, Shape]:
     values = cx.values
     kinds = cx.kinds
-    start = cx.start(pos)
+    start = cx.starts[pos]
     pos = _expect(cx, pos, "{")
     fields: list[ShapeField] = []
     while values[pos] != "}" and kinds[pos] is not EOF:
         name = _name(cx, pos, "Expected shape field name")
         pos, shape_type = _shape_type(cx, name + 1)
-        fields.append(ShapeField(values[name], shape_type, _new(Span, (cx.start(name), shape_type.span.end))))
+        fields.append(
+            ShapeField(values[name], shape_type, _new(Span, (cx.starts[name], shape_type.span.end_offset, cx.lines)))
+        )
         if values[pos] == ",":
             pos += 1
     pos = _expect(cx, pos, "}")
-    return pos, Shape(tuple(fields), _new(Span, (start, cx.end(pos - 1))))
+    return pos, Shape(tuple(fields), _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _shape_type(cx: _Cx, pos: int) -> tuple[int, ShapeType]:
-    start = cx.start(pos)
+    start = cx.starts[pos]
     name = _name(cx, pos, "Expected shape type")
     pos = name + 1
     if cx.values[name] != "list" or cx.values[pos] != "[":
-        return pos, NamedType(cx.values[name], _new(Span, (start, cx.end(name))))
+        return pos, NamedType(cx.values[name], _new(Span, (start, cx.end(name), cx.lines)))
     _enter(cx, pos)
     pos, item = _shape_type(cx, pos + 1)
     pos = _expect(cx, pos, "]")
     cx.depth -= 1
-    return pos, ListType(item, _new(Span, (start, cx.end(pos - 1))))
+    return pos, ListType(item, _new(Span, (start, cx.end(pos - 1), cx.lines)))

@@ -130,7 +130,8 @@ def test_scan_gives_the_plain_lexers_tokens_and_positions(source: str) -> None:
         assert tokens.end_offset(index) == stop
         assert tokens.start(index) == position(source, start)
         assert tokens.end(index) == position(source, stop)
-        assert tokens.span(index) == Span(position(source, start), position(source, stop))
+        span = tokens.span(index)
+        assert (span.start, span.end) == (position(source, start), position(source, stop))
 
 
 _LINES = [
