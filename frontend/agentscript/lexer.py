@@ -113,24 +113,23 @@ class Tokens:
     """The tokens of one source as parallel lists, indexed by token number; the last is ``eof``.
 
     A token is a kind (``name`` for identifiers and keywords alike: the parser never tells them
-    apart), a value, the offset it starts at and the line it starts on. Four list slots instead of
-    one object per token, because a program of megabytes has hundreds of thousands of tokens and the
-    parser reads only the kinds and values of most of them. A node's span holds the offsets of the
-    tokens at its edges (:meth:`end_offset`, :meth:`span`); line and column are worked out only
-    when asked for (:class:`~.positions.Span`, :meth:`start`, :meth:`end`). Only a string's end is kept, since its value (unquoted, unescaped) is shorter than its text; any other
-    token's text is its value.
+    apart), a value and the offset it starts at. Three list slots instead of one object per token,
+    because a program of megabytes has hundreds of thousands of tokens and the parser reads only the
+    kinds and values of most of them. A node's span holds the offsets of the tokens at its edges
+    (:meth:`end_offset`, :meth:`span`); lines and columns are worked out from ``line_map`` only when
+    asked for (:class:`~.positions.Span`, :meth:`start`, :meth:`end`). Only a string's end is kept,
+    since its value (unquoted, unescaped) is shorter than its text; any other token's text is its
+    value.
     """
 
-    __slots__ = ("_line_starts", "_string_ends", "kinds", "line_map", "lines", "starts", "values")
+    __slots__ = ("_string_ends", "kinds", "line_map", "starts", "values")
 
     def __init__(self, source: str) -> None:
         self.kinds: list[str] = []
         self.values: list[str] = []
         self.starts: list[int] = []
-        self.lines: list[int] = []
         self._string_ends: dict[int, int] = {}  # token number -> end offset, for strings
         self.line_map = LineMap(source)
-        self._line_starts = self.line_map.line_starts
 
     def end_offset(self, index: int) -> int:
         """The offset just past token ``index``."""
@@ -140,7 +139,7 @@ class Tokens:
 
     def start(self, index: int) -> Position:
         """Where token ``index`` starts."""
-        return self.line_map.position(self.starts[index], self.lines[index])
+        return self.line_map.at(self.starts[index])
 
     def end(self, index: int) -> Position:
         """Just past token ``index`` (a string's end may lie on a later line than its start)."""
@@ -197,28 +196,19 @@ def _lexical_error(source: str, path: str | None, position: Position) -> ParseEr
 
 def scan(source: str, path: str | None = None) -> Tokens:
     """Split ``source`` into :class:`Tokens`; raise :class:`ParseError` at the first character that
-    fits no rule. This loop runs once per token of every program, so it does the least it can: no
-    column arithmetic, and one comparison per token to follow the lines (a token that lies past
-    the next line's start moves the line on; a string that spans lines needs nothing more)."""
+    fits no rule. This loop runs once per token of every program, so it does the least it can: it
+    records where each token starts, and neither its line nor its column."""
     tokens = Tokens(source)
     kinds = tokens.kinds.append
     values = tokens.values.append
     starts = tokens.starts.append
-    lines = tokens.lines.append
-    line_starts = tokens._line_starts
-    line = 1
-    next_line = line_starts[2]
     for match in _TOKEN.finditer(source):
         group = match.lastindex
         if group is None:
             break  # only blanks were left
         start = match.start(group)
-        while start >= next_line:
-            line += 1
-            next_line = line_starts[line + 1]
         kinds(_KINDS[group])
         starts(start)
-        lines(line)
         if group < _STRING:
             values(match[group])
         elif group == _STRING:
@@ -230,7 +220,6 @@ def scan(source: str, path: str | None = None) -> Tokens:
     kinds(EOF)
     values("")
     starts(len(source))
-    lines(len(line_starts) - 2)  # the last line: the end of the text is on it
     return tokens
 
 

@@ -371,11 +371,9 @@ def _release_label(cx: _Cx, pos: int) -> tuple[int, str]:
     """
     tokens = cx.tokens
     values = cx.values
-    lines = tokens.lines
-    line = lines[pos - 1]
     first = pos
     parts: list[str] = []
-    while tokens.kinds[pos] is not EOF and values[pos] != "}" and lines[pos] == line:
+    while tokens.kinds[pos] is not EOF and values[pos] != "}" and _same_line(cx, pos - 1, pos):
         if pos > first and tokens.starts[pos] > tokens.end_offset(pos - 1):
             parts.append(" ")
         parts.append(values[pos])
@@ -385,15 +383,20 @@ def _release_label(cx: _Cx, pos: int) -> tuple[int, str]:
     return pos, "".join(parts)
 
 
+def _same_line(cx: _Cx, before: int, pos: int) -> bool:
+    """Whether token ``pos`` starts on the line token ``before`` starts on: no line break between
+    their starts (looked for only there, so a label's tokens cost their own length, not the line's)."""
+    return cx.source.find("\n", cx.starts[before], cx.starts[pos]) < 0
+
+
 def _late_label(cx: _Cx, pos: int) -> tuple[int, str]:
     """The late rule: one name or one string, then a line break, ``}`` or the end."""
-    lines = cx.tokens.lines
-    line = lines[pos - 1]
+    as_token = pos - 1
     if cx.kinds[pos] not in LABEL_KINDS:
         raise _error(cx, pos, "Expected identifier or string context label after 'as'")
     label = cx.values[pos]
     pos += 1
-    if cx.kinds[pos] is not EOF and cx.values[pos] != "}" and lines[pos] == line:
+    if cx.kinds[pos] is not EOF and cx.values[pos] != "}" and _same_line(cx, as_token, pos):
         raise _error(cx, pos, "Expected newline after context label")
     return pos, label
 

@@ -1,7 +1,7 @@
 """The token lists the parser reads, held to a plain lexer and to positions counted from scratch.
 
-The parser gets no object per token: ``scan`` keeps kinds, values, start offsets and start lines in
-lists, and a position is worked out only when the parser asks for one (``Tokens.start``, ``end``,
+The parser gets no object per token: ``scan`` keeps kinds, values and start offsets in lists, and
+a position is worked out only when the parser asks for one (``Tokens.start``, ``end``,
 ``span``) from a table of line starts. These properties check that representation against the
 obvious one: a character-by-character lexer written here, and lines and UTF-16 columns counted
 from the start of the text, for every token, every error and every node of a parsed tree.
@@ -126,7 +126,6 @@ def test_scan_gives_the_plain_lexers_tokens_and_positions(source: str) -> None:
         zip(tokens.kinds, tokens.values, tokens.starts, strict=True)
     )
     for index, (_, _, start, stop) in enumerate([*expected, (EOF, "", end, end)]):
-        assert tokens.lines[index] == position(source, start).line
         assert tokens.end_offset(index) == stop
         assert tokens.start(index) == position(source, start)
         assert tokens.end(index) == position(source, stop)
