@@ -94,19 +94,21 @@ class SourceFile:
 class LineMap:
     """Turns code-point offsets into positions for one source text.
 
-    The lexer keeps only offsets and the line each token starts on, and a :class:`Span` only
-    offsets; a position is worked out here, only when one is read. The common case (no astral
-    characters) costs one subtraction; only sources that hold astral characters pay for a bisect to
-    add their extra units.
+    The lexer keeps only the offsets where tokens start, and a :class:`Span` the offsets of its
+    ends; a position is worked out here, only when one is read. The line is found by a bisect of the
+    line starts, skipped when the offset lies on the line found last (readers such as the tree's
+    JSON ask for positions near each other); the column costs one subtraction, and only sources that
+    hold astral characters pay for a bisect to add their extra units.
     """
 
-    __slots__ = ("_astral", "line_starts")
+    __slots__ = ("_astral", "_last_line", "line_starts")
 
     def __init__(self, source: str) -> None:
         self.line_starts = [0, 0, *[match.end() for match in _NEWLINE.finditer(source)], len(source) + 1]
         """Index ``n`` holds the offset where 1-based line ``n`` starts (index 0 is unused); the last
-        index holds one past the end, so a walk forward through the lines stops there."""
+        index holds one past the end, so every line has a next start to compare an offset with."""
         self._astral: list[int] | None = None
+        self._last_line = 1
         if not source.isascii() and _ASTRAL.search(source):  # isascii() reads a flag: no scan
             self._astral = [match.start() for match in _ASTRAL.finditer(source)]
 
@@ -118,17 +120,13 @@ class LineMap:
         extra = bisect_left(astral, offset) - bisect_left(astral, line_start)
         return offset - line_start + 1 + extra
 
-    def line(self, offset: int) -> int:
-        """The 1-based line ``offset`` lies on."""
-        return bisect_right(self.line_starts, offset, 1) - 1
-
     def at(self, offset: int) -> Position:
         """The position of ``offset``, on whichever line it lies."""
-        return self.position(offset, bisect_right(self.line_starts, offset, 1) - 1)
-
-    def position(self, offset: int, line: int) -> Position:
-        """The position of ``offset``, which lies on 1-based ``line``."""
-        line_start = self.line_starts[line]
+        line_starts = self.line_starts
+        line = self._last_line
+        if not line_starts[line] <= offset < line_starts[line + 1]:
+            line = self._last_line = bisect_right(line_starts, offset, 1) - 1
+        line_start = line_starts[line]
         if self._astral is None:
             return _new(Position, (line, offset - line_start + 1, offset))
         return _new(Position, (line, self.column(offset, line_start), offset))
