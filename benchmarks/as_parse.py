@@ -4,7 +4,7 @@ Run ``python benchmarks/as_parse.py [--mb 2] [--runs 5]`` with promptwire instal
 large program out of realistic agents (imports, identity, labelled and budgeted uses, tool and agent
 calls, loops, branches, object literals, generates with shapes), then times, side by side:
 
-* ``tokenize``: the lexer alone;
+* ``scan``: the lexer alone, as the parser uses it;
 * ``parse``: lexer and parser;
 * ``parse+check``: the whole front end a ``check`` pays (the figure the target is about);
 * ``py tokenize``: the standard library's pure-Python ``tokenize`` over the same text, the yardstick
@@ -28,7 +28,7 @@ import tokenize as python_tokenize
 from collections.abc import Callable
 
 from promptwire.frontend.agentscript import check, parse
-from promptwire.frontend.agentscript.lexer import tokenize
+from promptwire.frontend.agentscript.lexer import scan
 
 HEADER = """\
 import llm Qwen from "ollama://localhost:11434/qwen3.6"
@@ -159,9 +159,9 @@ def main() -> None:
     source = build(args.mb)
     megabytes = len(source.encode("utf-8")) / 1_000_000
     assert check(source) == [], "the benchmark program must be valid"
-    print(f"program: {megabytes:.2f} MB, {source.count(chr(10))} lines, {len(tokenize(source))} tokens")
+    print(f"program: {megabytes:.2f} MB, {source.count(chr(10))} lines, {len(scan(source).values)} tokens")
     figures = {
-        "tokenize": lambda: tokenize(source),
+        "scan": lambda: scan(source),
         "parse": lambda: parse(source),
         "parse+check": lambda: check(parse(source)),
         "py tokenize": lambda: python_tokens(source),

@@ -15,7 +15,9 @@ the reference's, including its quirks, because tools match on them:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ...core.units import MAX_BUDGET
 from .diagnostics import Diagnostic
@@ -96,6 +98,10 @@ class _Binding:
     agent: str | None = None
     function: str | None = None
     arity: int | None = None
+
+
+_PARAM = _Binding("param")
+_LOCAL = _Binding("local")  # bindings are frozen, so every local shares one (a frozen init costs 0.5 us)
 
 
 class _Scope:
@@ -252,7 +258,7 @@ class _Analyzer:
                     f"Parameter '{param.name}' conflicts with an imported {existing.kind}",
                     param.span,
                 )
-            scope.define(param.name, _Binding("param"))
+            scope.define(param.name, _PARAM)
             if param.shape is not None:
                 if not function.is_main or index != 0 or param.name != "input":
                     self.error(
@@ -289,7 +295,7 @@ class _Analyzer:
                 self.error("INVALID_ITERATION_LIMIT", "For iteration count must be greater than 0", statement.span)
             self.check_iteration_count(statement.limit, statement.span)
             body_scope = scope.child()
-            body_scope.define(statement.item, _Binding("local"))
+            body_scope.define(statement.item, _LOCAL)
             self.check_block(statement.body, body_scope)
         elif isinstance(statement, LoopUntil):
             self.check_expression(statement.condition, scope)
@@ -342,7 +348,7 @@ class _Analyzer:
         self.check_expression(statement.value, scope)
         target = statement.target
         if isinstance(target, Identifier):
-            scope.define(target.name, _Binding("local"))
+            scope.define(target.name, _LOCAL)
         elif isinstance(target, Member):
             self.check_expression(target.object, scope)
         else:
@@ -353,29 +359,35 @@ class _Analyzer:
     # Expressions ----------------------------------------------------------------------------------
 
     def check_expression(self, expr: Expr, scope: _Scope) -> None:
-        if isinstance(expr, Identifier):
+        if isinstance(expr, Identifier):  # the most common by far, so before the table
             if scope.resolve(expr.name) is None:
                 self.error("UNKNOWN_IDENTIFIER", f"Unknown identifier '{expr.name}'", expr.span)
-        elif isinstance(expr, Member):
-            self.check_expression(expr.object, scope)
-        elif isinstance(expr, Call):
-            self.check_call(expr, scope)
-        elif isinstance(expr, Generate):
-            self.check_generate(expr, scope)
-        elif isinstance(expr, Index):
-            self.check_expression(expr.object, scope)
-            self.check_expression(expr.index, scope)
-        elif isinstance(expr, Binary):
-            self.check_expression(expr.left, scope)
-            self.check_expression(expr.right, scope)
-        elif isinstance(expr, Not):
-            self.check_expression(expr.operand, scope)
-        elif isinstance(expr, ListExpr):
-            for item in expr.items:
-                self.check_expression(item, scope)
-        elif isinstance(expr, ObjectExpr):
-            for prop in expr.properties:
-                self.check_expression(prop.value, scope)
+            return
+        check = _EXPRESSION_CHECKS.get(type(expr))
+        if check is not None:  # literals have nothing to check
+            check(self, expr, scope)
+
+    def check_member(self, expr: Member, scope: _Scope) -> None:
+        self.check_expression(expr.object, scope)
+
+    def check_index(self, expr: Index, scope: _Scope) -> None:
+        self.check_expression(expr.object, scope)
+        self.check_expression(expr.index, scope)
+
+    def check_binary(self, expr: Binary, scope: _Scope) -> None:
+        self.check_expression(expr.left, scope)
+        self.check_expression(expr.right, scope)
+
+    def check_not(self, expr: Not, scope: _Scope) -> None:
+        self.check_expression(expr.operand, scope)
+
+    def check_list(self, expr: ListExpr, scope: _Scope) -> None:
+        for item in expr.items:
+            self.check_expression(item, scope)
+
+    def check_object(self, expr: ObjectExpr, scope: _Scope) -> None:
+        for prop in expr.properties:
+            self.check_expression(prop.value, scope)
 
     def check_call(self, call: Call, scope: _Scope) -> None:
         self.check_callee(call.callee, scope)
@@ -535,6 +547,20 @@ class _Analyzer:
             shape_type = shape_type.item
         if isinstance(shape_type, NamedType) and shape_type.name not in SHAPE_TYPE_NAMES:
             self.error("UNKNOWN_SHAPE_TYPE", f"Unsupported shape type '{shape_type.name}'", shape_type.span)
+
+
+_EXPRESSION_CHECKS: dict[type[Expr], Callable[[_Analyzer, Any, _Scope], None]] = {
+    Member: _Analyzer.check_member,
+    Call: _Analyzer.check_call,
+    Generate: _Analyzer.check_generate,
+    Index: _Analyzer.check_index,
+    Binary: _Analyzer.check_binary,
+    Not: _Analyzer.check_not,
+    ListExpr: _Analyzer.check_list,
+    ObjectExpr: _Analyzer.check_object,
+}
+"""How each kind of expression is checked, by its class: one lookup instead of a chain of
+``isinstance`` that a literal ran to its end."""
 
 
 def _budget_count(budget: Budget) -> float:

@@ -11,6 +11,9 @@ rejects must fare the same here:
 * ``//`` starts a comment; ``#``, ``/*`` and a lone ``-`` are not comments.
 
 One compiled pattern does the scanning, because the lexer runs over every byte of every program.
+The parser reads the tokens as :class:`Tokens`, parallel lists made by :func:`scan`, and asks for
+positions only where a node begins or ends; :func:`tokenize` gives the same tokens one object each,
+for tests and tools.
 """
 
 from __future__ import annotations
@@ -26,11 +29,14 @@ __all__ = [
     "IDENTIFIER",
     "KEYWORD",
     "KEYWORDS",
+    "NAME",
     "NUMBER",
     "STRING",
     "SYMBOL",
     "SYMBOLS",
     "Token",
+    "Tokens",
+    "scan",
     "tokenize",
 ]
 
@@ -40,6 +46,8 @@ STRING = "string"
 NUMBER = "number"
 SYMBOL = "symbol"
 EOF = "eof"
+NAME = "name"
+"""The kind :func:`scan` gives identifiers and keywords alike; :func:`tokenize` tells them apart."""
 
 KEYWORDS = frozenset(
     {
@@ -64,23 +72,23 @@ _TOKEN = re.compile(
     (?:
         (?P<word>[A-Za-z_][A-Za-z0-9_-]*+)
       | (?P<number>[0-9]++(?:\.[0-9]*+)?+(?:[A-Za-z_][A-Za-z0-9_-]*+)?+)
-      | (?P<string>"(?:[^"\\]++|\\[\s\S])*+"|'(?:[^'\\]++|\\[\s\S])*+')
       | (?P<symbol>==|!=|->|[{}()\[\].,:=!<\-*])
+      | (?P<string>"(?:[^"\\]++|\\[\s\S])*+"|'(?:[^'\\]++|\\[\s\S])*+')
       | (?P<bad>[\s\S])
     )?
     """,
     re.VERBOSE,
 )
-_WORD, _NUMBER, _STRING, _SYMBOL = 1, 2, 3, 4
+_STRING = 4  # the groups before it need no work: their text is their value
+_KINDS = (EOF, NAME, NUMBER, SYMBOL, STRING, EOF)
+"""Each group's kind, by its number (``match.lastindex``). The last group is a character that starts
+no token: scan records it like a token, for the error's position, and raises."""
 _ESCAPE = re.compile(r"\\([\s\S])")
 
 
 class Token(NamedTuple):
-    """One token: its kind, its value (strings unquoted and unescaped) and where it lies.
-
-    The numbers are stored flat and :attr:`start` / :attr:`end` build positions on demand: most
-    tokens (commas, colons, brackets) never become the edge of a node, and three objects per token
-    were a third of the lexer's time.
+    """One token as :func:`tokenize` gives it: its kind, its value (strings unquoted and unescaped)
+    and where it lies. The parser reads :class:`Tokens` instead; this is the form for tests and tools.
     """
 
     kind: str
@@ -100,15 +108,60 @@ class Token(NamedTuple):
     def end(self) -> Position:
         return _new(Position, (self.end_line, self.end_column, self.end_offset))
 
-    @property
-    def span(self) -> Span:
-        start = _new(Position, (self.line, self.column, self.offset))
-        return _new(Span, (start, _new(Position, (self.end_line, self.end_column, self.end_offset))))
+
+class Tokens:
+    """The tokens of one source as parallel lists, indexed by token number; the last is ``eof``.
+
+    A token is a kind (``name`` for identifiers and keywords alike: the parser never tells them
+    apart), a value and the offset it starts at. Three list slots instead of one object per token,
+    because a program of megabytes has hundreds of thousands of tokens and the parser reads only the
+    kinds and values of most of them. A node's span holds the offsets of the tokens at its edges
+    (:meth:`end_offset`, :meth:`span`); lines and columns are worked out from ``line_map`` only when
+    asked for (:class:`~.positions.Span`, :meth:`start`, :meth:`end`). Only a string's end is kept,
+    since its value (unquoted, unescaped) is shorter than its text; any other token's text is its
+    value.
+    """
+
+    __slots__ = ("_string_ends", "kinds", "line_map", "starts", "values")
+
+    def __init__(self, source: str) -> None:
+        self.kinds: list[str] = []
+        self.values: list[str] = []
+        self.starts: list[int] = []
+        self._string_ends: dict[int, int] = {}  # token number -> end offset, for strings
+        self.line_map = LineMap(source)
+
+    def end_offset(self, index: int) -> int:
+        """The offset just past token ``index``."""
+        if self.kinds[index] is STRING:
+            return self._string_ends[index]
+        return self.starts[index] + len(self.values[index])
+
+    def start(self, index: int) -> Position:
+        """Where token ``index`` starts."""
+        return self.line_map.at(self.starts[index])
+
+    def end(self, index: int) -> Position:
+        """Just past token ``index`` (a string's end may lie on a later line than its start)."""
+        return self.line_map.at(self.end_offset(index))
+
+    def span(self, index: int) -> Span:
+        """From the start of token ``index`` to its end (a string's may lie on a later line)."""
+        start = self.starts[index]
+        if self.kinds[index] is STRING:
+            return _new(Span, (start, self._string_ends[index], self.line_map))
+        return _new(Span, (start, start + len(self.values[index]), self.line_map))
 
 
 def _unescape(match: re.Match[str]) -> str:
     char = match.group(1)
     return ESCAPES.get(char, char)
+
+
+def _string_value(text: str) -> str:
+    """The value of a string token's ``text``: quotes off, escapes replaced."""
+    value = text[1:-1]
+    return _ESCAPE.sub(_unescape, value) if "\\" in value else value
 
 
 def _unterminated(source: str, start: int) -> str:
@@ -127,67 +180,60 @@ def _unterminated(source: str, start: int) -> str:
     return "Unterminated string literal"
 
 
-def _next_newline(source: str, start: int, size: int) -> int:
-    """Where the first ``\\n`` at or after ``start`` is; ``size`` when there is none."""
-    found = source.find("\n", start)
-    return size if found < 0 else found
+def _lexical_error(source: str, path: str | None, position: Position) -> ParseError:
+    """The error for the character at ``position``, which starts no token."""
+    offset = position.offset
+    char = source[offset]
+    message = _unterminated(source, offset) if char in QUOTES else f"Unexpected character '{char}'"
+    return ParseError(
+        message,
+        file=path or DEFAULT_FILE,
+        line=position.line,
+        column=position.column,
+        source_line=line_text(source, position.line),
+    )
 
 
-def tokenize(source: str, path: str | None = None) -> list[Token]:
-    """Split ``source`` into tokens; raise :class:`ParseError` at the first character that fits no rule."""
-    tokens: list[Token] = []
-    append = tokens.append
-    new = _new
-    columns = LineMap(source)
-    column = columns.column
-    plain = not columns.has_astral  # then a column is a plain difference of offsets
-    line = 1
-    line_start = 0
-    size = len(source)
-    # The next line break at or after the current line's start: a token before it is on the current
-    # line, so most tokens cost one comparison instead of a search of the blanks before them.
-    newline = _next_newline(source, 0, size)
+def scan(source: str, path: str | None = None) -> Tokens:
+    """Split ``source`` into :class:`Tokens`; raise :class:`ParseError` at the first character that
+    fits no rule. This loop runs once per token of every program, so it does the least it can: it
+    records where each token starts, and neither its line nor its column."""
+    tokens = Tokens(source)
+    kinds = tokens.kinds.append
+    values = tokens.values.append
+    starts = tokens.starts.append
     for match in _TOKEN.finditer(source):
         group = match.lastindex
         if group is None:
             break  # only blanks were left
-        offset, end_offset = match.span(group)
-        if offset > newline:
-            line += source.count("\n", newline, offset)
-            line_start = source.rfind("\n", newline, offset) + 1
-            newline = _next_newline(source, offset, size)
-        text = source[offset:end_offset]
-        start_column = offset - line_start + 1 if plain else column(offset, line_start)
-        if group == _WORD:
-            kind = KEYWORD if text in KEYWORDS else IDENTIFIER
-            append(new(Token, (kind, text, line, start_column, offset, line, start_column + len(text), end_offset)))
-        elif group == _SYMBOL:
-            append(new(Token, (SYMBOL, text, line, start_column, offset, line, start_column + len(text), end_offset)))
-        elif group == _NUMBER:
-            append(new(Token, (NUMBER, text, line, start_column, offset, line, start_column + len(text), end_offset)))
+        start = match.start(group)
+        kinds(_KINDS[group])
+        starts(start)
+        if group < _STRING:
+            values(match[group])
         elif group == _STRING:
-            value = text[1:-1]
-            if "\\" in value:
-                value = _ESCAPE.sub(_unescape, value)
-            start_line = line
-            if newline < end_offset:  # the string spans lines
-                line += text.count("\n")
-                line_start = offset + text.rfind("\n") + 1
-                newline = _next_newline(source, end_offset, size)
-            end_column = column(end_offset, line_start)
-            append(new(Token, (STRING, value, start_line, start_column, offset, line, end_column, end_offset)))
+            end = match.end(group)
+            tokens._string_ends[len(tokens.starts) - 1] = end
+            values(_string_value(source[start:end]))
         else:
-            message = _unterminated(source, offset) if text in QUOTES else f"Unexpected character '{text}'"
-            raise ParseError(
-                message,
-                file=path or DEFAULT_FILE,
-                line=line,
-                column=start_column,
-                source_line=line_text(source, line),
-            )
-    if newline < size:  # blanks or comments after the last token hold line breaks
-        line += source.count("\n", newline)
-        line_start = source.rfind("\n") + 1
-    end_column = column(len(source), line_start)
-    append(Token(EOF, "", line, end_column, len(source), line, end_column, len(source)))
+            raise _lexical_error(source, path, tokens.start(len(tokens.starts) - 1))
+    kinds(EOF)
+    values("")
+    starts(len(source))
     return tokens
+
+
+def tokenize(source: str, path: str | None = None) -> list[Token]:
+    """Split ``source`` into tokens; raise :class:`ParseError` at the first character that fits no rule."""
+    tokens = scan(source, path)
+    return [
+        Token(_token_kind(kind, value), value, *tokens.start(index), *tokens.end(index))
+        for index, (kind, value) in enumerate(zip(tokens.kinds, tokens.values, strict=True))
+    ]
+
+
+def _token_kind(kind: str, value: str) -> str:
+    """The kind :func:`tokenize` gives: a name is a keyword or an identifier."""
+    if kind is not NAME:
+        return kind
+    return KEYWORD if value in KEYWORDS else IDENTIFIER

@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 from ...renderers.agentscript.jsjson import js_number
 from .diagnostics import DEFAULT_FILE, ParseError
-from .lexer import EOF, IDENTIFIER, KEYWORD, NUMBER, STRING, Token, tokenize
-from .positions import Position, Span, line_text
+from .lexer import EOF, NAME, NUMBER, STRING, Tokens, scan
+from .positions import Span, line_text
 from .syntax import (
     ANONYMOUS_MAIN_AGENT,
     ANONYMOUS_MAIN_FUNC,
@@ -81,13 +81,13 @@ MAX_NESTING = 100
 
 IMPORT_KINDS = frozenset({"tool", "llm", "file", "agent", "memory"})
 CONFIG_KEYS = frozenset({"model", "role", "description"})
-NAME_KINDS = frozenset({IDENTIFIER, KEYWORD})
-KEY_KINDS = frozenset({IDENTIFIER, KEYWORD, STRING})
-LABEL_KINDS = frozenset({IDENTIFIER, KEYWORD, STRING})
+KEY_KINDS = frozenset({NAME, STRING})
+LABEL_KINDS = frozenset({NAME, STRING})
 FUNCTION_STARTS = frozenset({"func", "main"})
 AGENT_STARTS = frozenset({"agent", "main"})
 BOOLEANS = frozenset({"true", "false"})
 POSTFIX_STARTS = frozenset({".", "(", "["})
+_WORD_LITERALS = frozenset({"generate", "true", "false", "none"})  # names that _primary reads otherwise
 # Lowest to highest; all left-associative. 0.1.5 has no arithmetic and no '>'.
 BINARY_PRECEDENCE = {"or": 1, "and": 2, "==": 3, "!=": 3, "<": 4}
 
@@ -96,17 +96,46 @@ _INTEGER = re.compile(r"[0-9]+")
 _FLOAT_PREFIX = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
 
 Parsed = tuple[int, Expr]
+_new = tuple.__new__
+"""``Span(a, b, lines)`` runs the NamedTuple's ``__new__``, a Python function (220 ns);
+``_new(Span, (a, b, lines))`` is the C one (130 ns). The rules below every statement and expression
+use it: a 2 MB program has 190,000 spans."""
 
 
 class _Cx:
-    """What every rule shares: the tokens, the source (for error lines) and the options."""
+    """What every rule shares: the tokens, the source (for error lines) and the options.
 
-    __slots__ = ("depth", "late_labels", "path", "source", "tokens")
+    The token lists and offset functions are copied out of :class:`~.lexer.Tokens` once, so a rule
+    reads ``cx.values[pos]`` instead of reaching through one more object for every token. A node's
+    span runs from the offset its first token starts at, ``cx.starts[pos]``, to where its last
+    token ends, ``cx.end(pos - 1)`` (the reference's ``previous().range.end``), in the source's
+    line map ``cx.lines``: its positions are worked out only if they are read.
+    """
 
-    def __init__(self, tokens: list[Token], source: str, path: str | None, label_rule: str) -> None:
+    __slots__ = (
+        "depth",
+        "end",
+        "kinds",
+        "late_labels",
+        "lines",
+        "path",
+        "source",
+        "span",
+        "starts",
+        "tokens",
+        "values",
+    )
+
+    def __init__(self, tokens: Tokens, source: str, path: str | None, label_rule: str) -> None:
         if label_rule not in LABEL_RULES:
             raise ValueError(f"label_rule must be one of {sorted(LABEL_RULES)}, not {label_rule!r}")
         self.tokens = tokens
+        self.kinds = tokens.kinds
+        self.values = tokens.values
+        self.starts = tokens.starts
+        self.end = tokens.end_offset
+        self.span = tokens.span
+        self.lines = tokens.line_map
         self.source = source
         self.path = path or DEFAULT_FILE
         self.late_labels = label_rule == "late"
@@ -115,21 +144,23 @@ class _Cx:
 
 def parse_program(source: str, path: str | None = None, *, label_rule: str = "release") -> Program:
     """Parse a whole ``.as`` file; raise :class:`ParseError` with the reference's text and position."""
-    cx = _Cx(tokenize(source, path), source, path, label_rule)
+    cx = _Cx(scan(source, path), source, path, label_rule)
     return _program(cx)
 
 
 def parse_expression(source: str, path: str | None = None) -> Expr:
     """Parse one expression that must fill ``source`` (for tools and for round-trip tests)."""
-    cx = _Cx(tokenize(source, path), source, path, "release")
+    cx = _Cx(scan(source, path), source, path, "release")
     pos, expr = _expression(cx, 0)
-    if cx.tokens[pos].kind != EOF:
+    if cx.kinds[pos] != EOF:
         raise _error(cx, pos, "Expected end of expression")
     return expr
 
 
 def js_parse_float(raw: str) -> float:
     """JavaScript's ``parseFloat`` on a number token: the longest decimal prefix (``2k`` -> 2.0)."""
+    if raw.isdigit():  # the common case, and the whole token is the prefix
+        return float(raw)
     match = _FLOAT_PREFIX.match(raw)
     return float(match.group()) if match else float("nan")
 
@@ -145,7 +176,9 @@ def parse_budget(raw: str) -> Budget | None:
 # Helpers ----------------------------------------------------------------------------------------
 
 
-def _error_at(cx: _Cx, position: Position, message: str) -> ParseError:
+def _error(cx: _Cx, pos: int, message: str) -> ParseError:
+    """The error ``message`` at the start of token ``pos``."""
+    position = cx.tokens.start(pos)
     return ParseError(
         message,
         file=cx.path,
@@ -155,49 +188,41 @@ def _error_at(cx: _Cx, position: Position, message: str) -> ParseError:
     )
 
 
-def _error(cx: _Cx, pos: int, message: str) -> ParseError:
-    return _error_at(cx, cx.tokens[pos].start, message)
-
-
 def _expect(cx: _Cx, pos: int, value: str) -> int:
-    if cx.tokens[pos].value != value:
+    if cx.values[pos] != value:
         raise _error(cx, pos, f"Expected '{value}'")
     return pos + 1
 
 
-def _name(cx: _Cx, pos: int, message: str) -> tuple[int, Token]:
-    token = cx.tokens[pos]
-    if token.kind not in NAME_KINDS:
+def _name(cx: _Cx, pos: int, message: str) -> int:
+    """``pos``, once the token there is checked to be a name (an identifier or a keyword)."""
+    if cx.kinds[pos] is not NAME:
         raise _error(cx, pos, message)
-    return pos + 1, token
-
-
-def _end(cx: _Cx, pos: int) -> Position:
-    """End of the last consumed token (the reference's ``previous().range.end``)."""
-    return cx.tokens[pos - 1 if pos else 0].end
-
-
-def _at_close(token: Token, closer: str) -> bool:
-    return token.value == closer or token.kind == EOF
+    return pos
 
 
 def _enter(cx: _Cx, pos: int) -> None:
     cx.depth += 1
     if cx.depth > MAX_NESTING:
-        raise _error(cx, pos, f"Program nests deeper than {MAX_NESTING} levels")
+        raise _too_deep(cx, pos)
+
+
+def _too_deep(cx: _Cx, pos: int) -> ParseError:
+    return _error(cx, pos, f"Program nests deeper than {MAX_NESTING} levels")
 
 
 # Declarations -----------------------------------------------------------------------------------
 
 
 def _program(cx: _Cx) -> Program:
-    tokens = cx.tokens
-    start = tokens[0].start
+    values = cx.values
+    kinds = cx.kinds
+    start = cx.starts[0]
     imports: list[Import] = []
     agents: list[Agent] = []
     pos = 0
-    while tokens[pos].kind != EOF:
-        value = tokens[pos].value
+    while kinds[pos] is not EOF:
+        value = values[pos]
         if value == "import":
             pos, declared = _import(cx, pos)
             imports.append(declared)
@@ -206,38 +231,42 @@ def _program(cx: _Cx) -> Program:
             agents.append(agent)
         else:
             raise _error(cx, pos, "Expected 'import', 'agent', or 'main agent'")
-    return Program(tuple(imports), tuple(agents), Span(start, _end(cx, pos)), cx.source, cx.path)
+    return Program(
+        tuple(imports), tuple(agents), Span(start, cx.end(pos - 1 if pos else 0), cx.lines), cx.source, cx.path
+    )
 
 
 def _import(cx: _Cx, pos: int) -> tuple[int, Import]:
-    start = cx.tokens[pos].start
-    pos, kind = _name(cx, pos + 1, "Expected import resource kind")
-    if kind.value not in IMPORT_KINDS:
-        raise _error_at(cx, kind.start, "Expected import resource kind 'tool', 'llm', 'file', 'agent', or 'memory'")
-    pos, name = _name(cx, pos, f"Expected {kind.value} name")
-    pos = _expect(cx, pos, "from")
-    uri = cx.tokens[pos]
-    if uri.kind != STRING:
-        raise _error(cx, pos, f"Expected {kind.value} URI")
-    return pos + 1, Import(kind.value, name.value, uri.value, Span(start, uri.end))
+    values = cx.values
+    start = cx.starts[pos]
+    kind = _name(cx, pos + 1, "Expected import resource kind")
+    resource = values[kind]
+    if resource not in IMPORT_KINDS:
+        raise _error(cx, kind, "Expected import resource kind 'tool', 'llm', 'file', 'agent', or 'memory'")
+    name = _name(cx, kind + 1, f"Expected {resource} name")
+    uri = _expect(cx, name + 1, "from")
+    if cx.kinds[uri] is not STRING:
+        raise _error(cx, uri, f"Expected {resource} URI")
+    return uri + 1, Import(resource, values[name], values[uri], Span(start, cx.end(uri), cx.lines))
 
 
 def _agent(cx: _Cx, pos: int) -> tuple[int, Agent]:
-    tokens = cx.tokens
-    start = tokens[pos].start
-    is_main = tokens[pos].value == "main"
+    values = cx.values
+    kinds = cx.kinds
+    start = cx.starts[pos]
+    is_main = values[pos] == "main"
     pos = _expect(cx, pos + 1 if is_main else pos, "agent")
     name = ANONYMOUS_MAIN_AGENT
-    if tokens[pos].value != "{":
-        pos, token = _name(cx, pos, "Expected agent name")
-        name = token.value
+    if values[pos] != "{":
+        name = values[_name(cx, pos, "Expected agent name")]
+        pos += 1
     if not is_main and name == ANONYMOUS_MAIN_AGENT:
         raise _error(cx, pos, "Only main agent can omit its name")
     pos = _expect(cx, pos, "{")
     config: list[Config] = []
     functions: list[Function] = []
-    while not _at_close(tokens[pos], "}"):
-        value = tokens[pos].value
+    while values[pos] != "}" and kinds[pos] is not EOF:
+        value = values[pos]
         if value in CONFIG_KEYS:
             pos, setting = _config(cx, pos)
             config.append(setting)
@@ -247,48 +276,51 @@ def _agent(cx: _Cx, pos: int) -> tuple[int, Agent]:
         else:
             raise _error(cx, pos, "Expected configuration declaration or function declaration")
     pos = _expect(cx, pos, "}")
-    return pos, Agent(name, is_main, tuple(config), tuple(functions), Span(start, _end(cx, pos)))
+    return pos, Agent(name, is_main, tuple(config), tuple(functions), Span(start, cx.end(pos - 1), cx.lines))
 
 
 def _config(cx: _Cx, pos: int) -> tuple[int, Config]:
-    key = cx.tokens[pos]
-    if key.kind not in NAME_KINDS:
+    if cx.kinds[pos] is not NAME:
         raise _error(cx, pos, "Expected configuration key")
+    key = cx.values[pos]
+    start = cx.starts[pos]
     # A model is a name (or a member chain), never a comparison: the reference parses a postfix here.
-    pos, value = _postfix(cx, pos + 1) if key.value == "model" else _expression(cx, pos + 1)
-    return pos, Config(key.value, value, Span(key.start, value.span.end))
+    pos, value = _postfix(cx, pos + 1) if key == "model" else _expression(cx, pos + 1)
+    return pos, Config(key, value, _new(Span, (start, value.span.end_offset, cx.lines)))
 
 
 def _function(cx: _Cx, pos: int) -> tuple[int, Function]:
-    tokens = cx.tokens
-    start = tokens[pos].start
-    is_main = tokens[pos].value == "main"
+    values = cx.values
+    kinds = cx.kinds
+    start = cx.starts[pos]
+    is_main = values[pos] == "main"
     pos = _expect(cx, pos + 1 if is_main else pos, "func")
     name = ANONYMOUS_MAIN_FUNC
-    if tokens[pos].value != "(":
-        pos, token = _name(cx, pos, "Expected function name")
-        name = token.value
+    if values[pos] != "(":
+        name = values[_name(cx, pos, "Expected function name")]
+        pos += 1
     if not is_main and name == ANONYMOUS_MAIN_FUNC:
         raise _error(cx, pos, "Only main func can omit its name")
     pos = _expect(cx, pos, "(")
     params: list[Param] = []
-    while not _at_close(tokens[pos], ")"):
+    while values[pos] != ")" and kinds[pos] is not EOF:
         pos, param = _param(cx, pos)
         params.append(param)
-        if tokens[pos].value == ",":
+        if values[pos] == ",":
             pos += 1
     pos = _expect(cx, pos, ")")
     pos, body = _block(cx, pos)
-    return pos, Function(name, is_main, tuple(params), body, Span(start, _end(cx, pos)))
+    return pos, Function(name, is_main, tuple(params), body, Span(start, cx.end(pos - 1), cx.lines))
 
 
 def _param(cx: _Cx, pos: int) -> tuple[int, Param]:
-    pos, token = _name(cx, pos, "Expected parameter name")
+    name = _name(cx, pos, "Expected parameter name")
+    pos = name + 1
     shape = None
-    if cx.tokens[pos].value == "{":
+    if cx.values[pos] == "{":
         pos, shape = _shape(cx, pos)
-    end = shape.span.end if shape else token.end
-    return pos, Param(token.value, shape, Span(token.start, end))
+    end = shape.span.end_offset if shape else cx.end(name)
+    return pos, Param(cx.values[name], shape, _new(Span, (cx.starts[name], end, cx.lines)))
 
 
 # Statements -------------------------------------------------------------------------------------
@@ -296,10 +328,11 @@ def _param(cx: _Cx, pos: int) -> tuple[int, Param]:
 
 def _block(cx: _Cx, pos: int) -> tuple[int, tuple[Stmt, ...]]:
     _enter(cx, pos)
-    tokens = cx.tokens
+    values = cx.values
+    kinds = cx.kinds
     pos = _expect(cx, pos, "{")
     statements: list[Stmt] = []
-    while not _at_close(tokens[pos], "}"):
+    while values[pos] != "}" and kinds[pos] is not EOF:
         pos, statement = _statement(cx, pos)
         statements.append(statement)
     pos = _expect(cx, pos, "}")
@@ -308,7 +341,7 @@ def _block(cx: _Cx, pos: int) -> tuple[int, tuple[Stmt, ...]]:
 
 
 def _statement(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    value = cx.tokens[pos].value
+    value = cx.values[pos]
     if value in CONFIG_KEYS:
         return _config(cx, pos)
     rule = _STATEMENTS.get(value)
@@ -318,16 +351,16 @@ def _statement(cx: _Cx, pos: int) -> tuple[int, Stmt]:
 
 
 def _use(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    tokens = cx.tokens
-    start = tokens[pos].start
+    values = cx.values
+    start = cx.starts[pos]
     pos, value = _expression(cx, pos + 1)
     budget = None
-    if tokens[pos].value == "max":
+    if values[pos] == "max":
         pos, budget = _budget(cx, pos + 1, "Expected budget amount")
     label = None
-    if tokens[pos].value == "as":
+    if values[pos] == "as":
         pos, label = _late_label(cx, pos + 1) if cx.late_labels else _release_label(cx, pos + 1)
-    return pos, Use(value, budget, label, Span(start, _end(cx, pos)))
+    return pos, Use(value, budget, label, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _release_label(cx: _Cx, pos: int) -> tuple[int, str]:
@@ -337,106 +370,109 @@ def _release_label(cx: _Cx, pos: int) -> tuple[int, str]:
     ``as retrieved  evidence (v2)`` reads ``retrieved evidence (v2)``; string tokens give their value.
     """
     tokens = cx.tokens
-    line = tokens[pos - 1].line
+    values = cx.values
+    first = pos
     parts: list[str] = []
-    previous: Token | None = None
-    token = tokens[pos]
-    while token.kind != EOF and token.value != "}" and token.line == line:
-        if previous is not None and token.offset > previous.end_offset:
+    while tokens.kinds[pos] is not EOF and values[pos] != "}" and _same_line(cx, pos - 1, pos):
+        if pos > first and tokens.starts[pos] > tokens.end_offset(pos - 1):
             parts.append(" ")
-        parts.append(token.value)
-        previous = token
+        parts.append(values[pos])
         pos += 1
-        token = tokens[pos]
-    if previous is None:
+    if pos == first:
         raise _error(cx, pos, "Expected context label after 'as'")
     return pos, "".join(parts)
 
 
+def _same_line(cx: _Cx, before: int, pos: int) -> bool:
+    """Whether token ``pos`` starts on the line token ``before`` starts on: no line break between
+    their starts (looked for only there, so a label's tokens cost their own length, not the line's)."""
+    return cx.source.find("\n", cx.starts[before], cx.starts[pos]) < 0
+
+
 def _late_label(cx: _Cx, pos: int) -> tuple[int, str]:
     """The late rule: one name or one string, then a line break, ``}`` or the end."""
-    tokens = cx.tokens
-    line = tokens[pos - 1].line
-    label = tokens[pos]
-    if label.kind not in LABEL_KINDS:
+    as_token = pos - 1
+    if cx.kinds[pos] not in LABEL_KINDS:
         raise _error(cx, pos, "Expected identifier or string context label after 'as'")
+    label = cx.values[pos]
     pos += 1
-    following = tokens[pos]
-    if following.kind != EOF and following.value != "}" and following.line == line:
+    if cx.kinds[pos] is not EOF and cx.values[pos] != "}" and _same_line(cx, as_token, pos):
         raise _error(cx, pos, "Expected newline after context label")
-    return pos, label.value
+    return pos, label
 
 
 def _budget(cx: _Cx, pos: int, message: str) -> tuple[int, Budget]:
-    token = cx.tokens[pos]
-    if token.kind != NUMBER:
+    if cx.kinds[pos] is not NUMBER:
         raise _error(cx, pos, message)
-    budget = parse_budget(token.value)
+    raw = cx.values[pos]
+    budget = parse_budget(raw)
     if budget is None:
-        raise _error(cx, pos + 1, f"Invalid budget '{token.value}'")
+        raise _error(cx, pos + 1, f"Invalid budget '{raw}'")
     return pos + 1, budget
 
 
 def _integer(cx: _Cx, pos: int, message: str) -> tuple[int, float]:
-    token = cx.tokens[pos]
-    if token.kind != NUMBER:
+    if cx.kinds[pos] is not NUMBER:
         raise _error(cx, pos, message)
-    if not _INTEGER.fullmatch(token.value):
+    raw = cx.values[pos]
+    if not _INTEGER.fullmatch(raw):
         raise _error(cx, pos + 1, message)
-    return pos + 1, js_number(token.value)  # the count JavaScript reads; the checks bound it
+    return pos + 1, js_number(raw)  # the count JavaScript reads; the checks bound it
 
 
 def _return(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.tokens[pos].start
+    start = cx.starts[pos]
     pos, value = _expression(cx, pos + 1)
-    return pos, Return(value, Span(start, value.span.end))
+    return pos, Return(value, _new(Span, (start, value.span.end_offset, cx.lines)))
 
 
 def _repeat(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.tokens[pos].start
+    start = cx.starts[pos]
     pos = _expect(cx, pos + 1, "*")
     pos, count = _integer(cx, pos, "Expected repeat count")
     pos, body = _block(cx, pos)
-    return pos, Repeat(count, body, Span(start, _end(cx, pos)))
+    return pos, Repeat(count, body, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _for(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.tokens[pos].start
-    pos, item = _name(cx, pos + 1, "Expected for item name")
-    pos = _expect(cx, pos, "in")
+    start = cx.starts[pos]
+    item = _name(cx, pos + 1, "Expected for item name")
+    pos = _expect(cx, item + 1, "in")
     pos, iterable = _expression(cx, pos)
     pos = _expect(cx, pos, "max")
     pos, limit = _integer(cx, pos, "Expected for iteration count")
     pos, body = _block(cx, pos)
-    return pos, ForIn(item.value, item.span, iterable, limit, body, Span(start, _end(cx, pos)))
+    return pos, ForIn(
+        cx.values[item], cx.span(item), iterable, limit, body, _new(Span, (start, cx.end(pos - 1), cx.lines))
+    )
 
 
 def _loop(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.tokens[pos].start
+    start = cx.starts[pos]
     pos = _expect(cx, pos + 1, "until")
     pos, condition = _expression(cx, pos)
     pos = _expect(cx, pos, "max")
     pos, limit = _integer(cx, pos, "Expected loop iteration count")
     pos, body = _block(cx, pos)
-    return pos, LoopUntil(condition, limit, body, Span(start, _end(cx, pos)))
+    return pos, LoopUntil(condition, limit, body, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _if(cx: _Cx, pos: int) -> tuple[int, Stmt]:
-    start = cx.tokens[pos].start
+    start = cx.starts[pos]
     pos, condition = _expression(cx, pos + 1)
     pos, then_body = _block(cx, pos)
     else_body = None
-    if cx.tokens[pos].value == "else":
+    if cx.values[pos] == "else":
         pos, else_body = _block(cx, pos + 1)
-    return pos, If(condition, then_body, else_body, Span(start, _end(cx, pos)))
+    return pos, If(condition, then_body, else_body, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _assign_or_expression(cx: _Cx, pos: int) -> tuple[int, Stmt]:
     pos, expr = _expression(cx, pos)
-    if cx.tokens[pos].value != "=":
+    if cx.values[pos] != "=":
         return pos, ExprStmt(expr, expr.span)
     pos, value = _expression(cx, pos + 1)
-    return pos, Assign(expr, value, Span(expr.span.start, value.span.end))
+    return pos, Assign(expr, value, _new(Span, (expr.span.start_offset, value.span.end_offset, cx.lines)))
 
 
 _STATEMENTS: dict[str, Callable[[_Cx, int], tuple[int, Stmt]]] = {
@@ -457,189 +493,209 @@ def _expression(cx: _Cx, pos: int, min_precedence: int = 1) -> Parsed:
     Each operator of a chain nests the tree one level deeper (they associate to the left), so each
     counts towards :data:`MAX_NESTING` like a bracket: every later walk over the tree recurses.
     """
-    _enter(cx, pos)
+    cx.depth += 1  # _enter(cx, pos), written out: this runs for every expression
+    if cx.depth > MAX_NESTING:
+        raise _too_deep(cx, pos)
+    values = cx.values
+    pos, left = _unary(cx, pos) if values[pos] == "not" else _postfix(cx, pos)
+    precedence = BINARY_PRECEDENCE.get(values[pos])
+    if precedence is None or precedence < min_precedence:  # most expressions have no operator
+        cx.depth -= 1
+        return pos, left
     levels = 1
-    tokens = cx.tokens
-    pos, left = _unary(cx, pos) if tokens[pos].value == "not" else _postfix(cx, pos)
-    while True:
-        operator = tokens[pos].value
-        precedence = BINARY_PRECEDENCE.get(operator)
-        if precedence is None or precedence < min_precedence:
-            break
+    while precedence is not None and precedence >= min_precedence:
         _enter(cx, pos)
         levels += 1
+        operator = values[pos]
         pos, right = _expression(cx, pos + 1, precedence + 1)
-        left = Binary(operator, left, right, Span(left.span.start, right.span.end))
+        left = Binary(operator, left, right, _new(Span, (left.span.start_offset, right.span.end_offset, cx.lines)))
+        precedence = BINARY_PRECEDENCE.get(values[pos])
     cx.depth -= levels
     return pos, left
 
 
 def _unary(cx: _Cx, pos: int) -> Parsed:
     """One or more ``not`` before a postfix expression (the caller saw the first ``not``)."""
-    tokens = cx.tokens
-    starts: list[Position] = []
-    while tokens[pos].value == "not":
+    starts: list[int] = []
+    while cx.values[pos] == "not":
         _enter(cx, pos)
-        starts.append(tokens[pos].start)
+        starts.append(cx.starts[pos])
         pos += 1
     pos, expr = _postfix(cx, pos)
     for start in reversed(starts):
-        expr = Not(expr, Span(start, expr.span.end))
+        expr = Not(expr, _new(Span, (start, expr.span.end_offset, cx.lines)))
     cx.depth -= len(starts)
     return pos, expr
 
 
 def _postfix(cx: _Cx, pos: int) -> Parsed:
-    tokens = cx.tokens
+    """A primary expression, then any ``.name``, ``(args)`` and ``[index]`` after it."""
+    values = cx.values
     pos, expr = _primary(cx, pos)
+    value = values[pos]
+    if value not in POSTFIX_STARTS:  # most primaries stand alone
+        return pos, expr
     levels = 0
-    while True:
-        value = tokens[pos].value
-        if value in POSTFIX_STARTS:
-            _enter(cx, pos)
-            levels += 1
+    while value in POSTFIX_STARTS:
+        _enter(cx, pos)
+        levels += 1
         if value == ".":
-            pos, name = _name(cx, pos + 1, "Expected property name")
-            expr = Member(expr, name.value, Span(expr.span.start, name.end))
+            name = _name(cx, pos + 1, "Expected property name")
+            pos = name + 1
+            expr = Member(expr, values[name], _new(Span, (expr.span.start_offset, cx.end(name), cx.lines)))
         elif value == "(":
-            pos += 1
-            args: list[Expr] = []
-            while not _at_close(tokens[pos], ")"):
-                pos, arg = _expression(cx, pos)
-                args.append(arg)
-                if tokens[pos].value == ",":
-                    pos += 1
-            pos = _expect(cx, pos, ")")
-            expr = Call(expr, tuple(args), Span(expr.span.start, _end(cx, pos)))
-        elif value == "[":
+            pos, args = _arguments(cx, pos + 1)
+            expr = Call(expr, args, _new(Span, (expr.span.start_offset, cx.end(pos - 1), cx.lines)))
+        else:
             pos, index = _expression(cx, pos + 1)
             pos = _expect(cx, pos, "]")
-            expr = Index(expr, index, Span(expr.span.start, _end(cx, pos)))
-        else:
-            cx.depth -= levels
-            return pos, expr
+            expr = Index(expr, index, _new(Span, (expr.span.start_offset, cx.end(pos - 1), cx.lines)))
+        value = values[pos]
+    cx.depth -= levels
+    return pos, expr
+
+
+def _arguments(cx: _Cx, pos: int) -> tuple[int, tuple[Expr, ...]]:
+    """A call's arguments, after its ``(``, to just past its ``)``; commas between them are optional."""
+    values = cx.values
+    kinds = cx.kinds
+    args: list[Expr] = []
+    while values[pos] != ")" and kinds[pos] is not EOF:
+        pos, arg = _expression(cx, pos)
+        args.append(arg)
+        if values[pos] == ",":
+            pos += 1
+    return _expect(cx, pos, ")"), tuple(args)
 
 
 def _primary(cx: _Cx, pos: int) -> Parsed:
-    token = cx.tokens[pos]
-    value = token.value
-    kind = token.kind
-    if value == "generate":
+    """A literal, a name, an object, a list or a ``generate``: names first, the most common."""
+    value = cx.values[pos]
+    kind = cx.kinds[pos]
+    if kind is NAME and value not in _WORD_LITERALS:
+        return pos + 1, Identifier(value, cx.span(pos))
+    if value == "generate":  # a string "generate" too, as in the reference
         return _generate(cx, pos)
-    if kind == STRING:
-        return pos + 1, String(value, token.span)
-    if kind == NUMBER:
-        return pos + 1, Number(js_parse_float(value), value, token.span)
+    if kind is STRING:
+        return pos + 1, String(value, cx.span(pos))
+    if kind is NUMBER:
+        return pos + 1, Number(js_parse_float(value), value, cx.span(pos))
     if value in BOOLEANS:
-        return pos + 1, Boolean(value == "true", token.span)
+        return pos + 1, Boolean(value == "true", cx.span(pos))
     if value == "none":
-        return pos + 1, NoneLiteral(token.span)
+        return pos + 1, NoneLiteral(cx.span(pos))
     if value == "{":
         return _object(cx, pos)
     if value == "[":
         return _list(cx, pos)
-    if kind in NAME_KINDS:
-        return pos + 1, Identifier(value, token.span)
+    if kind is NAME:
+        return pos + 1, Identifier(value, cx.span(pos))
     raise _error(cx, pos, "Expected expression")
 
 
 def _list(cx: _Cx, pos: int) -> Parsed:
-    tokens = cx.tokens
-    start = tokens[pos].start
+    values = cx.values
+    kinds = cx.kinds
+    start = cx.starts[pos]
     pos += 1
     items: list[Expr] = []
-    while not _at_close(tokens[pos], "]"):
+    while values[pos] != "]" and kinds[pos] is not EOF:
         pos, item = _expression(cx, pos)
         items.append(item)
-        if tokens[pos].value == ",":
+        if values[pos] == ",":
             pos += 1
     pos = _expect(cx, pos, "]")
-    return pos, ListExpr(tuple(items), Span(start, _end(cx, pos)))
+    return pos, ListExpr(tuple(items), _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
-def _key(cx: _Cx, pos: int) -> tuple[int, Token]:
-    token = cx.tokens[pos]
-    if token.kind not in KEY_KINDS:
+def _key(cx: _Cx, pos: int) -> int:
+    """``pos``, once the token there is checked to be an object key followed by ``:``."""
+    if cx.kinds[pos] not in KEY_KINDS:
         raise _error(cx, pos, "Expected object key")
-    return _expect(cx, pos + 1, ":"), token
-
-
-def _separator(cx: _Cx, pos: int) -> int:
-    """Object fields need commas (0.1.5); a trailing one before ``}`` is fine."""
-    return pos if cx.tokens[pos].value == "}" else _expect(cx, pos, ",")
+    _expect(cx, pos + 1, ":")
+    return pos
 
 
 def _object(cx: _Cx, pos: int) -> Parsed:
-    tokens = cx.tokens
-    start = tokens[pos].start
+    values = cx.values
+    kinds = cx.kinds
+    start = cx.starts[pos]
     pos += 1
     properties: list[Property] = []
-    while not _at_close(tokens[pos], "}"):
-        pos, key = _key(cx, pos)
-        pos, value = _expression(cx, pos)
-        properties.append(Property(key.value, value, Span(key.start, value.span.end)))
-        pos = _separator(cx, pos)
+    while values[pos] != "}" and kinds[pos] is not EOF:
+        key = _key(cx, pos)
+        pos, value = _expression(cx, key + 2)
+        properties.append(Property(values[key], value, _new(Span, (cx.starts[key], value.span.end_offset, cx.lines))))
+        if values[pos] != "}":  # fields need commas (0.1.5); a trailing one is fine
+            pos = _expect(cx, pos, ",")
     pos = _expect(cx, pos, "}")
-    return pos, ObjectExpr(tuple(properties), Span(start, _end(cx, pos)))
+    return pos, ObjectExpr(tuple(properties), _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _generate(cx: _Cx, pos: int) -> Parsed:
-    start = cx.tokens[pos].start
+    start = cx.starts[pos]
     pos = _expect(cx, pos + 1, "(")
     pos, options = _generate_options(cx, pos)
     pos = _expect(cx, pos, ")")
     shape = None
-    if cx.tokens[pos].value == "->":
+    if cx.values[pos] == "->":
         pos, shape = _shape(cx, pos + 1)
-    return pos, Generate(options, shape, Span(start, _end(cx, pos)))
+    return pos, Generate(options, shape, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _generate_options(cx: _Cx, pos: int) -> tuple[int, GenerateOptions]:
-    tokens = cx.tokens
-    start = tokens[pos].start
+    values = cx.values
+    kinds = cx.kinds
+    start = cx.starts[pos]
     pos = _expect(cx, pos, "{")
     properties: list[Property] = []
     max_output = None
-    while not _at_close(tokens[pos], "}"):
-        pos, key = _key(cx, pos)
+    while values[pos] != "}" and kinds[pos] is not EOF:
+        key = _key(cx, pos)
+        pos = key + 2
         value: Expr
-        if key.value == "max_output":
-            token = tokens[pos]
+        if values[key] == "max_output":
+            raw = values[pos]
             pos, max_output = _budget(cx, pos, "Expected generate max_output")
-            value = Number(js_parse_float(token.value), token.value, token.span)
+            value = Number(js_parse_float(raw), raw, cx.span(pos - 1))
         else:
             pos, value = _expression(cx, pos)
-        properties.append(Property(key.value, value, Span(key.start, value.span.end)))
-        pos = _separator(cx, pos)
+        properties.append(Property(values[key], value, _new(Span, (cx.starts[key], value.span.end_offset, cx.lines))))
+        if values[pos] != "}":  # fields need commas (0.1.5); a trailing one is fine
+            pos = _expect(cx, pos, ",")
     pos = _expect(cx, pos, "}")
-    return pos, GenerateOptions(tuple(properties), max_output, Span(start, _end(cx, pos)))
+    return pos, GenerateOptions(tuple(properties), max_output, _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 # Shapes -----------------------------------------------------------------------------------------
 
 
 def _shape(cx: _Cx, pos: int) -> tuple[int, Shape]:
-    tokens = cx.tokens
-    start = tokens[pos].start
+    values = cx.values
+    kinds = cx.kinds
+    start = cx.starts[pos]
     pos = _expect(cx, pos, "{")
     fields: list[ShapeField] = []
-    while not _at_close(tokens[pos], "}"):
-        pos, name = _name(cx, pos, "Expected shape field name")
-        pos, shape_type = _shape_type(cx, pos)
-        fields.append(ShapeField(name.value, shape_type, Span(name.start, shape_type.span.end)))
-        if tokens[pos].value == ",":
+    while values[pos] != "}" and kinds[pos] is not EOF:
+        name = _name(cx, pos, "Expected shape field name")
+        pos, shape_type = _shape_type(cx, name + 1)
+        fields.append(
+            ShapeField(values[name], shape_type, _new(Span, (cx.starts[name], shape_type.span.end_offset, cx.lines)))
+        )
+        if values[pos] == ",":
             pos += 1
     pos = _expect(cx, pos, "}")
-    return pos, Shape(tuple(fields), Span(start, _end(cx, pos)))
+    return pos, Shape(tuple(fields), _new(Span, (start, cx.end(pos - 1), cx.lines)))
 
 
 def _shape_type(cx: _Cx, pos: int) -> tuple[int, ShapeType]:
-    start = cx.tokens[pos].start
-    pos, name = _name(cx, pos, "Expected shape type")
-    if name.value != "list" or cx.tokens[pos].value != "[":
-        return pos, NamedType(name.value, Span(start, name.end))
+    start = cx.starts[pos]
+    name = _name(cx, pos, "Expected shape type")
+    pos = name + 1
+    if cx.values[name] != "list" or cx.values[pos] != "[":
+        return pos, NamedType(cx.values[name], _new(Span, (start, cx.end(name), cx.lines)))
     _enter(cx, pos)
     pos, item = _shape_type(cx, pos + 1)
     pos = _expect(cx, pos, "]")
     cx.depth -= 1
-    return pos, ListType(item, Span(start, _end(cx, pos)))
+    return pos, ListType(item, _new(Span, (start, cx.end(pos - 1), cx.lines)))

@@ -11,13 +11,14 @@ show the reference's ``LINE:COL`` verbatim, so every position here keeps that co
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import NamedTuple
 
 __all__ = ["SHOWN_WIDTH", "LineMap", "Position", "SourceFile", "Span", "caret_padding", "line_text", "shown_line"]
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_NEWLINE = re.compile("\n")
 
 SHOWN_WIDTH = 160
 """How many characters of a source line an error shows at most: a minified or generated program
@@ -36,10 +37,44 @@ class Position(NamedTuple):
 
 
 class Span(NamedTuple):
-    """A range of source text; ``end`` is just past the last character, as in the reference."""
+    """A range of source text; ``end`` is just past the last character, as in the reference.
 
-    start: Position
-    end: Position
+    A span holds the offsets of its two ends and the :class:`LineMap` of its source, and works out
+    the :class:`Position` of an end only when asked: a 2 MB program has 190,000 spans and its checks
+    read the positions of a handful (the errors'), so building two positions for every span took a
+    fifth of a parse. Two spans are equal when their positions are, whichever parse made them.
+    """
+
+    start_offset: int
+    end_offset: int
+    lines: LineMap
+
+    @property
+    def start(self) -> Position:
+        return self.lines.at(self.start_offset)
+
+    @property
+    def end(self) -> Position:
+        return self.lines.at(self.end_offset)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Span):
+            return NotImplemented
+        return self.start == other.start and self.end == other.end
+
+    def __ne__(self, other: object) -> bool:
+        if not isinstance(other, Span):
+            return NotImplemented
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.end))
+
+    def __repr__(self) -> str:
+        return f"Span(start={self.start!r}, end={self.end!r})"
+
+
+_new = tuple.__new__  # a NamedTuple's own constructor is a Python function; this is the C one
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,20 +94,23 @@ class SourceFile:
 class LineMap:
     """Turns code-point offsets into positions for one source text.
 
-    A plain tuple-per-token lexer is the hot path, so the common case (no astral characters) costs one
-    subtraction; only sources that hold astral characters pay for a bisect to add their extra units.
+    The lexer keeps only the offsets where tokens start, and a :class:`Span` the offsets of its
+    ends; a position is worked out here, only when one is read. The line is found by a bisect of the
+    line starts, skipped when the offset lies on the line found last (readers such as the tree's
+    JSON ask for positions near each other); the column costs one subtraction, and only sources that
+    hold astral characters pay for a bisect to add their extra units.
     """
 
-    __slots__ = ("_astral",)
+    __slots__ = ("_astral", "_last_line", "line_starts")
 
     def __init__(self, source: str) -> None:
+        self.line_starts = [0, 0, *[match.end() for match in _NEWLINE.finditer(source)], len(source) + 1]
+        """Index ``n`` holds the offset where 1-based line ``n`` starts (index 0 is unused); the last
+        index holds one past the end, so every line has a next start to compare an offset with."""
         self._astral: list[int] | None = None
-        if _ASTRAL.search(source):
+        self._last_line = 1
+        if not source.isascii() and _ASTRAL.search(source):  # isascii() reads a flag: no scan
             self._astral = [match.start() for match in _ASTRAL.finditer(source)]
-
-    @property
-    def has_astral(self) -> bool:
-        return self._astral is not None
 
     def column(self, offset: int, line_start: int) -> int:
         """The UTF-16 column of ``offset`` on the line that starts at ``line_start``."""
@@ -81,6 +119,17 @@ class LineMap:
             return offset - line_start + 1
         extra = bisect_left(astral, offset) - bisect_left(astral, line_start)
         return offset - line_start + 1 + extra
+
+    def at(self, offset: int) -> Position:
+        """The position of ``offset``, on whichever line it lies."""
+        line_starts = self.line_starts
+        line = self._last_line
+        if not line_starts[line] <= offset < line_starts[line + 1]:
+            line = self._last_line = bisect_right(line_starts, offset, 1) - 1
+        line_start = line_starts[line]
+        if self._astral is None:
+            return _new(Position, (line, offset - line_start + 1, offset))
+        return _new(Position, (line, self.column(offset, line_start), offset))
 
 
 def line_text(source: str, line: int) -> str:

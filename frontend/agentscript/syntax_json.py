@@ -107,7 +107,7 @@ def write_json(node: Node, write: Callable[[str], object], *, positions: bool = 
             if isinstance(value, Span):
                 if not positions:
                     continue
-                start, end = value
+                start, end = value.start, value.end
                 value_text = (
                     f'{{\n{inner}  "start": {{"line": {start.line}, "column": {start.column}, "offset": {start.offset}}},'
                     f'\n{inner}  "end": {{"line": {end.line}, "column": {end.column}, "offset": {end.offset}}}\n{inner}}}'
