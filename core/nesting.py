@@ -22,6 +22,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_REPEATED_CHARS",
     "MAX_REPEATED_VALUES",
+    "REPEATED_VALUES_REFUSED",
     "check_nesting",
     "check_values",
     "nesting_room",
@@ -44,6 +45,12 @@ MAX_REPEATED_VALUES = 1_000_000
 """How many values the repeats of a prompt may stand for in all: a list or mapping that appears in
 several places (the same object, as YAML aliases build) is printed in full at each, so each
 appearance after the first counts every value in it, keys included."""
+
+REPEATED_VALUES_REFUSED = (
+    f"parts used in several places print as more than {MAX_REPEATED_VALUES:,} values in all "
+    "(each place prints the whole part): write the data out, or send less of it"
+)
+"""Why a value whose repeats pass :data:`MAX_REPEATED_VALUES` is refused, wherever it is."""
 
 MAX_REPEATED_CHARS = 16 * 2**20
 """How many characters the repeats of a prompt may stand for in all: text in a repeated part, and a
@@ -115,11 +122,7 @@ class _Walk:
         self.repeated_values += values
         self.repeated_chars += chars
         if self.repeated_values > MAX_REPEATED_VALUES:
-            raise FieldError(
-                path,
-                f"parts used in several places print as more than {MAX_REPEATED_VALUES:,} values in all "
-                "(each place prints the whole part): write the data out, or send less of it",
-            )
+            raise FieldError(path, REPEATED_VALUES_REFUSED)
         if self.repeated_chars > MAX_REPEATED_CHARS:
             raise FieldError(
                 path,

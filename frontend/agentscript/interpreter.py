@@ -27,7 +27,7 @@ from ...core.budget import Budget as CoreBudget
 from ...core.coercion import field_types, mismatch
 from ...core.errors import FieldError, ModelOutputError, ModelRouteError, PromptwireError
 from ...core.generate import CallWatcher, DebugWriter, ModelAdapter, ModelCall, ProviderRequest, generate
-from ...core.nesting import recursion_room
+from ...core.nesting import MAX_REPEATED_VALUES, REPEATED_VALUES_REFUSED, recursion_room
 from ...core.origin import calling_from
 from ...core.permissions import Permissions
 from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
@@ -217,6 +217,10 @@ class Interpreter:
     def run(self, input_value: Any = None, *, agent: str | None = None, function: str | None = None) -> Any:
         try:
             return self._run(input_value, agent, function)
+        except _Unprintable as exc:  # an agent's settings, evaluated outside any block
+            error = self._error(f"The value is too large to write out: {exc}", self.program.span)
+            error.calls = tuple(self.calls)
+            raise error from None
         except PromptwireError as exc:
             exc.calls = tuple(self.calls)
             raise
@@ -366,7 +370,10 @@ class Interpreter:
     def _block(self, body: tuple[Any, ...], scope: _Scope, *, final_value: bool = False) -> Any:
         value = None
         for index, stmt in enumerate(body):
-            value = self._stmt(stmt, scope)
+            try:
+                value = self._stmt(stmt, scope)
+            except _Unprintable as exc:
+                raise self._error(f"The value is too large to write out: {exc}", stmt.span) from None
             if final_value and index == len(body) - 1 and isinstance(stmt, ExprStmt):
                 return value
         return None
@@ -619,12 +626,12 @@ class Interpreter:
         instruction = self._eval(instruction_prop.value, scope) if instruction_prop is not None else None
         uses = scope.visible_uses()
         items = []
-        for record in uses:
+        for index, record in enumerate(uses):
             node = record.node
             value = self._eval(node.value, record.scope)
             items.append(
                 ContextItem(
-                    value=_json_value(value),
+                    value=self._prompt_value(value, f"context[{index}].value", node.span),
                     label=node.label,
                     source=expression_source(node.value),
                     budget=_context_budget(node.budget),
@@ -654,7 +661,7 @@ class Interpreter:
             {
                 "identity": Identity(role=str(role), description=str(description)),
                 "context": items,
-                "instruction": _json_value(instruction),
+                "instruction": self._prompt_value(instruction, "instruction", expr.span),
                 "output": output,
                 "config": config,
             },
@@ -740,6 +747,14 @@ class Interpreter:
                 where = uses[int(exc.field[len("context[") : exc.field.index("]")])].node.span
             raise self._error(f"Cannot build the prompt: {exc}", where) from None
 
+    def _prompt_value(self, value: Any, field: str, span: Span) -> Any:
+        """``value`` as JSON data for the prompt's ``field``, refused as the prompt's check refuses
+        it (``Cannot build the prompt: <field>: ...``) where its repeats write out too much."""
+        try:
+            return _json_value(value)
+        except _Unprintable as exc:
+            raise self._error(f"Cannot build the prompt: {field}: {exc}", span) from None
+
     def _option(self, options: Any, key: str, scope: _Scope, default: Any) -> Any:
         prop = options.get(key)
         return default if prop is None else self._eval(prop.value, scope)
@@ -817,25 +832,56 @@ class _ProgramData(Mapping[str, Any]):
         return {name: _json_value(value) for name, value in variables.items()}
 
 
-def _json_value(value: Any, _open: set[int] | None = None) -> Any:
+def _json_value(value: Any) -> Any:
     """A value as JSON data: bindings become their descriptive objects (AgentScript's sanitize).
 
     A list or object met again inside itself (``o.self = o``, ``xs.add(xs)``) becomes the text
-    ``"[Circular]"``, as the reference writes it; the same value shared by two siblings is copied."""
-    if isinstance(value, Binding):
-        return value.to_json()
-    if not isinstance(value, list | dict):
-        return value
-    open_ids = set() if _open is None else _open
-    if id(value) in open_ids:
-        return "[Circular]"
-    open_ids.add(id(value))
-    try:
-        if isinstance(value, list):
-            return [_json_value(item, open_ids) for item in value]
-        return {key: _json_value(item, open_ids) for key, item in value.items()}
-    finally:
-        open_ids.discard(id(value))
+    ``"[Circular]"``, as the reference writes it; the same value met in two places is written out in
+    both. What the copies of parts met again add is bounded as a prompt's repeats are (see
+    :mod:`promptwire.core.nesting`): ``a = [x, x]; b = [a, a]``... forty times over is 41 lists as
+    written and 2**40 values copied, so past ``MAX_REPEATED_VALUES`` of them :class:`_Unprintable`
+    is raised instead of a conversion that would never end.
+    """
+    return _Sanitizer().value(value, repeated=False)
+
+
+class _Unprintable(Exception):
+    """A value whose parts met in several places write out as more than any output may hold."""
+
+
+class _Sanitizer:
+    """One conversion: the containers converted so far, and the values their copies have added."""
+
+    __slots__ = ("copied", "open", "seen")
+
+    def __init__(self) -> None:
+        self.open: set[int] = set()
+        self.seen: set[int] = set()
+        self.copied = 0
+
+    def value(self, value: Any, *, repeated: bool) -> Any:
+        """``value`` converted inside the containers open now; ``repeated`` inside a part already
+        converted once, whose every value is a copy."""
+        if repeated:
+            self.copied += 1
+            if self.copied > MAX_REPEATED_VALUES:
+                raise _Unprintable(REPEATED_VALUES_REFUSED)
+        if isinstance(value, Binding):
+            return value.to_json()
+        if not isinstance(value, list | dict):
+            return value
+        key = id(value)
+        if key in self.open:
+            return "[Circular]"
+        repeated = repeated or key in self.seen
+        self.seen.add(key)
+        self.open.add(key)
+        try:
+            if isinstance(value, list):
+                return [self.value(item, repeated=repeated) for item in value]
+            return {name: self.value(item, repeated=repeated) for name, item in value.items()}
+        finally:
+            self.open.discard(key)
 
 
 def _type_text(shape_type: ShapeType) -> str:
@@ -873,3 +919,5 @@ def json_of(value: Any) -> Mapping[str, Any] | Any:
             return _json_value(value)
         except RecursionError:
             raise PromptwireError("The program's value is nested too deeply to show") from None
+        except _Unprintable as exc:
+            raise PromptwireError(f"The program's value is too large to write out: {exc}") from None
