@@ -52,13 +52,24 @@ __all__ = [
 _STRICT = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
 """Unknown fields are errors. Validators are built on first use, not at import: start-up time is
 part of the product, and a run builds only the models it validates (about 30 ms less per command).
-For the same reason empty lists and maps are plain defaults (pydantic copies them for each
-instance): with ``default_factory=list`` the first build asks ``inspect`` for ``list``'s
-signature, which parses its text with ``tokenize`` (2 ms of every run).
+For the same reason empty lists and maps come from :func:`_no_items` and :func:`_no_entries`.
 A ``ValidationError`` does not quote the input: pydantic would ``repr`` all of it, and a value whose
 parts are shared (``a = [x, x]; b = [a, a]``... forty times) has a repr that never ends."""
 
 ThinkSetting = StrictBool | Literal["auto", "low", "medium", "high"]
+
+
+def _no_items() -> list[Any]:
+    """A new empty list, for a field's ``default_factory``. Not ``list``: building the model,
+    pydantic reads the factory's signature, and a builtin's is parsed from text with ``tokenize``
+    (2 ms of every run). Not ``[]`` either: pydantic deep-copies a mutable default for every
+    instance (7 us more per prompt validated)."""
+    return []
+
+
+def _no_entries() -> dict[str, Any]:
+    """A new empty mapping, for a field's ``default_factory`` (see :func:`_no_items`)."""
+    return {}
 
 
 class Identity(BaseModel):
@@ -167,7 +178,7 @@ class ToolDefinition(BaseModel):
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = {}
+    parameters: dict[str, Any] = Field(default_factory=_no_entries)
     returns: Any = None
     native: Any = None
 
@@ -179,7 +190,7 @@ class ToolCall(BaseModel):
 
     name: str
     id: str | None = None
-    arguments: dict[str, Any] = {}
+    arguments: dict[str, Any] = Field(default_factory=_no_entries)
     native: Any = None
 
     def resolved(self, context: Context) -> ToolCall:
@@ -268,20 +279,20 @@ class Prompt(BaseModel):
     identity: Identity | None = None
     system: str | None = None
     developer: str | None = None
-    context: list[ContextItem] = []
+    context: list[ContextItem] = Field(default_factory=_no_items)
     instruction: Any = None
-    sections: list[Section] = []
-    history: list[ChatTurn] = []
-    attachments: list[ContentPart] = []
-    tools: list[ToolDefinition] = []
-    tool_calls: list[ToolCall] = []
-    tool_results: list[ToolResult] = []
-    resources: list[Resource] = []
+    sections: list[Section] = Field(default_factory=_no_items)
+    history: list[ChatTurn] = Field(default_factory=_no_items)
+    attachments: list[ContentPart] = Field(default_factory=_no_items)
+    tools: list[ToolDefinition] = Field(default_factory=_no_items)
+    tool_calls: list[ToolCall] = Field(default_factory=_no_items)
+    tool_results: list[ToolResult] = Field(default_factory=_no_items)
+    resources: list[Resource] = Field(default_factory=_no_items)
     previous_result: Any = None
     retry: Retry | None = None
     output: OutputContract | None = None
     config: GenerateConfig = Field(default_factory=GenerateConfig)
-    native: dict[str, Any] = {}
+    native: dict[str, Any] = Field(default_factory=_no_entries)
     """What only one dialect can say, under that dialect's name: ``{"agens": {"tool_results": {}}}``
     keeps the empty results map an Agens message carries. The dialect's own renderer reads its entry;
     for every other format it is a field it cannot express (``native.agens``), reported like any other."""
