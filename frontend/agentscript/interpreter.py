@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.budget import Budget as CoreBudget
 from ...core.coercion import field_types, mismatch
-from ...core.errors import FieldError, ModelOutputError, ModelRouteError, PromptwireError
+from ...core.errors import FieldError, ModelOutputError, ModelRouteError, PromptwireError, UnknownNameError
 from ...core.generate import CallWatcher, DebugWriter, ModelAdapter, ModelCall, ProviderRequest, generate
 from ...core.nesting import MAX_REPEATED_VALUES, REPEATED_VALUES_REFUSED, recursion_room
 from ...core.origin import calling_from
@@ -611,7 +611,7 @@ class Interpreter:
         if self.tool_scheme is not None:
             try:
                 scheme = self.tool_scheme(name)
-            except PromptwireError:
+            except UnknownNameError:  # a plugin that fails to load says so itself
                 pass
             else:
                 if kind in scheme.kinds:

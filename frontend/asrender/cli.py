@@ -516,7 +516,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if live and args.jobs > 1:
         _usage_error("--jobs is for offline batches; a provider's batch runs --concurrency rows at once")
     host = _host()
-    options = _run_options(args, host)
+    options = _run_options(args)
     if not program:
         host.reader(args.reader)  # an unknown reader fails once, before any row
         if options.adapter != "offline" and args.model is None:
@@ -617,7 +617,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
         _usage_error(f"{', '.join(program_only)} apply to .as programs only")
     host = _host()
     label = "<stdin>" if args.file == "-" else args.file
-    options = _run_options(args, host)
+    options = _run_options(args)
     data = _load_data(args.file, label, args.max_input_size)
     renderer = host.renderer(args.format)
     try:
@@ -648,21 +648,20 @@ def _run_program(args: argparse.Namespace) -> int:
     from .inputs import program_input
     from .run import run
 
-    host = _host()
-    options = _run_options(args, host)
+    options = _run_options(args)  # the plugin host is loaded by what needs a registry, if anything does
     label, source = _read_program(args)
     input_value = program_input(args.input, args.input_file, args.max_input_size)
-    show = _run_show(args, options, host, sent_as=(options.format, options.options))
-    with _shown_on_failure(show, options, args.output, host), _provider_errors(options.adapter):
+    show = _run_show(args, options, sent_as=(options.format, options.options))
+    with _shown_on_failure(show, options, args.output), _provider_errors(options.adapter):
         if _awaited(options):
             import asyncio
 
             from .run import arun
 
-            result = asyncio.run(arun(source, input_value, show.options, host=host, path=label))
+            result = asyncio.run(arun(source, input_value, show.options, path=label))
         else:
-            result = run(source, input_value, show.options, host=host, path=label)
-    _print_run(result, options, args.output, host, show)
+            result = run(source, input_value, show.options, path=label)
+    _print_run(result, options, args.output, show)
     return 0
 
 
@@ -688,7 +687,7 @@ def _asks_a_model(args: argparse.Namespace) -> bool:
     return args.output == "trace" or any(value is not None for value in model_flags)
 
 
-def _run_options(args: argparse.Namespace, host: PluginHost) -> RunOptions:
+def _run_options(args: argparse.Namespace) -> RunOptions:
     """The flags of ``asrender FILE`` as the run's options, each checked before anything is read or
     run: the format's options, the provider, the canned replies, what tools may touch."""
     from .inputs import model_replies
@@ -704,16 +703,16 @@ def _run_options(args: argparse.Namespace, host: PluginHost) -> RunOptions:
         _usage_error(f"--stream shows the display; --output {args.output} is printed once the run has ended")
     if args.stream and args.dry_run:
         _usage_error("--stream needs replies that arrive; a dry run answers offline")
-    provider = _provider(args, host)
+    provider = _provider(args)
     return RunOptions(
         adapter=provider,
-        base_urls=_base_urls(args.base_url, provider, host),
+        base_urls=_base_urls(args.base_url, provider),
         model=args.model,
         dry_run=args.dry_run,
         timeout=args.timeout,
         responses=responses,
         format=args.format,
-        options=_render_options(args, host),
+        options=_render_options(args),
         agent=args.agent,
         function=args.function,
         tools=_tool_context(args, label) if args.file.endswith(".as") else None,
@@ -738,13 +737,13 @@ def _recorder(args: argparse.Namespace, replay: Recording | None) -> Recorder | 
     return recorder
 
 
-def _render_options(args: argparse.Namespace, host: PluginHost) -> dict[str, Any]:
+def _render_options(args: argparse.Namespace) -> dict[str, Any]:
     """The ``-o`` options (and ``--strict``) for the format, checked against what it takes before
     anything is read or run."""
     options = _parse_options(args.option)
     if args.strict:
         options["strict"] = True
-    accepted = host.renderer_options(args.format) if options else None
+    accepted = _host().renderer_options(args.format) if options else None
     unknown = [key for key in options if accepted is not None and key not in accepted]
     if unknown:
         names = ", ".join(repr(key) for key in unknown)
@@ -752,7 +751,7 @@ def _render_options(args: argparse.Namespace, host: PluginHost) -> dict[str, Any
         plural = "s" if len(unknown) > 1 else ""
         _usage_error(f"format {args.format!r} takes no option{plural} {names} (it takes: {takes})")
     if "layout" in options:
-        options["layout"] = host.renderer(str(options["layout"]))
+        options["layout"] = _host().renderer(str(options["layout"]))
     return options
 
 
@@ -764,8 +763,8 @@ def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: RunO
         _usage_error(f"--provider {options.adapter} needs --model for a prompt file (a prompt file names no model)")
     if options.adapter == "auto" and model_scheme(args.model) is None:
         _usage_error(f"--provider auto sends a call where its model's scheme says: give --model SCHEME://{args.model}")
-    show = _run_show(args, options, host, sent_as=(options.format, options.options))
-    with _shown_on_failure(show, options, args.output, host), _provider_errors(options.adapter):
+    show = _run_show(args, options, sent_as=(options.format, options.options))
+    with _shown_on_failure(show, options, args.output), _provider_errors(options.adapter):
         if _awaited(options):
             import asyncio
 
@@ -774,7 +773,7 @@ def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: RunO
             result = asyncio.run(arun_prompt(prompt, label, show.options, host=host))
         else:
             result = run_prompt(prompt, label, show.options, host=host)
-    _print_run(result, options, args.output, host, show)
+    _print_run(result, options, args.output, show)
     return 0
 
 
@@ -812,9 +811,9 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         raise CliError(f"{args.directory}: not a directory")
     host = _host()
     host.renderer(args.format)  # an unknown format fails once, before any program runs
-    _render_options(args, host)  # so does a malformed --option
+    _render_options(args)  # so does a malformed --option
     args.option = [_from_here(option) for option in args.option]  # programs run from their own folder
-    options = RunOptions(format=args.format, options=_render_options(args, host), debug=DebugStream())
+    options = RunOptions(format=args.format, options=_render_options(args), debug=DebugStream())
 
     def render(original: Path) -> str:
         """What ``cd DIR && asrender NAME.as`` prints, with the program's sibling input and replies,
@@ -941,14 +940,14 @@ def _origins(value: str) -> list[str]:
     return origins
 
 
-def _provider(args: argparse.Namespace, host: Any) -> str:
+def _provider(args: argparse.Namespace) -> str:
     """The adapter asked (offline unless --provider names one, or auto), known to the host."""
     provider = args.provider or "offline"
     if args.dry_run and provider == "offline":
         _usage_error("--dry-run needs --provider (auto, openai, openai-responses, anthropic, ollama, or a plugin's)")
     try:
-        if provider != "auto":
-            host.adapter(provider)
+        if provider not in ("auto", "offline"):  # the offline adapter is no plugin's: always there
+            _host().adapter(provider)
     except PromptwireError as exc:
         raise CliError(str(exc)) from None
     return str(provider)
@@ -963,7 +962,7 @@ def _base_url(text: str) -> tuple[str, str]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _base_urls(given: list[tuple[str, str]] | None, provider: str, host: PluginHost) -> dict[str, str]:
+def _base_urls(given: list[tuple[str, str]] | None, provider: str) -> dict[str, str]:
     """The ``--base-url`` flags by scheme (``""``: the one provider's), each used by the run."""
     if not given:
         return {}
@@ -975,7 +974,7 @@ def _base_urls(given: list[tuple[str, str]] | None, provider: str, host: PluginH
             _usage_error(f"--base-url is given twice for {key or provider}")
         base_urls[key] = url
     try:
-        check_base_urls(Routes(host), provider, base_urls)
+        check_base_urls(Routes(_host()), provider, base_urls)
     except PromptwireError as exc:
         _usage_error(str(exc))
     return base_urls
@@ -992,7 +991,7 @@ def _provider_errors(provider: str) -> Iterator[None]:
         raise CliError(f"{type(exc).__name__} [{exc.provider or provider}{status}]: {exc}{sent}") from None
 
 
-def _run_show(args: argparse.Namespace, options: RunOptions, host: PluginHost, sent_as: tuple[str, Any]) -> RunShow:
+def _run_show(args: argparse.Namespace, options: RunOptions, sent_as: tuple[str, Any]) -> RunShow:
     """How the run is watched: progress lines (``--progress``; by default when stderr is a terminal
     and a provider answers) and a live display (``--stream``; by default when stdout is a terminal,
     a provider answers and the output is the display)."""
@@ -1005,25 +1004,25 @@ def _run_show(args: argparse.Namespace, options: RunOptions, host: PluginHost, s
     stream = args.stream if args.stream is not None else provider_answers and is_terminal(sys.stdout)
 
     def block(call: ProgramCall) -> str:
-        return call_block(call, shown(RunResult(None, [], [call], sent_as), options, host)[0])
+        return call_block(call, shown(RunResult(None, [], [call], sent_as), options, None)[0])
 
     live = block if stream and args.output == "display" else None
     return RunShow(options, sent_as, progress=bool(progress), live=live)
 
 
 @contextmanager
-def _shown_on_failure(show: RunShow, options: RunOptions, output: str, host: PluginHost) -> Iterator[None]:
+def _shown_on_failure(show: RunShow, options: RunOptions, output: str) -> Iterator[None]:
     """A failed run still shows every call it made, in the output asked for, before its error."""
     try:
         yield
     except (PromptwireError, CliError):
         from .run import RunResult
 
-        _print_calls(RunResult(None, [], show.log.calls, show.sent_as), options, output, host, show, failed=True)
+        _print_calls(RunResult(None, [], show.log.calls, show.sent_as), options, output, show, failed=True)
         raise
 
 
-def _print_run(result: RunResult, options: RunOptions, output: str, host: PluginHost, show: RunShow) -> None:
+def _print_run(result: RunResult, options: RunOptions, output: str, show: RunShow) -> None:
     """A run's calls as ``--output`` asks (see :func:`_print_calls`), then in the display the
     program's value and the run's summary."""
     from .display import closing_block
@@ -1033,14 +1032,12 @@ def _print_run(result: RunResult, options: RunOptions, output: str, host: Plugin
     if output == "trace":
         _print_trace(result)
         return
-    _print_calls(result, options, output, host, show)
+    _print_calls(result, options, output, show)
     if output == "display":
         write_output(closing_block(result.to_dict()["value"], result.calls, show.seconds()))
 
 
-def _print_calls(
-    result: RunResult, options: RunOptions, output: str, host: PluginHost, show: RunShow, *, failed: bool = False
-) -> None:
+def _print_calls(result: RunResult, options: RunOptions, output: str, show: RunShow, *, failed: bool = False) -> None:
     """A run's calls as ``--output`` asks, each rendered in the display format now, after the run
     (a live display has shown them already); the warnings of every render first (each once). A
     failed run's trace output is its calls, as ``--output json`` prints them: the reference's trace
@@ -1053,7 +1050,7 @@ def _print_calls(
     if options.dry_run and output == "json":
         write_output(json_text([request_dict(call, options.adapter) for call in result.calls]) + "\n")
         return
-    renders = shown(result, options, host)
+    renders = shown(result, options, None)
     _warn([warning for rendered in renders for warning in rendered.warnings])
     if show.live is not None:
         return

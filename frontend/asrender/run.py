@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...adapters.offline import OfflineAdapter
-from ...plugins.manager import PluginHost, default_host
 from ..agentscript.trace import ProgramCall, Site, SiteWatch, TextSink, notes_events
 from .retarget import Retargeted
 
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
     from ...core.recording import Recorder, Recording
     from ...core.rendered import RenderedPrompt
     from ...core.tools import ToolContext
+    from ...plugins.manager import PluginHost
 
 __all__ = [
     "ProgramCall",
@@ -109,10 +109,22 @@ class RunResult:
         return {"value": json_of(self.value), "trace": self.trace}
 
 
-def model_adapter(host: PluginHost, options: RunOptions) -> ModelAdapter:
+def loaded(host: PluginHost | None) -> PluginHost:
+    """``host``, or the process's default one, loaded now. A run asks for it where it needs a
+    registry (a provider, a format other than AgentScript's own, a tool scheme), so an offline run
+    in AgentScript's format never imports pluggy nor looks for installed plugins."""
+    if host is not None:
+        return host
+    from ...plugins.manager import default_host
+
+    return default_host()
+
+
+def model_adapter(host: PluginHost | None, options: RunOptions) -> ModelAdapter:
     """The adapter a run's calls go to: the offline one with the canned replies, the provider's
     (each call's, with ``auto``), retargeted to the model the run asks for and, in a dry run,
-    answered offline; its replies recorded, or answered from a recording (:func:`recorded_or_replayed`)."""
+    answered offline; its replies recorded, or answered from a recording (:func:`recorded_or_replayed`).
+    ``host`` (``None``: the default one) is loaded for a provider's run only."""
     answers = OfflineAdapter(options.responses)  # each run answers from a queue of its own
     name, model = options.adapter, options.model
     if options.replay is not None and name == "offline":
@@ -121,7 +133,7 @@ def model_adapter(host: PluginHost, options: RunOptions) -> ModelAdapter:
         return recorded_or_replayed(answers, name, options)
     from .routing import AUTO, Routed, Routes  # a provider's run only
 
-    routes = Routes(host, options.base_urls)
+    routes = Routes(loaded(host), options.base_urls)
     dry = answers if options.dry_run else None
     if name == AUTO:  # each provider's calls recorded, or replayed, under its own name
         if options.record is not None and options.replay is None and not options.dry_run:
@@ -163,7 +175,6 @@ def run(
     a caller that wraps it (``asrender batch`` answers calls from a provider's batch results).
     """
     options = options or RunOptions()
-    host = host or default_host()
     return _run(adapter or model_adapter(host, options), source_or_path, input, options, host, path)
 
 
@@ -190,7 +201,6 @@ async def arun(
     from ...core.on_loop import OnLoop
 
     options = options or RunOptions()
-    host = host or default_host()
     loop = asyncio.get_running_loop()
     on_loop_adapter = OnLoop(adapter or model_adapter(host, options), loop)
     on_text = options.on_text
@@ -208,7 +218,7 @@ def _run(
     source_or_path: str | Path,
     input: Any,
     options: RunOptions,
-    host: PluginHost,
+    host: PluginHost | None,
     path: str | None,
 ) -> RunResult:
     from ...core.observe import observer
@@ -227,7 +237,7 @@ def _run(
         program,
         adapter,
         debug=options.debug,
-        tool_scheme=host.tool_scheme,
+        tool_scheme=lambda name: loaded(host).tool_scheme(name),
         tool_context=tools,
         timeout=options.timeout,
         on_text=options.on_text,
@@ -239,12 +249,12 @@ def _run(
     return RunResult(value, interpreter.trace, interpreter.calls, (options.format, options.options))
 
 
-def _sending_render(options: RunOptions, host: PluginHost) -> Callable[[Prompt], RenderedPrompt] | None:
+def _sending_render(options: RunOptions, host: PluginHost | None) -> Callable[[Prompt], RenderedPrompt] | None:
     """How a program's calls are rendered to be sent: in the run's format, so that what is shown is
     what is sent; ``None`` for AgentScript's own text, which the interpreter renders anyway."""
     if options.format == "agentscript" and not options.options:
         return None
-    renderer = host.load("renderers", options.format)
+    renderer = loaded(host).load("renderers", options.format)
     chosen = dict(options.options)
     return lambda prompt: renderer.render(prompt, **chosen)
 
@@ -270,7 +280,7 @@ def run_prompt(
     from ...core.origin import calling_from
 
     options = options or RunOptions()
-    host = host or default_host()
+    host = loaded(host)
     site = Site(label, line, 1, "")
     with _calls_at(site), calling_from(str(site)):
         result = generate(
@@ -299,7 +309,7 @@ async def arun_prompt(
     from ...core.origin import calling_from
 
     options = options or RunOptions()
-    host = host or default_host()
+    host = loaded(host)
     site = Site(label, line, 1, "")
     with _calls_at(site), calling_from(str(site)):
         result = await agenerate(
@@ -335,12 +345,12 @@ def _prompt_result(site: Site, result: GenerateResult, options: RunOptions) -> R
     return RunResult(result.value, notes_events(calls), calls, (options.format, options.options))
 
 
-def shown(result: RunResult, options: RunOptions, host: PluginHost) -> list[RenderedPrompt]:
+def shown(result: RunResult, options: RunOptions, host: PluginHost | None) -> list[RenderedPrompt]:
     """Each call of ``result`` in the display format (``options.format``, with its options): the
     render that was sent when that is the one asked for, else rendered now, after the run."""
     if (options.format, dict(options.options)) == (result.sent_as[0], dict(result.sent_as[1])):
         return [call.rendered for call in result.calls]
-    render = host.load("renderers", options.format).render
+    render = loaded(host).load("renderers", options.format).render
     return [render(call.prompt, **options.options) for call in result.calls]
 
 

@@ -228,3 +228,27 @@ def test_a_third_party_tool_scheme_installed_by_entry_point_serves_programs(inst
     as_memory = BUCKET_PROGRAM.replace("import tool", "import memory").replace(".get(", ".query(")
     with pytest.raises(RunError, match="Unsupported memory URI scheme 's3'"):
         run(as_memory, {"name": "x"}, host=host, path="s3.as")
+
+
+def test_a_broken_plugin_stops_only_the_commands_that_load_plugins(
+    install: Install, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Plugins load the first time a command needs something registered: an offline run in
+    AgentScript's format needs nothing, so a plugin that fails to import does not stop it; a
+    command that loads plugins names the one that failed."""
+    from promptwire.frontend.asrender.cli import main
+    from promptwire.plugins.manager import default_host
+
+    install("pw-broken", "0.1", "pw_broken", "raise RuntimeError('boom')\n", "broken")
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    monkeypatch.chdir(examples)
+    run = ["evidence-qa.as", "--input-file", "evidence-qa.input.json", "--responses", "evidence-qa.responses.json"]
+    default_host.cache_clear()
+    try:
+        assert main(run) == 0
+        assert "answered offline" in capsys.readouterr().out
+        for command in (["plugins"], [*run, "--format", "messages"]):
+            assert main(command) == 1
+            assert "plugin 'broken' (pw_broken) failed to load: RuntimeError: boom" in capsys.readouterr().err
+    finally:
+        default_host.cache_clear()
