@@ -9,19 +9,29 @@ paragraph separators, bidirectional controls and lone surrogates are shown as es
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
-__all__ = ["HALF_CHARACTERS", "UNSAFE", "UNSAFE_IN_BLOCK", "escape_unsafe", "one_line"]
+__all__ = ["HALF_CHARACTERS", "escape_unsafe", "one_line", "unsafe", "unsafe_in_block"]
 
-UNSAFE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-"""C0 and C1 controls, DEL, line/paragraph separators, bidi controls, lone surrogates."""
 
-UNSAFE_IN_BLOCK: Final = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-""":data:`UNSAFE` but newline and tab: what is escaped in a block of several lines whose line breaks
-are its own (a located error's source line and caret, a debug block's prompt)."""
+@functools.cache
+def unsafe() -> re.Pattern[str]:
+    """C0 and C1 controls, DEL, line/paragraph separators, bidi controls, lone surrogates.
+
+    Compiled when first asked for, as :func:`unsafe_in_block` is: each takes about half a
+    millisecond to compile, and a run that prints nothing unsafe never needs either."""
+    return re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+@functools.cache
+def unsafe_in_block() -> re.Pattern[str]:
+    """:func:`unsafe` but newline and tab: what is escaped in a block of several lines whose line
+    breaks are its own (a located error's source line and caret, a debug block's prompt)."""
+    return re.compile(
+        "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+    )
 
 
 HALF_CHARACTERS: Final = re.compile("[\ud800-\udfff]")
@@ -36,9 +46,10 @@ def _escape(match: re.Match[str]) -> str:
 
 def one_line(text: str) -> str:
     """``text`` as one printable line: controls, separators, bidi controls and surrogates escaped."""
-    return UNSAFE.sub(_escape, text)
+    return unsafe().sub(_escape, text)
 
 
-def escape_unsafe(text: str, unsafe: re.Pattern[str] = UNSAFE_IN_BLOCK) -> str:
-    """``text`` with what ``unsafe`` matches shown as escapes (by default, all but newlines and tabs)."""
-    return unsafe.sub(_escape, text)
+def escape_unsafe(text: str, pattern: re.Pattern[str] | None = None) -> str:
+    """``text`` with what ``pattern`` matches shown as escapes (by default :func:`unsafe_in_block`:
+    all that is unsafe but newlines and tabs)."""
+    return (pattern or unsafe_in_block()).sub(_escape, text)
