@@ -12,7 +12,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -646,21 +646,35 @@ def _enable_telemetry() -> None:
 
 def _run_program(args: argparse.Namespace) -> int:
     from .inputs import program_input
-    from .run import run
+    from .run import arun, run
 
     options = _run_options(args)  # the plugin host is loaded by what needs a registry, if anything does
     label, source = _read_program(args)
     input_value = program_input(args.input, args.input_file, args.max_input_size)
+    return _run_shown(
+        args,
+        options,
+        lambda shown: run(source, input_value, shown, path=label),
+        lambda shown: arun(source, input_value, shown, path=label),
+    )
+
+
+def _run_shown(
+    args: argparse.Namespace,
+    options: RunOptions,
+    synchronously: Callable[[RunOptions], RunResult],
+    awaited: Callable[[RunOptions], Coroutine[Any, Any, RunResult]],
+) -> int:
+    """A run (a program's or a prompt file's) watched as the flags ask, made on an event loop when a
+    provider answers it (:func:`_awaited`), then printed; a failed one shows its calls first."""
     show = _run_show(args, options, sent_as=(options.format, options.options))
     with _shown_on_failure(show, options, args.output), _provider_errors(options.adapter):
         if _awaited(options):
             import asyncio
 
-            from .run import arun
-
-            result = asyncio.run(arun(source, input_value, show.options, path=label))
+            result = asyncio.run(awaited(show.options))
         else:
-            result = run(source, input_value, show.options, path=label)
+            result = synchronously(show.options)
     _print_run(result, options, args.output, show)
     return 0
 
@@ -757,24 +771,18 @@ def _render_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: RunOptions, host: PluginHost) -> int:
     from ...core.model_uri import model_scheme
-    from .run import run_prompt
+    from .run import arun_prompt, run_prompt
 
     if options.adapter != "offline" and args.model is None:
         _usage_error(f"--provider {options.adapter} needs --model for a prompt file (a prompt file names no model)")
     if options.adapter == "auto" and model_scheme(args.model) is None:
         _usage_error(f"--provider auto sends a call where its model's scheme says: give --model SCHEME://{args.model}")
-    show = _run_show(args, options, sent_as=(options.format, options.options))
-    with _shown_on_failure(show, options, args.output), _provider_errors(options.adapter):
-        if _awaited(options):
-            import asyncio
-
-            from .run import arun_prompt
-
-            result = asyncio.run(arun_prompt(prompt, label, show.options, host=host))
-        else:
-            result = run_prompt(prompt, label, show.options, host=host)
-    _print_run(result, options, args.output, show)
-    return 0
+    return _run_shown(
+        args,
+        options,
+        lambda shown: run_prompt(prompt, label, shown, host=host),
+        lambda shown: arun_prompt(prompt, label, shown, host=host),
+    )
 
 
 def _print_render(rendered: Any, output: str) -> None:

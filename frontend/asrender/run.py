@@ -280,17 +280,9 @@ def run_prompt(
     from ...core.origin import calling_from
 
     options = options or RunOptions()
-    host = loaded(host)
     site = Site(label, line, 1, "")
     with _calls_at(site), calling_from(str(site)):
-        result = generate(
-            prompt,
-            render=_renderer(options, host),
-            adapter=adapter or model_adapter(host, options),
-            timeout=options.timeout,
-            on_text=options.on_text,
-            watch=None if options.watch is None else SiteWatch(site, options.watch),
-        )
+        result = generate(prompt, **_generate_arguments(options, host, adapter, site))
     return _prompt_result(site, result, options)
 
 
@@ -309,23 +301,25 @@ async def arun_prompt(
     from ...core.origin import calling_from
 
     options = options or RunOptions()
-    host = loaded(host)
     site = Site(label, line, 1, "")
     with _calls_at(site), calling_from(str(site)):
-        result = await agenerate(
-            prompt,
-            render=_renderer(options, host),
-            adapter=adapter or model_adapter(host, options),
-            timeout=options.timeout,
-            on_text=options.on_text,
-            watch=None if options.watch is None else SiteWatch(site, options.watch),
-        )
+        result = await agenerate(prompt, **_generate_arguments(options, host, adapter, site))
     return _prompt_result(site, result, options)
 
 
-def _renderer(options: RunOptions, host: PluginHost) -> Callable[[Prompt], RenderedPrompt]:
+def _generate_arguments(
+    options: RunOptions, host: PluginHost | None, adapter: ModelAdapter | None, site: Site
+) -> dict[str, Any]:
+    """What :func:`run_prompt` and :func:`arun_prompt` give ``generate``/``agenerate`` besides the prompt."""
+    host = loaded(host)
     renderer = host.load("renderers", options.format)
-    return lambda current: renderer.render(current, **options.options)
+    return {
+        "render": lambda current: renderer.render(current, **options.options),
+        "adapter": adapter or model_adapter(host, options),
+        "timeout": options.timeout,
+        "on_text": options.on_text,
+        "watch": None if options.watch is None else SiteWatch(site, options.watch),
+    }
 
 
 @contextmanager
