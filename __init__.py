@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         run,
         stream,
     )
+    from .calls.recording import Recorder, Recording
     from .core import (
         Budget,
         ChatTurn,
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
         RenderedPrompt,
         Section,
     )
-    from .core.recording import Recorder, Recording
     from .core.rendered import RenderWarning
     from .plugins import PluginHost, hookimpl
 

@@ -11,18 +11,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .calls import generate as _core
+from .calls.generate import with_render_notes
+from .calls.recording import Recorder, Recording
 from .core import GenerateConfig, Prompt, RenderedPrompt
-from .core import generate as _core
+from .core.call import GenerateResult, ProviderRequest, TextCallback
 from .core.errors import FieldError as _FieldError
 from .core.errors import UnsupportedFieldsWarning
-from .core.generate import GenerateResult, ModelAdapter, ProviderRequest, TextCallback, with_render_notes
-from .core.recording import Recorder, Recording
 from .core.rendered import warning_lines
 from .core.validation import validate_model
 from .plugins import PluginHost, default_host
 
 if TYPE_CHECKING:
-    from .frontend.asrender.run import RunOptions, RunResult
+    from .runs.options import RunOptions
+    from .runs.run import Calls, RunResult
 
 __all__ = [
     "agenerate",
@@ -86,11 +88,12 @@ def build_request(
     caller's line, when this call renders it) and what the adapter dropped or changed. With
     ``stream``, the request as a streamed call sends it: the same, with the provider's stream flags.
     """
-    from .core.exchange import streamed_request
-    from .frontend.asrender.run import RunOptions, model_adapter
+    from .calls.links import streamed_request
+    from .runs.options import RunOptions
+    from .runs.run import calls_for
 
     host = host or default_host()
-    adapter = model_adapter(host, RunOptions(adapter=provider))  # as generate's: "auto" routes; no SDK is imported
+    router = calls_for(host, RunOptions(adapter=provider)).router  # as generate's: "auto" routes; no SDK is imported
     if isinstance(prompt, RenderedPrompt):  # its warnings were the render's to give
         rendered, config, contract = prompt, GenerateConfig(), prompt.output
     else:
@@ -98,8 +101,9 @@ def build_request(
         rendered = host.renderer(format).render(model_prompt)
         config, contract = model_prompt.config, model_prompt.output
         _warn(rendered, stacklevel=3)
-    request = with_render_notes(adapter.build_request(rendered, config, contract, model), rendered)
-    return streamed_request(adapter, request) if stream else request
+    target = router.target(model)
+    request = with_render_notes(target.request(rendered, config, contract), rendered)
+    return streamed_request(target.adapter, request) if stream else request
 
 
 def generate(
@@ -121,22 +125,27 @@ def generate(
     (``attempts=3``, ``temperature=0.2``...); ``responses`` are canned replies for the offline
     adapter. The result holds the value and every attempt's request and reply; a failure is raised
     with the attempts made on it (``error.calls``). The adapter is chosen as ``asrender`` chooses a
-    run's (:func:`promptwire.frontend.asrender.run.model_adapter`).
+    run's (:func:`promptwire.runs.run.calls_for`). What the format leaves out of the prompt is
+    a :class:`UnsupportedFieldsWarning` at the caller's line, from the first attempt's render.
 
     With ``on_text``, each call is streamed: the request carries the provider's stream flags (and
     nothing else changes), ``on_text`` receives the reply's text as it arrives, and the whole text
     is still read and checked at the end, so the result is the same. A provider that does not
     stream gives its whole text at once.
 
-    ``record`` (a :class:`~promptwire.core.recording.Recorder`) writes every reply the provider
-    sends; ``replay`` (a :class:`~promptwire.core.recording.Recording`) answers every call from one
+    ``record`` (a :class:`~promptwire.calls.recording.Recorder`) writes every reply the provider
+    sends; ``replay`` (a :class:`~promptwire.calls.recording.Recording`) answers every call from one
     instead, with the provider (and model) it was recorded with unless ``provider`` names another,
     and raises :class:`~promptwire.core.errors.PromptDrift` for a request that was not recorded.
     """
-    prepared, render, adapter = _prepared(
+    prepared, render, calls = _prepared(
         prompt, provider, model, format, host, timeout, responses, config, record, replay
     )
-    return _core.generate(prepared, render=render, adapter=adapter, model=model, timeout=timeout, on_text=on_text)
+    first = _FirstRender(render)
+    try:
+        return _core.generate(prepared, **first.arguments(calls), model=model, timeout=timeout, on_text=on_text)
+    finally:
+        first.warn(stacklevel=3)
 
 
 async def agenerate(
@@ -156,12 +165,14 @@ async def agenerate(
     """:func:`generate`, awaited: each call is made with the provider SDK's async client (a plugin
     adapter without one sends from a worker thread), so many run at once on one event loop.
     Cancelling it cancels the call in flight: its connection is closed."""
-    prepared, render, adapter = _prepared(
+    prepared, render, calls = _prepared(
         prompt, provider, model, format, host, timeout, responses, config, record, replay
     )
-    return await _core.agenerate(
-        prepared, render=render, adapter=adapter, model=model, timeout=timeout, on_text=on_text
-    )
+    first = _FirstRender(render)
+    try:
+        return await _core.agenerate(prepared, **first.arguments(calls), model=model, timeout=timeout, on_text=on_text)
+    finally:
+        first.warn(stacklevel=3)
 
 
 def stream(
@@ -180,10 +191,13 @@ def stream(
     """:func:`generate`, streamed, as an iterator: the text of each attempt's reply as it arrives
     (``str``), then the :class:`GenerateResult`, last. Closing the iterator early (leaving a ``for``
     loop) closes the call in flight."""
-    prepared, render, adapter = _prepared(
+    prepared, render, calls = _prepared(
         prompt, provider, model, format, host, timeout, responses, config, record, replay
     )
-    return _core.generate_stream(prepared, render=render, adapter=adapter, model=model, timeout=timeout)
+    _warn(render(prepared), stacklevel=3)  # at the caller's line, before the first item comes
+    return _core.generate_stream(
+        prepared, render=render, adapter=calls.router, chain=calls.chain(), model=model, timeout=timeout
+    )
 
 
 def astream(
@@ -201,10 +215,13 @@ def astream(
 ) -> AsyncIterator[str | GenerateResult]:
     """:func:`stream` on an event loop, as an async iterator (``async for``), with the SDK's async
     client."""
-    prepared, render, adapter = _prepared(
+    prepared, render, calls = _prepared(
         prompt, provider, model, format, host, timeout, responses, config, record, replay
     )
-    return _core.agenerate_stream(prepared, render=render, adapter=adapter, model=model, timeout=timeout)
+    _warn(render(prepared), stacklevel=3)  # at the caller's line, before the first item comes
+    return _core.agenerate_stream(
+        prepared, render=render, adapter=calls.router, chain=calls.chain(), model=model, timeout=timeout
+    )
 
 
 def _prepared(
@@ -218,10 +235,11 @@ def _prepared(
     config: Mapping[str, Any],
     record: Recorder | None = None,
     replay: Recording | None = None,
-) -> tuple[Prompt, Callable[[Prompt], RenderedPrompt], ModelAdapter]:
-    """The prompt with ``config`` applied, the format's render and the adapter, as every
+) -> tuple[Prompt, Callable[[Prompt], RenderedPrompt], Calls]:
+    """The prompt with ``config`` applied, the format's render and where its calls go, as every
     ``generate`` above takes them."""
-    from .frontend.asrender.run import RunOptions, model_adapter
+    from .runs.options import RunOptions
+    from .runs.run import calls_for
 
     host = host or default_host()
     model_prompt = validate_model(Prompt, prompt, root="prompt")
@@ -236,8 +254,29 @@ def _prepared(
         adapter=provider, model=model, timeout=timeout, responses=responses or (), record=record, replay=replay
     )
     render = host.load("renderers", format).render
-    _warn(render(model_prompt), stacklevel=4)  # at the caller's line, once (each request notes it too)
-    return model_prompt, render, model_adapter(host, options)
+    return model_prompt, render, calls_for(host, options)
+
+
+class _FirstRender:
+    """The format's render, keeping the first one it makes: :func:`generate` warns from the first
+    attempt's render, at the caller's line, instead of rendering the prompt once more for it."""
+
+    def __init__(self, render: Callable[[Prompt], RenderedPrompt]) -> None:
+        self._render = render
+        self.first: RenderedPrompt | None = None
+
+    def render(self, prompt: Prompt) -> RenderedPrompt:
+        rendered = self._render(prompt)
+        if self.first is None:
+            self.first = rendered
+        return rendered
+
+    def arguments(self, calls: Calls) -> dict[str, Any]:
+        return {"render": self.render, "adapter": calls.router, "chain": calls.chain()}
+
+    def warn(self, stacklevel: int) -> None:
+        if self.first is not None:
+            _warn(self.first, stacklevel + 1)
 
 
 def _warn(rendered: RenderedPrompt, stacklevel: int) -> None:
@@ -277,7 +316,7 @@ def run(
     ``trace`` and every model call (``calls``: prompt, render, request, reply); a failure is raised
     with the calls made before it (``error.calls``). ``record`` and ``replay`` record the run's
     replies or answer them from a recording, as they do for :func:`generate`."""
-    from .frontend.asrender.run import run as run_program
+    from .runs.run import run as run_program
 
     host = host or default_host()
     options, source = _run_options(
@@ -311,7 +350,7 @@ async def arun(
     """:func:`run`, awaited: the program runs in a thread of its own and each of its model calls is
     made on the caller's event loop with the provider SDK's async client; ``on_text`` is called on
     the loop. Cancelling it cancels the call in flight and stops the program at its next call."""
-    from .frontend.asrender.run import arun as arun_program
+    from .runs.run import arun as arun_program
 
     host = host or default_host()
     options, source = _run_options(
@@ -337,8 +376,8 @@ def _run_options(
 ) -> tuple[RunOptions, str | Path]:
     """The run's options as :func:`run` takes them, each base URL checked as ``asrender`` checks
     ``--base-url``, and the program (a path read, or its text)."""
-    from .frontend.asrender.routing import EVERY_PROVIDER, Routes, check_base_urls, check_url
-    from .frontend.asrender.run import RunOptions
+    from .calls.routing import EVERY_PROVIDER, Routes, check_base_urls, check_url
+    from .runs.options import RunOptions
 
     base_urls = {EVERY_PROVIDER: base_url} if isinstance(base_url, str) else dict(base_url or {})
     for url in base_urls.values():

@@ -36,8 +36,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .frontend.asrender.batch import Batch, Outcome, PromptField, RowRunner
-from .frontend.asrender.run import RunOptions
+from .runs.batch import Batch, Outcome, PromptField, RowRunner
+from .runs.options import RunOptions
 
 __all__ = ["BuildRequest", "CheckReply", "RunRows", "ray_map", "result_lines"]
 
@@ -100,22 +100,21 @@ class RunRows:
     async def _live(self, rows: list[tuple[int, str]]) -> list[Outcome]:
         import asyncio
 
-        from .core.rate_limit import WaitOnRateLimits
-        from .frontend.asrender.batch import close_clients
-        from .frontend.asrender.run import model_adapter
+        from .calls.rate_limit import WaitOnRateLimits
+        from .runs.run import aclose_clients, calls_for
 
-        provider = model_adapter(self.runner.host, self.batch.options)
-        adapter = WaitOnRateLimits(provider, self.batch.max_wait)
+        provider = calls_for(self.runner.host, self.batch.options)
+        calls = provider.around(WaitOnRateLimits(self.batch.max_wait))
         gate = asyncio.Semaphore(self.concurrency)
 
         async def one(number: int, text: str) -> Outcome:
             async with gate:
-                return await self.runner.arun_row(number, text, adapter)
+                return await self.runner.arun_row(number, text, calls)
 
         try:
             return list(await asyncio.gather(*(one(number, text) for number, text in rows)))
         finally:
-            await close_clients(provider)
+            await aclose_clients(provider)
 
 
 class _OneCall:
@@ -144,7 +143,7 @@ class _OneCall:
     def replay(self, row: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:
         """The row run with ``answers`` (``custom_id`` to :class:`Answer`): its result line's data
         (``done``), or ``waiting`` with the request of its first call without an answer."""
-        from .frontend.asrender.batch_rounds import replay_row
+        from .runs.batch_rounds import replay_row
 
         if self._runner is None:
             self._runner = RunRows(self.program, prompt=self.prompt, **self.settings)

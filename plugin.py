@@ -53,6 +53,7 @@ from .adapters.status import (
     status_error,
     stream_failure,
 )
+from .core.call import ProviderRequest, Reply, Whole, cut_short
 from .core.contract import OutputContract
 from .core.errors import (
     AuthenticationError,
@@ -70,8 +71,6 @@ from .core.errors import (
     RegistrationError,
     ServerError,
 )
-from .core.exchange import Whole, cut_short
-from .core.generate import ProviderRequest, Reply
 from .core.prompt import GenerateConfig, Prompt, ToolCall, ToolDefinition
 from .core.rendered import Message, RenderedPrompt, RenderWarning
 from .core.secrets import declare_secret_variables, declare_url_variables, mask, shown_url

@@ -21,10 +21,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..core.call import ProviderRequest, Reply, cut_short
 from ..core.contract import OutputContract
 from ..core.errors import ProviderError
-from ..core.exchange import cut_short
-from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
 from .base import (
@@ -165,7 +164,7 @@ class AnthropicAdapter(StreamingAdapter):
         return EventReader()
 
     def replayed_reply(self, data: Any) -> Any:
-        """A recorded reply (:mod:`promptwire.core.recording`) as the SDK's object again, built
+        """A recorded reply (:mod:`promptwire.calls.recording`) as the SDK's object again, built
         as the SDK builds the one it receives (without validating it)."""
         import anthropic
 

@@ -31,7 +31,7 @@ called with it and returns what is awaited (the SDKs' async clients mirror their
 ``post`` serves both); without one, ``send`` runs in a worker thread. A provider whose replies can
 be streamed derives from :class:`StreamingAdapter` and adds how a stream is asked for
 (``stream_flags``), opened (``post_stream``) and read (``stream_reader``). A reply is recorded as
-its SDK object's JSON dump (:mod:`promptwire.core.recording`); each adapter's ``replayed_reply``
+its SDK object's JSON dump (:mod:`promptwire.calls.recording`); each adapter's ``replayed_reply``
 builds the SDK's object from it again, so a replayed reply is read by ``reply`` as it was.
 """
 
@@ -48,15 +48,15 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
+from ..core.call import ProviderRequest, Reply, Whole
 from ..core.contract import OutputContract
 from ..core.errors import AuthenticationError, ProviderError, ProviderTimeoutError
-from ..core.exchange import Whole, aclose, stepped_in_thread
-from ..core.generate import ProviderRequest, Reply
 from ..core.json_text import to_bytes
 from ..core.model_uri import model_name
 from ..core.prompt import GenerateConfig, ToolDefinition
 from ..core.rendered import RenderedPrompt
 from ..core.secrets import declare_secret_variables, declare_url_variables, extra_secrets, shown_url, url_secrets
+from ..core.stepping import aclose, stepped_in_thread
 from ..core.timeout import DEFAULT_TIMEOUT
 from .status import (
     connection_failed,
@@ -329,7 +329,7 @@ class StreamReader(Protocol):
 
     def whole(self) -> Any:
         """The whole reply, as :meth:`ProviderAdapter.reply` reads it (the SDK's object of a reply
-        sent whole); :func:`promptwire.core.exchange.cut_short` when the stream ended before the
+        sent whole); :func:`promptwire.calls.links.cut_short` when the stream ended before the
         provider said it was complete."""
 
 
@@ -363,7 +363,7 @@ class StreamingAdapter(ProviderAdapter):
         """A new :class:`StreamReader` for one stream's events."""
 
     def stream(self, request: ProviderRequest, timeout: float | None) -> Iterator[str | Whole]:
-        """The reply's text as it arrives, then the :class:`Whole` reply (see :mod:`promptwire.core.exchange`)."""
+        """The reply's text as it arrives, then the :class:`Whole` reply (see :mod:`promptwire.calls.links`)."""
         seconds, endpoint = self._where(request, timeout)
         reader = self.stream_reader()
         with self._told(endpoint, seconds):

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..core.call import ProviderRequest
 from ..core.errors import PromptwireError, ProviderError
-from ..core.generate import ProviderRequest
 from ..core.json_text import dumps, to_bytes
 from .status import status_error, status_of_kind
 

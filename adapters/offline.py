@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..core.call import ProviderRequest, Reply
 from ..core.contract import OutputContract
-from ..core.generate import ProviderRequest, Reply
 from ..core.nesting import with_nesting_room
 from ..core.prompt import GenerateConfig
 from ..core.rendered import RenderedPrompt

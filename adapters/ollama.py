@@ -22,10 +22,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
+from ..core.call import ProviderRequest, Reply, cut_short
 from ..core.contract import OutputContract
 from ..core.errors import BadRequestError, MalformedResponseError, ProviderError, body_excerpt
-from ..core.exchange import cut_short
-from ..core.generate import ProviderRequest, Reply
 from ..core.model_uri import model_scheme
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
@@ -145,7 +144,7 @@ class OllamaAdapter(StreamingAdapter):
         return LineReader()
 
     def replayed_reply(self, data: Any) -> Any:
-        """A recorded reply (:mod:`promptwire.core.recording`) as the SDK's object again, built
+        """A recorded reply (:mod:`promptwire.calls.recording`) as the SDK's object again, built
         as the SDK builds the one it receives (validated, as ``chat()`` reads it)."""
         import ollama
 

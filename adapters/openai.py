@@ -20,10 +20,9 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..core.call import ProviderRequest, Reply, cut_short
 from ..core.contract import OutputContract
 from ..core.errors import ProviderError
-from ..core.exchange import cut_short
-from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import Message, RenderedPrompt
 from .base import Endpoint, StreamingAdapter, StreamReader, api_stream, returns_left_out, tool_arguments, usage_of
@@ -108,7 +107,7 @@ class OpenAIAdapter(StreamingAdapter):
         return ChunkReader()
 
     def replayed_reply(self, data: Any) -> Any:
-        """A recorded reply (:mod:`promptwire.core.recording`) as the SDK's object again, built
+        """A recorded reply (:mod:`promptwire.calls.recording`) as the SDK's object again, built
         as the SDK builds the one it receives (without validating it)."""
         return _sdk_type(self.reply_type).construct(**data)
 

@@ -17,9 +17,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..core.call import ProviderRequest, Reply, cut_short
 from ..core.contract import OutputContract
-from ..core.exchange import cut_short
-from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall
 from ..core.rendered import Message, RenderedPrompt
 from .base import StreamReader, part_left_out, returns_left_out, tool_arguments, usage_of

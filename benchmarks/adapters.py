@@ -1,7 +1,7 @@
 """promptwire's per-call overhead over a bare SDK call, against a local fake provider.
 
 For each adapter: N calls made with the SDK directly (one client, the same request body), and N
-calls through ``promptwire.core.generate`` (render, build the request, send with the SDK, parse the
+calls through ``promptwire.calls.generate`` (render, build the request, send with the SDK, parse the
 reply, check it against the contract), alternating call by call on the same server after a warm-up;
 prints the median time per call of each and the ratio. Target (issue 8): at most 1.10. Run it on an
 otherwise idle machine. The server runs in a process of its own (``--in-process`` puts it in this
@@ -39,7 +39,7 @@ from promptwire import PluginHost, Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
-from promptwire.core.generate import generate
+from promptwire.calls.generate import generate
 from promptwire.renderers.agentscript import shape_contract
 from promptwire.testing.provider_servers import fake_provider
 

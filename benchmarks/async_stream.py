@@ -1,6 +1,6 @@
 """Awaited calls at once, and streamed text piece by piece, against the local fake provider.
 
-* Throughput: ``CALLS`` concurrent ``promptwire.core.generate.agenerate`` calls (OpenAI's adapter,
+* Throughput: ``CALLS`` concurrent ``promptwire.calls.generate.agenerate`` calls (OpenAI's adapter,
   the SDK's async client), each answered after the same server delay. The wall time is set against
   the ideal (one delay: every call at once), against the sum of the delays (one call after
   another) and against the bare SDK's async client making the same calls with ``asyncio.gather``
@@ -38,7 +38,7 @@ from promptwire.adapters.anthropic import AnthropicAdapter
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
-from promptwire.core.generate import agenerate, generate
+from promptwire.calls.generate import agenerate, generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 
 CALLS = 100

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import yaml
 
-from promptwire.frontend.asrender.inputs import parse_data
+from promptwire.runs.inputs import parse_data
 
 
 def _best(run: Callable[[], object]) -> float:

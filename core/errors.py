@@ -223,7 +223,7 @@ def body_excerpt(text: str, secret: str | None = None, limit: int = BODY_EXCERPT
 
 class RecordingError(PromptwireError):
     """A recording of a run's replies that cannot be written or read
-    (:mod:`promptwire.core.recording`); the message names the file, and the line."""
+    (:mod:`promptwire.calls.recording`); the message names the file, and the line."""
 
 
 class PromptDrift(PromptwireError):

@@ -25,7 +25,7 @@ from typing import Any
 
 from .errors import FieldError
 
-__all__ = ["check_json_data", "dumps", "escape_surrogates", "to_bytes", "too_many_digits"]
+__all__ = ["check_json_data", "dumps", "escape_surrogates", "safe_json", "to_bytes", "too_many_digits"]
 
 # A valid pair (one JS character) or a lone half (escaped as JSON.stringify escapes it).
 _SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
@@ -49,6 +49,16 @@ def _fixed(match: re.Match[str]) -> str:
         high, low = ord(found[0]), ord(found[1])
         return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
     return f"\\u{ord(found):04x}"
+
+
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def safe_json(text: str) -> str:
+    """JSON text with what a terminal acts on written as ``\\uXXXX`` escapes (inside JSON strings,
+    the only place such characters can be, that is the same data): what ``asrender`` prints and the
+    results lines a batch writes."""
+    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def dumps(value: Any, **options: Any) -> str:

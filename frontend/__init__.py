@@ -1,5 +1,6 @@
 """Front end: the AgentScript language (:mod:`.agentscript`: ``parse``, ``check``) and the
-``asrender`` application (:mod:`.asrender`: the command, its runs, snapshot and inspector).
+``asrender`` application (:mod:`.asrender`: the command, snapshot and inspector). A run of a
+program is ``promptwire.runs`` (and ``promptwire.run``), which both use.
 
 The names below are imported on first use, so ``asrender render`` does not pay for the parser.
 """
@@ -13,19 +14,14 @@ from ..core.exports import lazy_exports
 if TYPE_CHECKING:
     from .agentscript import check, ensure_valid, parse
     from .agentscript.diagnostics import CheckError, Diagnostic, ParseError
-    from .asrender.run import RunOptions, RunResult, arun, run
 
 __all__ = [
     "CheckError",
     "Diagnostic",
     "ParseError",
-    "RunOptions",
-    "RunResult",
-    "arun",
     "check",
     "ensure_valid",
     "parse",
-    "run",
 ]
 
 _HOMES = {
@@ -35,10 +31,6 @@ _HOMES = {
     "CheckError": ".agentscript.diagnostics",
     "Diagnostic": ".agentscript.diagnostics",
     "ParseError": ".agentscript.diagnostics",
-    "RunOptions": ".asrender.run",
-    "RunResult": ".asrender.run",
-    "arun": ".asrender.run",
-    "run": ".asrender.run",
 }
 
 

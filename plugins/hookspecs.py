@@ -70,7 +70,7 @@ def register_adapters(register: RegisterCallback) -> None:
 
     :param register: call ``register(adapter, aliases=())`` once per provider. ``adapter`` has a
         ``name`` (the provider, e.g. ``"openai"``), a one-line ``description`` and the three methods
-        of ``promptwire.core.generate.ModelAdapter``: ``build_request(rendered, config, contract,
+        of ``promptwire.calls.generate.ModelAdapter``: ``build_request(rendered, config, contract,
         model) -> ProviderRequest``, pure (no network, no SDK import: a dry run prints its
         ``kwargs`` and ``notes``); ``send(request, timeout)``, one HTTP request per call (no retries
         of its own), raising the ``promptwire.plugin.ProviderError`` subclass that says what failed
@@ -78,7 +78,7 @@ def register_adapters(register: RegisterCallback) -> None:
         ``model_name(uri) -> str``: the model a URI of the adapter's own protocol (``NAME://...``)
         names, so that ``asrender --provider`` can send a program's model of that protocol to
         another provider. Optionally too, for streamed and awaited calls (see
-        ``promptwire.core.exchange``): ``streamed(request)``, the request with the provider's
+        ``promptwire.calls.links``): ``streamed(request)``, the request with the provider's
         stream flags; ``stream(request, timeout)``, the reply's text as it arrives then the
         ``Whole`` reply; ``asend`` and ``astream``, the same on an event loop. Without them the
         adapter still serves both: its whole text is passed on when it comes, and on an event loop

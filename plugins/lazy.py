@@ -90,7 +90,7 @@ class LazyAdapter(Lazy):
 
     def __getattr__(self, name: str) -> Any:
         """The optional methods of streamed and awaited calls (``streamed``, ``stream``, ``asend``,
-        ``astream``: see ``promptwire.core.exchange``) are the real adapter's, when it has them."""
+        ``astream``: see ``promptwire.calls.links``) are the real adapter's, when it has them."""
         if name in _OPTIONAL_ADAPTER_METHODS:
             return getattr(self._real, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")

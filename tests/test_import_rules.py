@@ -13,24 +13,53 @@ ALLOWED = {
     "renderers": {"core", "renderers"},
     "adapters": {"core", "adapters"},
     "plugins": {"core", "plugins"},  # built-ins are named as strings and imported lazily
-    "frontend": {"core", "plugins", "frontend"},
     "tools": {"core", "tools"},  # a scheme is a plugin: it knows the interface, not the interpreter
     "testing": {"core", "testing"},  # helpers for users' and plugin authors' tests
+    # The call side: the attempt loop, the links around a send, routing, watchers. It knows the data
+    # and the plugin host (which adapter serves a scheme); never a format, a language or the CLI.
+    "calls": {"core", "calls", "plugins"},
+    # The language makes model calls; it knows nothing of runs or the command line.
+    "frontend/agentscript": {"core", "plugins", "calls", "frontend/agentscript"},
+    # A run of a program or a prompt file, one row or many: what the library and the CLI share.
+    "runs": {"core", "plugins", "calls", "runs", "frontend/agentscript"},
+    # The command line is the top floor: it may use everything below it.
+    "frontend/asrender": {
+        "core",
+        "plugins",
+        "calls",
+        "runs",
+        "frontend/agentscript",
+        "frontend/asrender",
+        "renderers",
+        "adapters",
+        "tools",
+    },
 }
 # AgentScript's value rules (JavaScript's JSON printing, UTF-16 budgets, shapes) belong to the
 # language, which has two halves: the renderer that prints its prompts and the `.as` front end.
-# They live with the renderer; the front end reads them there and nothing else of renderers/.
-# A run's canned replies are its own data: the front end builds the offline adapter that answers
-# them itself, rather than asking the generic plugin proxy for an offline-only method.
-# A batch written for a provider's batch API instead of sent is the front end's to write and read
-# back (adapters.batch_files: the providers' file formats, and their entries as the replies and
-# errors the adapters give), as a run's canned replies are.
-ALLOWED_PACKAGES = {"frontend": {"renderers.agentscript", "adapters.offline", "adapters.batch_files"}}
+# They live with the renderer; the language and a run read them there and nothing else of renderers/.
+# A run's canned replies are its own data: a run builds the offline adapter that answers them
+# itself, rather than asking the generic plugin proxy for an offline-only method.
+# A batch written for a provider's batch API instead of sent is a run's to write and read back
+# (adapters.batch_files: the providers' file formats, and their entries as the replies and errors
+# the adapters give), as a run's canned replies are.
+ALLOWED_PACKAGES = {
+    "frontend/agentscript": {"renderers.agentscript"},
+    "runs": {"renderers.agentscript", "adapters.offline", "adapters.batch_files"},
+}
+TOP_LEVEL = {"core", "renderers", "adapters", "plugins", "tools", "calls", "runs", "frontend/agentscript"}
+"""What the package's own top-level modules (the library's front door: ``api.py``, ``batch.py``,
+``plugin.py``, ``__init__.py``) may import: everything but the command line's folder."""
 HEAVY = {"openai", "anthropic", "ollama", "jsonschema", "jinja2", "httpx", "opentelemetry"}
 
 
 def _modules(layer: str) -> list[Path]:
     return sorted((ROOT / layer).rglob("*.py"))
+
+
+def _folder(target: tuple[str, ...]) -> str:
+    """The layer a module path belongs to: ``frontend`` is two (the language and the CLI)."""
+    return "/".join(target[:2]) if target[0] == "frontend" and len(target) > 1 else target[0]
 
 
 def _imported_packages(path: Path) -> set[tuple[str, ...]]:
@@ -51,7 +80,7 @@ def _imported_packages(path: Path) -> set[tuple[str, ...]]:
 
 
 def _allowed(layer: str, target: tuple[str, ...]) -> bool:
-    return target[0] in ALLOWED[layer] or ".".join(target[:2]) in ALLOWED_PACKAGES.get(layer, set())
+    return _folder(target) in ALLOWED[layer] or ".".join(target[:2]) in ALLOWED_PACKAGES.get(layer, set())
 
 
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
@@ -59,6 +88,73 @@ def test_layer_imports_only_what_it_may(layer: str) -> None:
     for path in _modules(layer):
         refused = sorted(".".join(t) for t in _imported_packages(path) if not _allowed(layer, t))
         assert not refused, f"{path.relative_to(ROOT)} imports {refused}"
+
+
+def test_every_folder_of_the_package_has_a_layer() -> None:
+    folders = {path.parent.name for path in ROOT.glob("*/__init__.py")} | {
+        f"frontend/{path.parent.name}" for path in ROOT.glob("frontend/*/__init__.py")
+    }
+    assert folders - {"frontend"} <= set(ALLOWED)
+
+
+def test_the_library_never_imports_the_command_line() -> None:
+    # api.py, batch.py, plugin.py and the package's __init__: ``promptwire.generate`` must not run
+    # through ``frontend/asrender``. Only the console entry (``__main__``) starts the command.
+    for path in sorted(ROOT.glob("*.py")):
+        if path.name == "__main__.py":
+            continue
+        own = {module.stem for module in ROOT.glob("*.py")}  # the front door's modules import each other
+        refused = sorted(".".join(t) for t in _imported_packages(path) if _folder(t) not in TOP_LEVEL | own)
+        assert not refused, f"{path.name} imports {refused}"
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Each module of the package to the modules it imports (anywhere in it, ``TYPE_CHECKING`` and
+    function-level imports included: a circle drawn by types is still a type in the wrong file)."""
+    modules: dict[str, Path] = {}
+    for path in ROOT.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[0] in {"tests", "benchmarks", "examples", "snapshots", "scripts", "build"} or parts[0].startswith("."):
+            continue
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        package = [part for part in package if part]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package[: len(package) - (node.level - 1)]
+                    target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+                elif node.module and node.module.startswith("promptwire."):
+                    target = node.module.removeprefix("promptwire.")
+                else:
+                    continue
+                for alias in node.names:
+                    submodule = f"{target}.{alias.name}".lstrip(".")
+                    if submodule in modules:
+                        graph[name].add(submodule)
+                    elif target in modules:
+                        graph[name].add(target)
+    return graph
+
+
+def test_the_package_has_no_import_circle() -> None:
+    graph = _module_graph()
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> None:
+        if name in path:
+            circle = path[path.index(name) :] + [name]
+            pytest.fail("import circle: " + " -> ".join(circle))
+        if name in done:
+            return
+        for imported in sorted(graph[name]):
+            visit(imported, [*path, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
 
 
 DIALECT_WORDS = ("AgentScript", "__main_agent", "list[", "JSON.stringify", "JSON.parse", "9007199254740992")
@@ -116,7 +212,7 @@ def test_every_package_is_listed_for_installation() -> None:
     import tomllib
 
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
-    layers = set(ALLOWED)
+    layers = {layer.split("/")[0] for layer in ALLOWED}
     found = {
         ".".join(("promptwire", *init.parent.relative_to(ROOT).parts))
         for init in ROOT.rglob("__init__.py")

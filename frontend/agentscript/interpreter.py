@@ -3,7 +3,7 @@
 A tree-walking interpreter over the typed AST of :mod:`.syntax`. Each ``generate`` builds a core
 :class:`Prompt` from the visible ``use`` declarations (evaluated then, in the scope that declared
 them), the identity in scope and the generate's options and shape, and hands it to the core runtime
-(:func:`promptwire.core.generate.generate`) with AgentScript's own renderer and the adapter the run
+(:func:`promptwire.calls.generate.generate`) with AgentScript's own renderer and the adapter the run
 was given. Trace events are recorded as the reference emits them (worded in :mod:`.trace`), and
 every model call is kept (:attr:`Interpreter.calls`) for whoever shows them after the run.
 
@@ -23,12 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...calls.generate import CallWatcher, DebugWriter, generate
+from ...calls.links import Chain
+from ...calls.routing import Router
 from ...core.budget import Budget as CoreBudget
+from ...core.call import ModelAdapter, ModelCall, ProviderRequest, Site
 from ...core.coercion import field_types, mismatch
 from ...core.errors import FieldError, ModelOutputError, ModelRouteError, PromptwireError, UnknownNameError
-from ...core.generate import CallWatcher, DebugWriter, ModelAdapter, ModelCall, ProviderRequest, generate
 from ...core.nesting import MAX_REPEATED_VALUES, REPEATED_VALUES_REFUSED, recursion_room
-from ...core.origin import calling_from
 from ...core.permissions import Permissions
 from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ...core.references import resolve, resolve_arguments
@@ -75,7 +77,7 @@ from .syntax import (
     String,
     Use,
 )
-from .trace import ProgramCall, Site, SiteWatch, TextSink, budget_json, debug_block, generate_event, notes_events
+from .trace import TextSink, budget_json, debug_block, generate_event, notes_events
 from .unparse import expression_source
 
 if TYPE_CHECKING:
@@ -192,7 +194,9 @@ class Interpreter:
     ends a run carries them as ``error.calls``)."""
 
     program: Program
-    adapter: ModelAdapter
+    adapter: ModelAdapter | Router
+    chain: Chain = field(default_factory=Chain)
+    """The links each model call passes through (see :mod:`promptwire.calls.links`)."""
     debug: TextSink | None = None
     tool_scheme: Callable[[str], ToolScheme] | None = None
     tool_context: Permissions = field(default_factory=lambda: Permissions(Path.cwd()))
@@ -200,12 +204,12 @@ class Interpreter:
     on_text: Callable[[str], None] | None = None
     """Receives each model call's reply text as it arrives: the calls are then streamed."""
     watch: CallWatcher | None = None
-    """Told of each model call as it is sent and as it ends, as a :class:`ProgramCall` (its site)."""
+    """Told of each model call as it is sent and as it ends (each :class:`ModelCall` names its site)."""
     render: Callable[[Prompt], RenderedPrompt] | None = None
     """How each model call is rendered to be sent (a format's render): AgentScript's own text by
     default. The trace holds AgentScript's render whatever is sent, as the reference's does."""
     trace: list[dict[str, Any]] = field(default_factory=list)
-    calls: list[ProgramCall] = field(default_factory=list)
+    calls: list[ModelCall] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict)
     _depth: int = 0
     _input: Any = None
@@ -673,27 +677,28 @@ class Interpreter:
         site = Site(self._file().name, expr.span.start.line, expr.span.start.column, agent_name)
         shown = _ShownClips(self.render)
         try:
-            with calling_from(str(site)):
-                result = generate(
-                    prompt,
-                    render=shown.render,
-                    adapter=self.adapter,
-                    model=model.uri if isinstance(model, Binding) else None,
-                    locations=locations,
-                    debug=self._debug_writer(agent_name),
-                    timeout=self.timeout,
-                    on_text=self.on_text,
-                    watch=None if self.watch is None else SiteWatch(site, self.watch),
-                )
+            result = generate(
+                prompt,
+                render=shown.render,
+                adapter=self.adapter,
+                model=model.uri if isinstance(model, Binding) else None,
+                locations=locations,
+                debug=self._debug_writer(agent_name),
+                timeout=self.timeout,
+                on_text=self.on_text,
+                watch=self.watch,
+                chain=self.chain,
+                site=site,
+            )
         except PromptwireError as exc:
-            self._record(site, exc.calls)
+            self._record(exc.calls)
             if isinstance(exc, ModelRouteError):  # the fix is in the program's model, or the run's flags
                 raise self._error(str(exc), expr.span) from None
             if not isinstance(exc, ModelOutputError):
                 raise
             start = expr.span.start
             raise self._error(f"{exc} at {start.line}:{start.column}", expr.span) from None
-        self._record(site, result.calls)
+        self._record(result.calls)
         value = js_numbers(result.value)  # the model's numbers, as JSON.parse gives them to the program
         self.trace.append(
             generate_event(
@@ -710,10 +715,10 @@ class Interpreter:
         )
         return value
 
-    def _record(self, site: Site, calls: Iterable[ModelCall]) -> None:
+    def _record(self, calls: Iterable[ModelCall]) -> None:
         """A generate's attempts: kept for the caller, and a ``notes`` trace event for each whose
         request the adapter changed."""
-        made = [ProgramCall.at(site, call) for call in calls]
+        made = list(calls)
         self.calls.extend(made)
         self.trace.extend(notes_events(made))
 

@@ -2,8 +2,8 @@
 reference's trace events and debug text for a ``generate``.
 
 The interpreter evaluates; this module words what it saw. A ``generate`` gives one
-:class:`ProgramCall` per attempt (its :class:`Site`, the prompt, the render that was sent, the
-request and the reply), a ``notes`` event for each attempt whose request the adapter changed, then
+:class:`~promptwire.core.call.ModelCall` per attempt (its site, the prompt, the render that was
+sent, the request and the reply), a ``notes`` event for each attempt whose request the adapter changed, then
 the ``generate`` event itself (:func:`generate_event`); with ``debug: true`` each attempt's
 :func:`debug_block` goes to the debug stream before it is sent.
 """
@@ -12,23 +12,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...core.generate import CallWatcher, ModelCall
 from ...renderers.agentscript.renderer import instruction_value
 
 if TYPE_CHECKING:
-    from ...core.generate import GenerateResult, ProviderRequest
+    from ...core.call import GenerateResult, ModelCall, ProviderRequest
     from ...core.prompt import Prompt
     from ...core.rendered import RenderedPrompt
     from ...renderers.agentscript.clipping import Clip
     from .syntax import Budget
 
 __all__ = [
-    "ProgramCall",
-    "Site",
-    "SiteWatch",
     "TextSink",
     "budget_json",
     "debug_block",
@@ -44,59 +39,7 @@ class TextSink(Protocol):
     def write(self, text: str, /) -> object: ...
 
 
-@dataclass(frozen=True)
-class Site:
-    """Where a model call came from: ``file:line:col`` of its generate, and its agent."""
-
-    file: str
-    line: int
-    column: int
-    agent: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
-
-
-@dataclass(slots=True)
-class ProgramCall(ModelCall):
-    """One model call of a run (each attempt of each generate, in order): the attempt as
-    ``generate`` made it (its prompt, the render that was sent, the request, the reply and why it
-    was rejected, if it was), and the :class:`Site` it came from."""
-
-    site: Site = field(kw_only=True)
-
-    @classmethod
-    def at(cls, site: Site, call: ModelCall) -> ProgramCall:
-        return cls(
-            call.attempt,
-            call.prompt,
-            call.rendered,
-            call.request,
-            call.reply,
-            call.error,
-            call.provider,
-            call.seconds,
-            call.value,
-            site=site,
-        )
-
-
-@dataclass(frozen=True)
-class SiteWatch:
-    """A run's watcher, told of one generate's attempts as :class:`ProgramCall` records at ``site``:
-    what ``generate`` hands its :class:`~promptwire.core.generate.CallWatcher` knows no site."""
-
-    site: Site
-    watch: CallWatcher
-
-    def call_started(self, call: ModelCall, /) -> None:
-        self.watch.call_started(ProgramCall.at(self.site, call))
-
-    def call_ended(self, call: ModelCall, /) -> None:
-        self.watch.call_ended(ProgramCall.at(self.site, call))
-
-
-def notes_events(calls: Iterable[ProgramCall]) -> list[dict[str, Any]]:
+def notes_events(calls: Iterable[ModelCall]) -> list[dict[str, Any]]:
     """What the adapter changed on the way to the wire: a ``notes`` event per attempt that has any."""
     return [
         {"kind": "notes", "data": {"site": str(call.site), "attempt": call.attempt, "notes": list(call.request.notes)}}

@@ -34,12 +34,14 @@ from .terminal import (
 )
 
 if TYPE_CHECKING:
+    from ...calls.recording import Recorder, Recording
+    from ...core.call import ModelCall
     from ...core.permissions import Permissions
-    from ...core.recording import Recorder, Recording
     from ...core.rendered import RenderedPrompt, RenderWarning
     from ...plugins.manager import PluginHost
+    from ...runs.options import RunOptions
+    from ...runs.run import RunResult
     from .display import RunShow
-    from .run import ProgramCall, RunOptions, RunResult
 
 __all__ = ["console", "main"]
 
@@ -500,7 +502,7 @@ COMMANDS = tuple(_COMMANDS)
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
-    from .batch import Batch, options_for_batch, run_batch
+    from ...runs.batch import Batch, options_for_batch, run_batch
 
     program = args.file.endswith(".as")
     if program and args.inputs is None:
@@ -573,7 +575,7 @@ def _batch_kind(args: argparse.Namespace) -> str | None:
 
 
 def _batch_round(args: argparse.Namespace, batch: Any, kind: str, host: PluginHost) -> int:
-    from .batch_rounds import run_round
+    from ...runs.batch_rounds import run_round
 
     requests = args.batch_file[1] if args.batch_file is not None else None
     summary, waiting = run_round(
@@ -633,8 +635,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 
 def _enable_telemetry() -> None:
-    """``--otel``: spans to the tracer provider the process has (:mod:`promptwire.core.telemetry`)."""
-    from ...core import telemetry
+    """``--otel``: spans to the tracer provider the process has (:mod:`promptwire.calls.telemetry`)."""
+    from ...calls import telemetry
 
     try:
         telemetry.enable()
@@ -645,8 +647,8 @@ def _enable_telemetry() -> None:
 
 
 def _run_program(args: argparse.Namespace) -> int:
-    from .inputs import program_input
-    from .run import arun, run
+    from ...runs.inputs import program_input
+    from ...runs.run import arun, run
 
     options = _run_options(args)  # the plugin host is loaded by what needs a registry, if anything does
     label, source = _read_program(args)
@@ -704,8 +706,8 @@ def _asks_a_model(args: argparse.Namespace) -> bool:
 def _run_options(args: argparse.Namespace) -> RunOptions:
     """The flags of ``asrender FILE`` as the run's options, each checked before anything is read or
     run: the format's options, the provider, the canned replies, what tools may touch."""
-    from .inputs import model_replies
-    from .run import RunOptions
+    from ...runs.inputs import model_replies
+    from ...runs.options import RunOptions
 
     label = "<stdin>" if args.file == "-" else args.file
     responses, replay = model_replies(args.responses, args.max_input_size, accept_drift=args.accept_drift)
@@ -744,7 +746,7 @@ def _recorder(args: argparse.Namespace, replay: Recording | None) -> Recorder | 
     if args.dry_run or replay is not None or args.provider in (None, "offline"):
         why = "--dry-run" if args.dry_run else "a replay" if replay is not None else "an offline run"
         _usage_error(f"--record records a real run (--provider P); {why} sends nothing")
-    from ...core.recording import Recorder
+    from ...calls.recording import Recorder
 
     recorder = Recorder(args.record)
     recorder.begin(args.provider, args.model)
@@ -771,7 +773,7 @@ def _render_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _run_prompt(args: argparse.Namespace, prompt: Any, label: str, options: RunOptions, host: PluginHost) -> int:
     from ...core.model_uri import model_scheme
-    from .run import arun_prompt, run_prompt
+    from ...runs.run import arun_prompt, run_prompt
 
     if options.adapter != "offline" and args.model is None:
         _usage_error(f"--provider {options.adapter} needs --model for a prompt file (a prompt file names no model)")
@@ -810,8 +812,9 @@ def _program_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
 
 
 def _cmd_snapshot(args: argparse.Namespace) -> int:
+    from ...runs.options import RunOptions
+    from ...runs.run import shown
     from .display import closing_block, shown_call
-    from .run import RunOptions, shown
     from .snapshot import RenderFailed, StoreUnusable, review, run_beside, scratch_copy
 
     directory = Path(args.directory)
@@ -962,7 +965,7 @@ def _provider(args: argparse.Namespace) -> str:
 
 
 def _base_url(text: str) -> tuple[str, str]:
-    from .routing import base_url_entry
+    from ...calls.routing import base_url_entry
 
     try:
         return base_url_entry(text)
@@ -974,7 +977,7 @@ def _base_urls(given: list[tuple[str, str]] | None, provider: str) -> dict[str, 
     """The ``--base-url`` flags by scheme (``""``: the one provider's), each used by the run."""
     if not given:
         return {}
-    from .routing import Routes, check_base_urls
+    from ...calls.routing import Routes, check_base_urls
 
     base_urls: dict[str, str] = {}
     for key, url in given:
@@ -1003,15 +1006,15 @@ def _run_show(args: argparse.Namespace, options: RunOptions, sent_as: tuple[str,
     """How the run is watched: progress lines (``--progress``; by default when stderr is a terminal
     and a provider answers) and a live display (``--stream``; by default when stdout is a terminal,
     a provider answers and the output is the display)."""
+    from ...runs.run import RunResult, call_block, shown
     from .display import RunShow
-    from .run import RunResult, call_block, shown
     from .terminal import is_terminal
 
     provider_answers = options.adapter != "offline" and not options.dry_run
     progress = args.progress if args.progress is not None else provider_answers and is_terminal(sys.stderr)
     stream = args.stream if args.stream is not None else provider_answers and is_terminal(sys.stdout)
 
-    def block(call: ProgramCall) -> str:
+    def block(call: ModelCall) -> str:
         return call_block(call, shown(RunResult(None, [], [call], sent_as), options, None)[0])
 
     live = block if stream and args.output == "display" else None
@@ -1024,7 +1027,7 @@ def _shown_on_failure(show: RunShow, options: RunOptions, output: str) -> Iterat
     try:
         yield
     except (PromptwireError, CliError):
-        from .run import RunResult
+        from ...runs.run import RunResult
 
         _print_calls(RunResult(None, [], show.log.calls, show.sent_as), options, output, show, failed=True)
         raise
@@ -1050,8 +1053,8 @@ def _print_calls(result: RunResult, options: RunOptions, output: str, show: RunS
     (a live display has shown them already); the warnings of every render first (each once). A
     failed run's trace output is its calls, as ``--output json`` prints them: the reference's trace
     has no form for a run that failed."""
+    from ...runs.run import call_block, request_dict, shown
     from .display import call_facts, reply_sections
-    from .run import call_block, request_dict, shown
 
     if failed and not result.calls:
         return
@@ -1108,7 +1111,7 @@ def _print_trace(result: RunResult) -> None:
     write_output(safe_json(trace_text) + "\n")
 
 
-def _call_dict(call: ProgramCall, rendered: RenderedPrompt) -> dict[str, Any]:
+def _call_dict(call: ModelCall, rendered: RenderedPrompt) -> dict[str, Any]:
     """A call for ``--output json``: where it came from, its output schema and its render."""
     schema = call.prompt.output.json_schema if call.prompt.output is not None else None
     where = {"site": str(call.site), "agent": call.site.agent or None, "attempt": call.attempt, "schema": schema}
@@ -1169,7 +1172,7 @@ def _read_program(args: argparse.Namespace) -> tuple[str, str]:
 
 def _load_data(file: str, label: str, max_bytes: int) -> Any:
     from ...core.text_files import read_text
-    from .inputs import parse_data
+    from ...runs.inputs import parse_data
 
     notes: list[str] = []
     loaded = parse_data(read_text(file, label, max_bytes), label, json_by_name=file.endswith(".json"), warnings=notes)

@@ -19,14 +19,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ...core.generate import CallWatcher, ModelCall, read_json
+from ...calls.generate import CallWatcher, read_json
+from ...core.call import ModelCall
 from ...core.printable import one_line
+from .progress import model_of
 from .terminal import finish_output, json_text, write_output
 
 if TYPE_CHECKING:
+    from ...core.call import ModelCall
     from ...core.rendered import RenderedPrompt
-    from ..agentscript.trace import ProgramCall, TextSink
-    from .run import RunOptions
+    from ...runs.options import RunOptions
+    from ..agentscript.trace import TextSink
 
 __all__ = [
     "CallLog",
@@ -37,30 +40,12 @@ __all__ = [
     "call_facts",
     "closing_block",
     "debug_reply_block",
-    "model_of",
     "outcome_section",
     "reply_sections",
     "reply_value",
     "shown_call",
     "summary",
-    "tokens",
 ]
-
-
-def tokens(usage: Mapping[str, Any] | None) -> tuple[int | None, int | None]:
-    """The tokens in and out of a reply's usage, whichever provider's names it uses (``input_tokens``
-    and ``output_tokens``; Chat Completions' ``prompt_tokens`` and ``completion_tokens``)."""
-    if not usage:
-        return None, None
-
-    def count(*names: str) -> int | None:
-        for name in names:
-            value = usage.get(name)
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value
-        return None
-
-    return count("input_tokens", "prompt_tokens"), count("output_tokens", "completion_tokens")
 
 
 def reply_value(call: ModelCall) -> Any:
@@ -80,12 +65,6 @@ def reply_value(call: ModelCall) -> Any:
         return None
 
 
-def model_of(call: ModelCall) -> str | None:
-    """The model the request asked for, as the adapter wrote it into the request."""
-    model = call.request.kwargs.get("model")
-    return None if model is None else str(model)
-
-
 def call_facts(call: ModelCall, *, timed: bool) -> dict[str, Any]:
     """A call's reply and what it cost, for ``--output json``: ``provider``, ``model``, ``reply``
     (``text`` and ``value``; None when no reply came), ``usage`` (as the provider sent it),
@@ -96,7 +75,7 @@ def call_facts(call: ModelCall, *, timed: bool) -> dict[str, Any]:
         "provider": call.provider,
         "model": model_of(call),
         "reply": None if reply is None else {"text": reply.text, "value": reply_value(call)},
-        "usage": None if reply is None or reply.usage is None else dict(reply.usage),
+        "usage": None if reply is None or reply.usage is None else reply.usage.as_data(),
         "seconds": round(call.seconds, 3) if timed and call.seconds is not None else None,
         "error": call.error,
     }
@@ -143,7 +122,7 @@ def summary(calls: Sequence[ModelCall], seconds: float | None) -> str:
     run's time (None: answered offline, which the line says instead)."""
     generates = sum(1 for call in calls if call.attempt == 1)
     parts = [_count(generates, "call"), _count(len(calls), "attempt")]
-    counted = [tokens(call.reply.usage) for call in calls if call.reply is not None and call.reply.usage]
+    counted = [(usage.input, usage.output) for call in calls if call.reply is not None and (usage := call.reply.usage)]
     if counted:
         parts.append(f"{sum(n or 0 for n, _ in counted)} tokens in")
         parts.append(f"{sum(n or 0 for _, n in counted)} out")
@@ -155,7 +134,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def debug_reply_block(call: ProgramCall) -> str:
+def debug_reply_block(call: ModelCall) -> str:
     """For a generate with ``debug: true``, after each attempt (the reference's own block came
     before it): the raw model output and the validation result, as AgentScript's ``generate``
     document lists them, between the debug block's own ``---`` lines. The validation result is the
@@ -184,7 +163,7 @@ def debug_reply_block(call: ProgramCall) -> str:
 class CallLog:
     """Every call of a run as it ended, the one whose provider failed too: what a failed run shows."""
 
-    calls: list[ProgramCall] = field(default_factory=list)
+    calls: list[ModelCall] = field(default_factory=list)
 
     def call_started(self, call: ModelCall, /) -> None:
         pass
@@ -198,7 +177,7 @@ class LiveDisplay:
     reply text as it arrives (``text``, the run's ``on_text``), how it ended when it ends; flushed
     at each step, so a person watching sees the model write."""
 
-    def __init__(self, block: Callable[[ProgramCall], str]) -> None:
+    def __init__(self, block: Callable[[ModelCall], str]) -> None:
         self._block = block
         self._heading_due = False
         self._open_line = False
@@ -228,17 +207,17 @@ class LiveDisplay:
             finish_output()
 
 
-def _program_call(call: ModelCall) -> ProgramCall:
-    from ..agentscript.trace import ProgramCall
+def _program_call(call: ModelCall) -> ModelCall:
+    from ...core.call import ModelCall
 
-    if not isinstance(call, ProgramCall):  # a run's watcher is told of its calls at their sites
+    if not isinstance(call, ModelCall):  # a run's watcher is told of its calls at their sites
         raise TypeError(f"expected a program call, got {one_line(type(call).__name__)}")
     return call
 
 
-def shown_call(call: ProgramCall, rendered: RenderedPrompt) -> str:
+def shown_call(call: ModelCall, rendered: RenderedPrompt) -> str:
     """A call as a run's display shows it once it has ended: its heading and prompt, its reply."""
-    from .run import call_block
+    from ...runs.run import call_block
 
     return call_block(call, rendered) + reply_sections(call)
 
@@ -288,7 +267,7 @@ class RunShow:
         sent_as: tuple[str, Mapping[str, Any]],
         *,
         progress: bool,
-        live: Callable[[ProgramCall], str] | None,
+        live: Callable[[ModelCall], str] | None,
     ) -> None:
         self.sent_as = sent_as
         """The format (and options) the run's calls are sent in."""

@@ -11,11 +11,10 @@ line and escapes what a terminal would act on (a model name or a reason may hold
 
 from __future__ import annotations
 
-from ...core.generate import ModelCall
-from .display import model_of, tokens
+from ...core.call import ModelCall
 from .terminal import error_line
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "model_of"]
 
 
 class Progress:
@@ -32,9 +31,9 @@ class Progress:
         facts = []
         if self.timed and call.seconds is not None:
             facts.append(f"{call.seconds:.2f} s")
-        tokens_in, tokens_out = tokens(call.reply.usage if call.reply is not None else None)
-        if tokens_in is not None or tokens_out is not None:
-            facts.append(f"{_number(tokens_in)} tokens in, {_number(tokens_out)} out")
+        usage = call.reply.usage if call.reply is not None else None
+        if usage is not None and (usage.input is not None or usage.output is not None):
+            facts.append(f"{_number(usage.input)} tokens in, {_number(usage.output)} out")
         cost = ", ".join(facts)
         if call.error is None:
             error_line(f"{_who(call)} done" + (f" in {cost}" if cost else ""))
@@ -53,3 +52,9 @@ def _who(call: ModelCall) -> str:
 
 def _number(count: int | None) -> str:
     return "?" if count is None else str(count)
+
+
+def model_of(call: ModelCall) -> str | None:
+    """The model the request asked for, as the adapter wrote it into the request."""
+    model = call.request.kwargs.get("model")
+    return None if model is None else str(model)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from ...calls.recording import Recording
 from ...core.confined import (
     MAX_DEPTH,
     NotRegularFile,
@@ -42,10 +43,10 @@ from ...core.confined import (
 )
 from ...core.errors import PromptwireError
 from ...core.permissions import Permissions
-from ...core.recording import Recording
 from ...core.text_files import DEFAULT_MAX_BYTES, UnreadableFileError, decode
-from .inputs import canned_responses, program_input
-from .run import RunOptions, RunResult, run
+from ...runs.inputs import canned_responses, program_input
+from ...runs.options import RunOptions
+from ...runs.run import RunResult, run
 
 if TYPE_CHECKING:
     from ...plugins.manager import PluginHost

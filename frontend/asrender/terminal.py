@@ -18,6 +18,7 @@ import os
 import re
 import sys
 
+from ...core.json_text import safe_json
 from ...core.printable import escape_unsafe, one_line
 
 __all__ = [
@@ -36,11 +37,10 @@ __all__ = [
 # On a terminal, the prompt's own newlines and tabs stay; everything else unsafe is escaped.
 _UNSAFE_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 # JSON writers escape C0 controls (and half characters) in strings themselves; their own newlines
 # are the layout.
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
 class OutputError(Exception):
     """Standard output cannot be written (closed, full, gone)."""
 
@@ -59,12 +59,6 @@ def json_text(value: object) -> str:
 
     with nesting_room():  # json's indenting encoder recurses per level; a prompt may nest MAX_DEPTH
         return safe_json(dumps(value, indent=2))
-
-
-def safe_json(text: str) -> str:
-    """JSON text with what a terminal acts on written as ``\\uXXXX`` escapes (inside JSON strings,
-    the only place such characters can be, that is the same data)."""
-    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def error_block(text: str) -> None:

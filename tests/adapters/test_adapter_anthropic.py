@@ -6,8 +6,8 @@ import pytest
 
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
+from promptwire.calls.generate import generate
 from promptwire.core.errors import AuthenticationError
-from promptwire.core.generate import generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import fake_provider
 
@@ -112,7 +112,7 @@ def test_a_generate_over_real_http_reads_text_thinking_and_usage() -> None:
         assert server.headers[0]["authorization"] == "Bearer test-key"
     reply = result.calls[0].reply
     assert reply is not None
-    assert (reply.reasoning, reply.finish_reason, reply.usage["output_tokens"]) == ("Easy.", "end_turn", 3)
+    assert (reply.reasoning, reply.finish_reason, reply.usage and reply.usage.output) == ("Easy.", "end_turn", 3)
 
 
 def test_a_missing_key_is_the_references_error(monkeypatch: pytest.MonkeyPatch) -> None:

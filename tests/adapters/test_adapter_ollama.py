@@ -10,10 +10,11 @@ import pytest
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.ollama import OllamaAdapter, model_and_host
 from promptwire.adapters.openai import OpenAIAdapter
+from promptwire.calls.generate import generate
+from promptwire.core.call import Usage
 from promptwire.core.errors import AuthenticationError
-from promptwire.core.generate import generate
-from promptwire.frontend import run
 from promptwire.renderers.agentscript import renderer, shape_contract
+from promptwire.runs.run import run
 from promptwire.testing.provider_servers import fake_provider
 
 HOST = PluginHost(entry_points=False)
@@ -86,7 +87,7 @@ def test_a_generate_over_real_http_reads_content_thinking_and_usage() -> None:
     assert (reply.reasoning, reply.finish_reason, reply.usage) == (
         "Easy.",
         "stop",
-        {"input_tokens": 12, "output_tokens": 3},
+        Usage(12, 3, {"input_tokens": 12, "output_tokens": 3}),
     )
 
 

@@ -13,8 +13,8 @@ from test_generate import TC09_REPLIES, _tc09
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.offline import OfflineAdapter
 from promptwire.adapters.openai import OpenAIAdapter
+from promptwire.calls.generate import generate
 from promptwire.core.errors import AuthenticationError, BadRequestError
-from promptwire.core.generate import generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import fake_provider
 
@@ -116,7 +116,7 @@ def test_a_generate_over_real_http_sends_the_built_request_and_reads_the_reply()
         assert server.headers[0]["authorization"] == "Bearer sk-test"
         reply = result.calls[0].reply
         assert reply is not None
-        assert (reply.finish_reason, reply.usage["total_tokens"]) == ("stop", 15)
+        assert (reply.finish_reason, reply.usage and reply.usage.as_data()["total_tokens"]) == ("stop", 15)
 
 
 def test_tool_calls_in_a_reply_come_back_as_core_tool_calls() -> None:

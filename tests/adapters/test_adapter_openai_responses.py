@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
-from promptwire.core.generate import generate
+from promptwire.calls.generate import generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import fake_provider
 
@@ -72,7 +72,7 @@ def test_a_generate_over_real_http_reads_output_text_and_the_reasoning_summary()
         assert server.requests[0]["instructions"] == "You are Checker.\nCheck."
     reply = result.calls[0].reply
     assert reply is not None
-    assert (reply.reasoning, reply.finish_reason, reply.usage["output_tokens"]) == ("Easy.", "completed", 3)
+    assert (reply.reasoning, reply.finish_reason, reply.usage and reply.usage.output) == ("Easy.", "completed", 3)
 
 
 def test_what_a_tool_returns_is_noted_as_left_out() -> None:

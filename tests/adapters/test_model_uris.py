@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from promptwire import PluginHost, Prompt
+from promptwire.calls.routing import Named, Routes
 from promptwire.frontend.asrender.cli import main
-from promptwire.frontend.asrender.retarget import Retargeted
-from promptwire.frontend.asrender.routing import Routes
 
 HOST = PluginHost(entry_points=False)
 PROMPT = Prompt(instruction="Say ok.")
@@ -76,12 +75,10 @@ def test_a_retargeted_model_is_its_name_as_its_own_protocol_reads_it(
 
 def test_a_uri_of_the_providers_own_protocol_goes_to_it_whole() -> None:
     # ollama://HOST:PORT/MODEL also names the host, which only the ollama adapter reads.
-    target = Retargeted(HOST.load("adapters", "ollama"), "ollama", None, Routes(HOST))
-    assert target.model_for("ollama://gpu:8080/m?x") == "ollama://gpu:8080/m?x"
-    assert target.model_for("openai://gpu:8080/m?x") == "gpu:8080/m"
-    assert (
-        Retargeted(HOST.load("adapters", "ollama"), "ollama", "given", Routes(HOST)).model_for("openai://x") == "given"
-    )
+    router = Named(Routes(HOST), "ollama")
+    assert router.target("ollama://gpu:8080/m?x").model == "ollama://gpu:8080/m?x"
+    assert router.target("openai://gpu:8080/m?x").model == "gpu:8080/m"
+    assert Named(Routes(HOST), "ollama", "given").target("openai://x").model == "given"
 
 
 def test_a_protocol_no_adapter_serves_is_an_error_at_the_call(

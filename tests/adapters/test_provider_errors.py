@@ -21,6 +21,8 @@ from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
 from promptwire.adapters.status import status_error
+from promptwire.calls.generate import NotJsonError, agenerate, generate
+from promptwire.core.call import GenerateResult
 from promptwire.core.errors import (
     AuthenticationError,
     BadRequestError,
@@ -38,7 +40,6 @@ from promptwire.core.errors import (
     ServerError,
     body_excerpt,
 )
-from promptwire.core.generate import GenerateResult, NotJsonError, agenerate, generate
 from promptwire.core.secrets import MIN_MASKED_CHARS, WITHHELD
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import REFUSAL, REPLIES, FakeProvider, fake_provider

@@ -27,8 +27,8 @@ import pytest
 
 from promptwire.core.coercion import check_result
 from promptwire.core.permissions import Permissions
-from promptwire.frontend import run
-from promptwire.frontend.asrender.run import RunOptions
+from promptwire.runs.options import RunOptions
+from promptwire.runs.run import run
 
 pytestmark = pytest.mark.real_model
 
@@ -144,7 +144,7 @@ def test_a_streamed_call_arrives_in_pieces_and_is_checked_whole(
     stream was asked for is captured."""
     from promptwire import Prompt
     from promptwire.adapters.openai import OpenAIAdapter
-    from promptwire.core.generate import generate
+    from promptwire.calls.generate import generate
     from promptwire.renderers.agentscript import renderer, shape_contract
 
     monkeypatch.setenv("OPENAI_BASE_URL", f"{llama_server}/v1")

@@ -21,6 +21,8 @@ from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
 from promptwire.adapters.status import stream_failure
+from promptwire.calls.generate import agenerate, agenerate_stream, generate, generate_stream
+from promptwire.core.call import GenerateResult
 from promptwire.core.errors import (
     BadRequestError,
     MalformedResponseError,
@@ -31,7 +33,6 @@ from promptwire.core.errors import (
     RefusalError,
     ServerError,
 )
-from promptwire.core.generate import GenerateResult, agenerate, agenerate_stream, generate, generate_stream
 from promptwire.core.json_text import to_bytes
 from promptwire.renderers.agentscript import renderer, shape_contract
 from promptwire.testing.provider_servers import REFUSAL, REPLIES, FakeProvider, fake_provider
@@ -100,7 +101,8 @@ def test_a_streamed_call_sends_the_built_request_with_the_stream_flags_and_reads
     reply = call.reply
     assert reply is not None
     assert reply.text == "".join(pieces)
-    assert {key: reply.usage[key] for key in USAGE[name]} == USAGE[name]  # type: ignore[index]
+    assert reply.usage is not None
+    assert {key: reply.usage.as_data()[key] for key in USAGE[name]} == USAGE[name]
     assert (reply.finish_reason, reply.reasoning) == (FINISH[name], REASONING[name])
 
 

@@ -15,7 +15,7 @@ from echo_server import echo_server  # the echo plugin's test server (pytest's p
 
 import promptwire
 from promptwire import PluginHost
-from promptwire.core.generate import GenerateResult, ProviderRequest, Reply
+from promptwire.core.call import GenerateResult, ProviderRequest, Reply
 
 PROMPT = {
     "instruction": "Say ok.",
@@ -76,7 +76,7 @@ class Bare:
 
 
 def test_an_adapter_with_only_the_three_methods_works_everywhere() -> None:
-    from promptwire.core.generate import agenerate, agenerate_stream, generate_stream
+    from promptwire.calls.generate import agenerate, agenerate_stream, generate_stream
     from promptwire.renderers.agentscript import renderer, shape_contract
 
     prompt = promptwire.Prompt(instruction="x", output=shape_contract({"ok": "boolean"}))

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from promptwire import PluginHost
-from promptwire.frontend import run
 from promptwire.frontend.agentscript.interpreter import RunError
 from promptwire.frontend.asrender.cli import main
-from promptwire.frontend.asrender.run import RunOptions
+from promptwire.runs.options import RunOptions
+from promptwire.runs.run import run
 from promptwire.testing.provider_servers import fake_provider
 
 RUNS = Path(__file__).parents[1] / "data" / "as" / "runs"

@@ -101,8 +101,8 @@ def test_check_resolves_imports_without_loading_the_runtime(desk: Path) -> None:
     # The start-up of check stays light: merging imported agents needs the parser and checks only.
     code = (
         "import sys; from promptwire.frontend.asrender.cli import main; status = main(['check', 'desk/main.as']); "
-        "loaded = [m for m in ('promptwire.frontend.agentscript.interpreter', 'promptwire.frontend.asrender.run', "
-        "'promptwire.core.generate') if m in sys.modules]; print(status, loaded)"
+        "loaded = [m for m in ('promptwire.frontend.agentscript.interpreter', 'promptwire.runs.run', "
+        "'promptwire.calls.generate') if m in sys.modules]; print(status, loaded)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=desk.parent)
     assert (done.stdout, done.stderr) == ("0 []\n", "")

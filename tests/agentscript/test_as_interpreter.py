@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from promptwire import PluginHost
-from promptwire.frontend import run
 from promptwire.frontend.agentscript.interpreter import RunError
-from promptwire.frontend.asrender.run import RunOptions
+from promptwire.runs.options import RunOptions
+from promptwire.runs.run import run
 
 HOST = PluginHost(entry_points=False)
 HEAD = 'import llm M from "openai://gpt-4o"\nimport tool S from "mcp://tools/search"\n'

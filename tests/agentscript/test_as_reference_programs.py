@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from promptwire import PluginHost
-from promptwire.frontend import run
 from promptwire.frontend.agentscript.diagnostics import CheckError
-from promptwire.frontend.asrender.run import RunOptions, RunResult
+from promptwire.runs.options import RunOptions
+from promptwire.runs.run import RunResult, run
 
 DATA = Path(__file__).parents[1] / "data" / "as"
 RUNS: dict[str, dict[str, Any]] = json.loads((DATA / "runs.json").read_text(encoding="utf-8"))

@@ -16,9 +16,9 @@ import pytest
 from test_agentscript_renderer import EXPECTED
 
 from promptwire import PluginHost
-from promptwire.frontend import run
 from promptwire.frontend.agentscript.interpreter import RunError
-from promptwire.frontend.asrender.run import RunOptions
+from promptwire.runs.options import RunOptions
+from promptwire.runs.run import run
 
 DATA = Path(__file__).parents[1] / "data" / "as"
 RUNS: dict[str, dict[str, Any]] = json.loads((DATA / "runs.json").read_text(encoding="utf-8"))

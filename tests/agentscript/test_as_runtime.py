@@ -19,11 +19,11 @@ import pytest
 
 import promptwire
 from promptwire import PluginHost
+from promptwire.calls.generate import NotJsonError, read_json
 from promptwire.core.coercion import ResultError, check_result
-from promptwire.core.generate import NotJsonError, read_json
-from promptwire.frontend import run
-from promptwire.frontend.asrender.run import RunOptions
 from promptwire.renderers.agentscript.jsjson import js_number, js_numbers
+from promptwire.runs.options import RunOptions
+from promptwire.runs.run import run
 
 HOST = PluginHost(entry_points=False)
 NUMBER = {"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}

@@ -9,8 +9,8 @@ import pytest
 
 from promptwire import PluginHost, hookimpl
 from promptwire.core.tools import MemoryOutcome, ToolContext, ToolError, ToolOutcome, ToolRequest
-from promptwire.frontend import run
 from promptwire.frontend.agentscript.interpreter import RunError
+from promptwire.runs.run import run
 
 from agentscript_source import as_program
 

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptwire.frontend.asrender.batch_io import BadRow, Row, parse_row
 from promptwire.frontend.asrender.cli import main
+from promptwire.runs.batch_io import BadRow, Row, parse_row
 from promptwire.testing.provider_servers import REPLIES, fake_provider
 
 from hypothesis_profile import examples

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from promptwire.core.yaml_data import MAX_ALIAS_VALUES as MAX_EXPANDED_NODES
 from promptwire.frontend.asrender.cli import main
-from promptwire.frontend.asrender.inputs import PromptFileError, parse_data
 from promptwire.frontend.asrender.terminal import json_text, one_line
+from promptwire.runs.inputs import PromptFileError, parse_data
 
 from hypothesis_profile import examples
 

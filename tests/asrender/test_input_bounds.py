@@ -18,7 +18,7 @@ import pytest
 from promptwire.core.text_files import MAX_INPUT_SIZE, read_text
 from promptwire.core.yaml_data import MAX_ALIAS_CHARS as MAX_EXPANDED_CHARACTERS
 from promptwire.frontend.asrender.cli import main
-from promptwire.frontend.asrender.inputs import PromptFileError, parse_data
+from promptwire.runs.inputs import PromptFileError, parse_data
 
 
 def _asrender(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:

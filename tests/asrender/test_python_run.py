@@ -72,7 +72,7 @@ def test_a_program_run_is_recorded_and_replayed_from_python(tmp_path: Path) -> N
 def test_arun_streams_on_the_callers_loop() -> None:
     pieces: list[str] = []
 
-    async def main() -> promptwire.frontend.RunResult:
+    async def main() -> promptwire.runs.run.RunResult:
         return await promptwire.arun(SOURCE, {"topic": "x"}, responses=['{"ok": false}'], on_text=pieces.append)
 
     result = asyncio.run(main())

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from promptwire.core.recording import Recorder
+from promptwire.calls.recording import Recorder
 from promptwire.frontend.asrender.cli import main
-from promptwire.frontend.asrender.run import RunOptions, run
+from promptwire.runs.options import RunOptions
+from promptwire.runs.run import run
 from promptwire.testing.provider_servers import FakeProvider, fake_provider
 
 PROGRAM = """import llm M from "openai://ok"

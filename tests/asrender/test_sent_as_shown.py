@@ -11,7 +11,8 @@ import pytest
 
 from promptwire import PluginHost
 from promptwire.frontend.asrender.cli import main
-from promptwire.frontend.asrender.run import RunOptions, run
+from promptwire.runs.options import RunOptions
+from promptwire.runs.run import run
 from promptwire.testing.provider_servers import fake_provider
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -119,10 +119,10 @@ def test_a_run_imports_no_sdk_http_client_validator_templates_or_yaml(flags: lis
     modules = _imported(*RUN, *flags)
     assert not NEVER_ON_A_RUN & {name.split(".")[0] for name in modules}
     assert "promptwire.frontend.agentscript.interpreter" in modules  # the program did run
-    assert "promptwire.core.recording" not in modules  # canned replies are no recording, and nothing records
+    assert "promptwire.calls.recording" not in modules  # canned replies are no recording, and nothing records
     assert "promptwire.frontend.asrender.text_form" not in modules  # only --output text asks for it
     if not flags:  # routing is for a provider's run; plugins for a registry this run never asks
-        assert "promptwire.frontend.asrender.routing" not in modules
+        assert "promptwire.calls.routing" not in modules
         assert not {"pluggy", "promptwire.plugins.manager"} & modules
     # Only the format asked for is loaded, besides AgentScript's own (the text a program sends).
     formats = {

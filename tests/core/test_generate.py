@@ -14,9 +14,10 @@ import pytest
 
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.offline import OfflineAdapter, mock_value
+from promptwire.calls.generate import NotJsonError, generate, read_json
+from promptwire.core.call import Reply
 from promptwire.core.coercion import ResultError, check_result
 from promptwire.core.errors import ProviderConnectionError
-from promptwire.core.generate import NotJsonError, Reply, generate, read_json
 from promptwire.frontend.agentscript.trace import debug_block
 from promptwire.renderers.agentscript import renderer, shape_contract
 

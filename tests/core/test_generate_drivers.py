@@ -13,18 +13,9 @@ import pytest
 
 from promptwire import Prompt
 from promptwire.adapters.offline import OfflineAdapter
+from promptwire.calls.generate import NotJsonError, agenerate, agenerate_stream, generate, generate_stream
+from promptwire.core.call import GenerateResult, ProviderRequest, Reply, Whole
 from promptwire.core.errors import FieldError, PromptwireError, ProviderConnectionError, ServerError
-from promptwire.core.exchange import Whole
-from promptwire.core.generate import (
-    GenerateResult,
-    NotJsonError,
-    ProviderRequest,
-    Reply,
-    agenerate,
-    agenerate_stream,
-    generate,
-    generate_stream,
-)
 from promptwire.renderers.agentscript import renderer, shape_contract
 
 ANSWERS = ["Sure, here it is.", {"n": "three"}, {"n": 3}]

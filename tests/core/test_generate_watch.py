@@ -12,8 +12,9 @@ import pytest
 
 from promptwire import Prompt
 from promptwire.adapters.offline import OfflineAdapter
+from promptwire.calls.generate import agenerate, generate
+from promptwire.core.call import ModelCall, ProviderRequest, Reply
 from promptwire.core.errors import ServerError
-from promptwire.core.generate import ModelCall, ProviderRequest, Reply, agenerate, generate
 from promptwire.renderers.agentscript import renderer, shape_contract
 
 ANSWERS = ["Sure, here it is.", {"n": "three"}, {"n": 3}]

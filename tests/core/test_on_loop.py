@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 
 from promptwire.core.errors import RateLimitedError
-from promptwire.frontend import RunOptions, arun, run
-from promptwire.frontend.asrender.run import request_dict
+from promptwire.runs.run import RunOptions, arun, request_dict, run
 from promptwire.testing.provider_servers import FakeProvider, fake_provider
 
 PROGRAM = """import llm Model from "openai://MODEL"

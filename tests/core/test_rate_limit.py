@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator, Iterator
 from email.utils import formatdate
 from typing import Any
 
 import pytest
 
 from promptwire.adapters.status import retry_after
+from promptwire.calls.generate import agenerate, generate
+from promptwire.calls.links import Chain
+from promptwire.calls.rate_limit import WaitOnRateLimits
+from promptwire.core.call import ProviderRequest, Reply, Whole
 from promptwire.core.errors import QuotaExhaustedError, RateLimitedError, ServerError
-from promptwire.core.generate import ProviderRequest, Reply
-from promptwire.core.rate_limit import WaitOnRateLimits
+from promptwire.core.prompt import Prompt
+from promptwire.renderers.agentscript.renderer import renderer
+from promptwire.renderers.agentscript.shape import shape_contract
 
 
 class _Response:
@@ -43,7 +49,8 @@ def test_retry_after_reads_an_http_date() -> None:
 
 
 class _Flaky:
-    """Refuses its first ``refusals`` calls with ``error``, then answers."""
+    """Refuses its first ``refusals`` calls with ``error``, then answers ``{"n": 1}``, whole or as
+    a stream of two pieces (its ``stream``), synchronously or on an event loop (its ``astream``)."""
 
     name = "flaky"
 
@@ -55,14 +62,32 @@ class _Flaky:
     def build_request(self, *args: Any) -> ProviderRequest:
         return ProviderRequest({})
 
+    def streamed(self, request: ProviderRequest) -> ProviderRequest:
+        return ProviderRequest({**request.kwargs, "stream": True})
+
     def send(self, request: ProviderRequest, timeout: float | None) -> Any:
-        self.sent += 1
-        if self.sent <= self.refusals:
-            raise self.error
-        return "reply"
+        assert "stream" not in request.kwargs, "a streamed call went down the whole-reply path"
+        self._refuse()
+        return '{"n": 1}'
+
+    def stream(self, request: ProviderRequest, timeout: float | None) -> Iterator[str | Whole]:
+        assert request.kwargs.get("stream") is True
+        self._refuse()
+        yield '{"n":'
+        yield " 1}"
+        yield Whole('{"n": 1}')
+
+    async def astream(self, request: ProviderRequest, timeout: float | None) -> AsyncIterator[str | Whole]:
+        for item in self.stream(request, timeout):
+            yield item
 
     def parse_reply(self, raw: Any) -> Reply:
         return Reply(raw)
+
+    def _refuse(self) -> None:
+        self.sent += 1
+        if self.sent <= self.refusals:
+            raise self.error
 
 
 def _limited(seconds: float | None) -> RateLimitedError:
@@ -71,26 +96,43 @@ def _limited(seconds: float | None) -> RateLimitedError:
     return error
 
 
-def test_a_rate_limited_call_waits_and_is_sent_again_synchronously_and_on_a_loop() -> None:
+def _generate(adapter: _Flaky, link: WaitOnRateLimits, *, streamed: bool = False, on_loop: bool = False) -> Any:
+    """The value of one generate whose calls go through ``link`` to ``adapter``, its text streamed
+    (the pieces checked) or not, from synchronous code or on an event loop."""
+    prompt = Prompt(instruction="n?", output=shape_contract({"n": "number"}))
+    pieces: list[str] = []
+    arguments: dict[str, Any] = {
+        "render": renderer.render,
+        "adapter": adapter,
+        "chain": Chain([link]),
+        "on_text": pieces.append if streamed else None,
+    }
+    result = asyncio.run(agenerate(prompt, **arguments)) if on_loop else generate(prompt, **arguments)
+    assert pieces == (['{"n":', " 1}"] if streamed else [])
+    return result.value
+
+
+@pytest.mark.parametrize("on_loop", [False, True], ids=["sync", "async"])
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_rate_limited_call_waits_and_is_sent_again(streamed: bool, on_loop: bool) -> None:
+    # A streamed call through the rate limiter is streamed: it once went down the whole-reply path
+    # with "stream": true in its body and failed (the wrapper had no ``stream`` of its own).
     waits: list[float] = []
     flaky = _Flaky(2, _limited(0.01))
-    assert WaitOnRateLimits(flaky, on_wait=waits.append).send(ProviderRequest({}), None) == "reply"
+    link = WaitOnRateLimits(on_wait=waits.append)
+    assert _generate(flaky, link, streamed=streamed, on_loop=on_loop) == {"n": 1}
     assert (flaky.sent, waits) == (3, [0.01, 0.01])
-    flaky = _Flaky(2, _limited(0.01))
-    assert asyncio.run(WaitOnRateLimits(flaky).asend(ProviderRequest({}), None)) == "reply"  # type: ignore[attr-defined]
-    assert flaky.sent == 3
 
 
 def test_the_waits_of_a_call_are_bounded_in_all() -> None:
-    flaky = _Flaky(10, _limited(0.3))
-    started = time.monotonic()
+    waits: list[float] = []
+    flaky = _Flaky(10, _limited(0.05))
     with pytest.raises(RateLimitedError):
-        WaitOnRateLimits(flaky, max_wait=1.0).send(ProviderRequest({}), None)
-    assert flaky.sent == 4  # three waits of 0.3 s fit in 1 s, a fourth does not
-    assert time.monotonic() - started < 1.0
+        _generate(flaky, WaitOnRateLimits(max_wait=0.18, on_wait=waits.append))
+    assert (flaky.sent, waits) == (4, [0.05, 0.05, 0.05])  # three waits of 0.05 s fit in 0.18 s, a fourth does not
     flaky = _Flaky(10, _limited(None))  # no Retry-After: 1 s, then 2 s...
     with pytest.raises(RateLimitedError):
-        WaitOnRateLimits(flaky, max_wait=0.5).send(ProviderRequest({}), None)
+        _generate(flaky, WaitOnRateLimits(max_wait=0.5))
     assert flaky.sent == 1
 
 
@@ -98,5 +140,5 @@ def test_the_waits_of_a_call_are_bounded_in_all() -> None:
 def test_other_failures_are_raised_at_once(error: Exception) -> None:
     flaky = _Flaky(1, error)
     with pytest.raises(type(error)):
-        WaitOnRateLimits(flaky).send(ProviderRequest({}), None)
+        _generate(flaky, WaitOnRateLimits())
     assert flaky.sent == 1

@@ -1,4 +1,4 @@
-"""core/recording.py: the recording format read and written, the request digest, drift found and
+"""calls/recording.py: the recording format read and written, the request digest, drift found and
 explained, and record/replay from Python (promptwire.generate, agenerate, arun) through the real
 OpenAI and Ollama SDKs over real HTTP against the local fake provider."""
 
@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 
 import promptwire
 from promptwire import Prompt
+from promptwire.calls.recording import Recorder, Recording, first_difference, is_recording, request_digest
+from promptwire.core.call import ProviderRequest
 from promptwire.core.errors import PromptDrift, RecordingError
-from promptwire.core.generate import ProviderRequest
-from promptwire.core.recording import Recorder, Recording, first_difference, is_recording, request_digest
-from promptwire.frontend.asrender.run import RunOptions, arun
 from promptwire.renderers.agentscript import shape_contract
+from promptwire.runs.options import RunOptions
+from promptwire.runs.run import arun
 from promptwire.testing.provider_servers import fake_provider
 
 from hypothesis_profile import examples

@@ -32,7 +32,8 @@ import pytest
 
 import promptwire
 from promptwire import PluginHost, Prompt
-from promptwire.core import errors, generate, telemetry
+from promptwire.calls import generate, telemetry
+from promptwire.core import errors
 from promptwire.core.coercion import ResultError
 from promptwire.core.errors import UnsupportedFieldsWarning
 from promptwire.core.tools import ToolContext, ToolError, ToolRequest
@@ -159,7 +160,7 @@ def test_the_telemetry_table_names_every_attribute_a_span_has() -> None:
     text = _text("telemetry.md")
     named = set(re.findall(r"`((?:gen_ai|error|promptwire)\.[a-z_.]+)`", text))
     made = set(
-        re.findall(r'"((?:gen_ai|error|promptwire)\.[a-z_.]+)"', (ROOT / "core" / "telemetry.py").read_text("utf-8"))
+        re.findall(r'"((?:gen_ai|error|promptwire)\.[a-z_.]+)"', (ROOT / "calls" / "telemetry.py").read_text("utf-8"))
     )
     assert made <= named, sorted(made - named)
 
@@ -257,8 +258,8 @@ def test_the_streaming_snippet_streams_and_fails_as_the_built_in_adapters_do(
 ) -> None:
     import asyncio
 
-    from promptwire.core.generate import agenerate
-    from promptwire.core.generate import generate as run_generate
+    from promptwire.calls.generate import agenerate
+    from promptwire.calls.generate import generate as run_generate
     from promptwire.renderers.agentscript import renderer, shape_contract
 
     prompt = promptwire.Prompt(instruction="Say ok.", output=shape_contract({"ok": "boolean"}))
@@ -338,7 +339,7 @@ def test_every_builtin_scheme_is_documented() -> None:
 
 
 def test_the_recording_format_is_documented_field_by_field(tmp_path: Path) -> None:
-    from promptwire.core.recording import CallRecord, Recorder, is_recording
+    from promptwire.calls.recording import CallRecord, Recorder, is_recording
 
     text = _text("recordings.md")
     rows = re.findall(r"^\| `(\w+)` \|", text, flags=re.MULTILINE)

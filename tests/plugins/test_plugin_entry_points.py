@@ -213,8 +213,8 @@ BUCKET_PROGRAM = as_program("Reports.get({ key: input.name })", 'import tool Rep
 
 
 def test_a_third_party_tool_scheme_installed_by_entry_point_serves_programs(install: Install) -> None:
-    from promptwire.frontend import run
     from promptwire.frontend.agentscript.interpreter import RunError
+    from promptwire.runs.run import run
 
     install("pw-buckets", "2.0", "pw_buckets", BUCKETS, "buckets")
     host = PluginHost()

@@ -205,7 +205,7 @@ def test_snapshot_and_serve_run_programs_with_nothing_beyond_their_folder(
 def test_a_python_run_reads_the_memory_beside_its_program_by_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from promptwire.frontend import run
+    from promptwire.runs.run import run
 
     program = tmp_path / "agents" / "recall.as"
     program.parent.mkdir()

@@ -19,8 +19,8 @@ from promptwire import Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
+from promptwire.calls.generate import agenerate
 from promptwire.core.errors import ProviderTimeoutError
-from promptwire.core.generate import agenerate
 from promptwire.frontend.asrender.cli import main
 from promptwire.renderers.agentscript import renderer
 

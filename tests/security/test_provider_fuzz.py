@@ -30,8 +30,8 @@ from promptwire.adapters.anthropic import AnthropicAdapter
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
+from promptwire.calls.generate import generate
 from promptwire.core.errors import ProviderError
-from promptwire.core.generate import generate
 from promptwire.renderers.agentscript import renderer
 from promptwire.testing.provider_servers import REPLIES
 from promptwire.testing.provider_streams import STREAMS

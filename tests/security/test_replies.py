@@ -31,8 +31,8 @@ from promptwire.adapters.base import tool_arguments
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
+from promptwire.calls.generate import generate
 from promptwire.core.errors import BadRequestError, MalformedResponseError, PromptwireError, ProviderError
-from promptwire.core.generate import generate
 from promptwire.renderers.agentscript import renderer
 
 ADAPTERS: dict[str, Any] = {

@@ -37,6 +37,8 @@ from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
 from promptwire.adapters.status import connection_failed, status_error
+from promptwire.calls.generate import NotJsonError, generate, read_json
+from promptwire.core.call import ProviderRequest, Reply
 from promptwire.core.errors import (
     AuthenticationError,
     MalformedResponseError,
@@ -44,7 +46,6 @@ from promptwire.core.errors import (
     ProviderConnectionError,
     ProviderTimeoutError,
 )
-from promptwire.core.generate import NotJsonError, ProviderRequest, Reply, generate, read_json
 from promptwire.core.permissions import ANY_ORIGIN, NotAllowed, Permissions
 from promptwire.core.secrets import MASK, WITHHELD, mask, shown_url
 from promptwire.core.tools import ToolError, ToolRequest
@@ -193,7 +194,7 @@ def test_an_error_event_mid_stream_that_echoes_the_adapters_own_key_is_masked() 
     # in a stream read on this thread and in one read on an event loop alike.
     import asyncio
 
-    from promptwire.core.generate import agenerate
+    from promptwire.calls.generate import agenerate
 
     error_event = {"error": {"message": f"key {KEY} is revoked", "type": "server_error", "param": None, "code": None}}
     body = 'data: {"choices": [{"index": 0, "delta": {"content": "{"}}]}\n\n' + f"data: {json.dumps(error_event)}\n\n"

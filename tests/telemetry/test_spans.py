@@ -23,11 +23,11 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 import promptwire
 from promptwire import Identity, Prompt
-from promptwire.core import telemetry
-from promptwire.frontend import arun
+from promptwire.calls import telemetry
 from promptwire.frontend.asrender.cli import main
-from promptwire.frontend.asrender.run import RunOptions
 from promptwire.renderers.agentscript import shape_contract
+from promptwire.runs.options import RunOptions
+from promptwire.runs.run import arun
 from promptwire.testing.provider_servers import REPLIES, FakeProvider, fake_provider
 
 PROGRAM = """\
@@ -274,7 +274,7 @@ def test_streamed_calls_make_the_same_spans_marked_as_streams(
     pieces: list[str] = []
     promptwire.generate(PROMPT, provider="openai", model="gpt-4o-mini", on_text=pieces.append)
     items = list(promptwire.stream(PROMPT, provider="openai", model="gpt-4o-mini"))
-    assert pieces and isinstance(items[-1], promptwire.core.generate.GenerateResult)
+    assert pieces and isinstance(items[-1], promptwire.calls.generate.GenerateResult)
     found = _by_operation(spans)
     assert len(found["invoke_agent"]) == len(found["chat"]) == 2
     for chat in found["chat"]:

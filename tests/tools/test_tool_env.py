@@ -9,8 +9,8 @@ import pytest
 
 from promptwire.core.permissions import NotAllowed
 from promptwire.core.tools import REDACTED, ToolContext, ToolError, ToolRequest
-from promptwire.frontend import RunOptions, run
 from promptwire.frontend.asrender.cli import main
+from promptwire.runs.run import RunOptions, run
 from promptwire.tools.env import env_tool, looks_secret
 
 from agentscript_source import as_program

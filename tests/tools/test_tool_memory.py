@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promptwire.core.tools import MemoryOutcome, ToolContext, ToolError, ToolRequest
-from promptwire.frontend import RunOptions, run
+from promptwire.runs.run import RunOptions, run
 from promptwire.tools import memory_records
 from promptwire.tools.jsonl_store import jsonl_memory
 from promptwire.tools.sqlite_store import sqlite_memory

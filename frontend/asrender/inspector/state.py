@@ -16,13 +16,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ....core.call import ModelCall
 from ....core.errors import PromptwireError, SourceError
 from ....plugins.manager import PluginHost, default_host
 from ....renderers.agentscript.clipping import Clip
 from ....renderers.agentscript.jsjson import utf16_len
+from ....runs.options import RunOptions
+from ....runs.run import call_heading, request_dict
 from ...agentscript.diagnostics import CheckError
 from ..display import reply_sections
-from ..run import ProgramCall, RunOptions, call_heading, request_dict
 from ..snapshot import StoreUnusable, programs, run_beside, scratch_copy, siblings, stored_render
 
 __all__ = ["PROVIDERS", "fingerprint", "program_list", "program_state"]
@@ -122,7 +124,7 @@ def _unscratched(text: str, folder: Path | None) -> str:
     return text.replace(f"{folder}{os.sep}", "").replace(str(folder), ".")
 
 
-def _call_state(call: ProgramCall, host: PluginHost, formats: list[str]) -> dict[str, Any]:
+def _call_state(call: ModelCall, host: PluginHost, formats: list[str]) -> dict[str, Any]:
     from ....renderers.agentscript.renderer import context_clips
 
     renders: dict[str, Any] = {}
@@ -163,7 +165,7 @@ def _context_state(item: Any, clipped: Clip) -> dict[str, Any]:
     }
 
 
-def _request_state(calls: list[ProgramCall], index: int) -> dict[str, Any]:
+def _request_state(calls: list[ModelCall], index: int) -> dict[str, Any]:
     if index >= len(calls):
         return {"error": "this call was not reached in the dry run"}
     request = request_dict(calls[index], "")

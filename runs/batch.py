@@ -10,7 +10,7 @@ of rows. Offline (the default) rows run here, or with ``--jobs N`` in N processe
 ``ProcessPoolExecutor``, a chunk of rows a task and a few chunks in flight per process. With a
 provider, rows run concurrently on one event loop (:func:`.run.arun`, the SDKs' async clients), at
 most ``--concurrency`` at once, each call waiting out the provider's rate limits
-(:class:`promptwire.core.rate_limit.WaitOnRateLimits`). A row that fails is written as failed and
+(:class:`promptwire.calls.rate_limit.WaitOnRateLimits`). A row that fails is written as failed and
 reported on stderr with its line number; the batch goes on. The summary ends the batch on stderr.
 """
 
@@ -22,18 +22,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from ...core.errors import PromptwireError
-from ...core.json_text import dumps
-from ..agentscript.diagnostics import CheckError
+from ..core.call import Usage
+from ..core.errors import PromptwireError
+from ..core.json_text import dumps
+from ..frontend.agentscript.diagnostics import CheckError
 from .batch_io import BadRow, ResultsFile, Row, id_key, parse_row, read_rows, result_line
-from .run import RunOptions, RunResult, request_dict
+from .run import Calls, RunOptions, RunResult, request_dict
 
 if TYPE_CHECKING:
     import asyncio
 
-    from ...core.generate import ModelAdapter
-    from ...plugins.manager import PluginHost
-    from .run import ProgramCall
+    from ..core.call import ModelCall
+    from ..plugins.manager import PluginHost
 
 __all__ = ["Batch", "Outcome", "RowRunner", "Summary", "run_batch"]
 
@@ -125,7 +125,7 @@ def run_batch(
 ) -> Summary:
     """Run ``batch`` over its rows into ``out`` (resuming it), offline or live as its options say;
     ``report`` gets each failed or bad row's line as it comes."""
-    from ...plugins.manager import default_host
+    from ..plugins.manager import default_host
 
     summary = Summary()
     results, done = ResultsFile.open(out)
@@ -208,7 +208,7 @@ _worker: RowRunner | None = None
 
 def _start_worker(batch: Batch) -> None:
     global _worker
-    from ...plugins.manager import default_host
+    from ..plugins.manager import default_host
 
     _worker = RowRunner(batch, default_host())
 
@@ -233,14 +233,14 @@ async def _live(
     adapter (and its async clients' connections)."""
     import asyncio
 
-    from ...core.rate_limit import WaitOnRateLimits
-    from .run import model_adapter
+    from ..calls.rate_limit import WaitOnRateLimits
+    from .run import aclose_clients, calls_for
 
     def waited(seconds: float) -> None:
         summary.rate_waits += 1
 
-    provider = model_adapter(host, batch.options)
-    adapter = WaitOnRateLimits(provider, batch.max_wait, on_wait=waited)
+    provider = calls_for(host, batch.options)
+    calls = provider.around(WaitOnRateLimits(batch.max_wait, on_wait=waited))
     runner = RowRunner(batch, host)
     pending: set[asyncio.Task[Outcome]] = set()
     try:
@@ -248,7 +248,7 @@ async def _live(
             if len(pending) >= concurrency:
                 finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 take(task.result() for task in finished)
-            pending.add(asyncio.create_task(runner.arun_row(number, text, adapter)))
+            pending.add(asyncio.create_task(runner.arun_row(number, text, calls)))
         while pending:
             finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             take(task.result() for task in finished)
@@ -256,15 +256,7 @@ async def _live(
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
-        await close_clients(provider)
-
-
-async def close_clients(adapter: Any) -> None:
-    """Close the async clients the batch's calls opened (a retargeted adapter's provider's)."""
-    inner = getattr(adapter, "adapter", adapter)
-    aclose = getattr(inner, "aclose", None)
-    if aclose is not None:
-        await aclose()
+        await aclose_clients(provider)
 
 
 # --- one row -----------------------------------------------------------------------------------------
@@ -285,16 +277,16 @@ class RowRunner:
     def run_chunk(self, chunk: Iterable[tuple[int, str]]) -> list[Outcome]:
         return [self.run_row(number, text) for number, text in chunk]
 
-    def run_row(self, number: int, text: str, adapter: Callable[[Row], ModelAdapter] | None = None) -> Outcome:
-        """Row ``number`` run here (offline, or a dry run; or with the adapter ``adapter`` makes
-        for the row)."""
+    def run_row(self, number: int, text: str, calls: Callable[[Row], Calls] | None = None) -> Outcome:
+        """Row ``number`` run here (offline, or a dry run; or with the calls ``calls`` makes for
+        the row)."""
         from .run import run, run_prompt
 
         row = parse_row(self.batch.rows, number, text)
         if isinstance(row, BadRow):
             return self._bad(row)
         options = self.batch.options
-        given = None if adapter is None else adapter(row)
+        given = None if calls is None else calls(row)
         try:
             if self.batch.program is not None:
                 result = run(
@@ -303,18 +295,18 @@ class RowRunner:
                     options,
                     host=self.host,
                     path=self.batch.program_path,
-                    adapter=given,
+                    calls=given,
                 )
             else:
                 result = run_prompt(
-                    self._prompt(row), self.batch.rows, options, host=self.host, adapter=given, line=row.line
+                    self._prompt(row), self.batch.rows, options, host=self.host, calls=given, line=row.line
                 )
         except _ROW_FAILURES as exc:
             return self._failed(row, exc)
         return self._ok(row, result)
 
-    async def arun_row(self, number: int, text: str, adapter: ModelAdapter) -> Outcome:
-        """Row ``number`` run on the event loop, its calls sent with ``adapter``."""
+    async def arun_row(self, number: int, text: str, calls: Calls) -> Outcome:
+        """Row ``number`` run on the event loop, its calls made as ``calls`` says."""
         from .run import arun, arun_prompt
 
         row = parse_row(self.batch.rows, number, text)
@@ -329,11 +321,11 @@ class RowRunner:
                     options,
                     host=self.host,
                     path=self.batch.program_path,
-                    adapter=adapter,
+                    calls=calls,
                 )
             else:
                 result = await arun_prompt(
-                    self._prompt(row), self.batch.rows, options, host=self.host, adapter=adapter, line=row.line
+                    self._prompt(row), self.batch.rows, options, host=self.host, calls=calls, line=row.line
                 )
         except _ROW_FAILURES as exc:
             return self._failed(row, exc)
@@ -344,7 +336,7 @@ class RowRunner:
         return self.reader.read(row.data)
 
     def _ok(self, row: Row, result: RunResult) -> Outcome:
-        from ..agentscript.interpreter import json_of
+        from ..frontend.agentscript.interpreter import json_of
 
         value = json_of(result.value) if self.batch.program is not None else result.value
         calls = [self._call(call, result) for call in result.calls]
@@ -352,7 +344,7 @@ class RowRunner:
 
     def _failed(self, row: Row, error: BaseException) -> Outcome:
         message = _error_text(error)
-        made: tuple[ProgramCall, ...] = getattr(error, "calls", ())
+        made: tuple[ModelCall, ...] = getattr(error, "calls", ())
         calls = [self._call(call, None) for call in made]
         result = {"id": row.id, "line": row.line, "status": "failed", "error": message, "calls": calls}
         first = message.splitlines()[0] if message else type(error).__name__
@@ -363,11 +355,12 @@ class RowRunner:
         return Outcome(result_line(result), "bad", report=f"{self.batch.rows}:{row.line}: bad row: {row.reason}")
 
     def _outcome(self, result: dict[str, Any], calls: list[dict[str, Any]], report: str | None = None) -> Outcome:
-        tokens_in = sum(_tokens(call["usage"], _TOKENS_IN) for call in calls)
-        tokens_out = sum(_tokens(call["usage"], _TOKENS_OUT) for call in calls)
+        counts = [usage for call in calls if (usage := Usage.read(call["usage"])) is not None]
+        tokens_in = sum(usage.input or 0 for usage in counts)
+        tokens_out = sum(usage.output or 0 for usage in counts)
         return Outcome(result_line(result), result["status"], len(calls), tokens_in, tokens_out, report)
 
-    def _call(self, call: ProgramCall, result: RunResult | None) -> dict[str, Any]:
+    def _call(self, call: ModelCall, result: RunResult | None) -> dict[str, Any]:
         """One call as its result line holds it."""
         reply = call.reply
         request = request_dict(call, self.batch.options.adapter)
@@ -378,11 +371,11 @@ class RowRunner:
             "prompt": self._prompt_field(call, result),
             "request": request,
             "reply": None if reply is None else _reply_dict(reply),
-            "usage": None if reply is None or reply.usage is None else dict(reply.usage),
+            "usage": None if reply is None or reply.usage is None else reply.usage.as_data(),
             "error": call.error,
         }
 
-    def _prompt_field(self, call: ProgramCall, result: RunResult | None) -> Any:
+    def _prompt_field(self, call: ModelCall, result: RunResult | None) -> Any:
         """The call's prompt in the batch's format: as sent when that is the format it was sent in."""
         options = self.batch.options
         sent_as = ("agentscript", {}) if result is None else result.sent_as
@@ -400,7 +393,7 @@ class RowRunner:
 
 def _js(data: dict[str, Any]) -> Any:
     """A row as a program's input: numbers as JavaScript's (as ``--input`` reads them)."""
-    from ...renderers.agentscript.jsjson import js_numbers
+    from ..renderers.agentscript.jsjson import js_numbers
 
     return js_numbers(data)
 
@@ -418,23 +411,10 @@ def _reply_dict(reply: Any) -> dict[str, Any]:
     return data
 
 
-_TOKENS_IN = ("prompt_tokens", "input_tokens")
-_TOKENS_OUT = ("completion_tokens", "output_tokens")
-
-
-def _tokens(usage: dict[str, Any] | None, names: tuple[str, ...]) -> int:
-    """A count of tokens, under whichever name the provider gives it."""
-    for name in names:
-        count = (usage or {}).get(name)
-        if isinstance(count, int) and not isinstance(count, bool):
-            return count
-    return 0
-
-
 def _error_text(error: BaseException) -> str:
     if isinstance(error, RecursionError):
         return "the row is nested too deeply to process"
-    from ...core.errors import ProviderError
+    from ..core.errors import ProviderError
 
     if isinstance(error, ProviderError):
         status = f" {error.status}" if error.status is not None else ""

@@ -4,9 +4,10 @@ each of its calls made on the loop with the adapter's async client.
 A front end's interpreter is synchronous (a ``.as`` program's is). Run as is on an event loop it
 would block the loop; run in a worker thread with its synchronous adapter, it would hold a thread
 and a connection pool per run. :class:`OnLoop` does neither: the code runs in a thread of its own,
-and its adapter is the caller's adapter seen from that thread, each call handed to the loop
-(``asyncio.run_coroutine_threadsafe``) and waited for there, so a hundred runs share the loop's
-async clients and their connections like any other tasks. Cancelling :meth:`OnLoop.run` cancels
+and :class:`OnLoop` is the one link of its calls' chain: each call is handed to the loop
+(``asyncio.run_coroutine_threadsafe``), goes through the run's own chain there (``inner``, with the
+adapter's async client at its bottom) and is waited for, so a hundred runs share the loop's async
+clients and their connections like any other tasks. Cancelling :meth:`OnLoop.run` cancels
 the call in flight (its connection is closed) and stops the code at its next call, where it sees
 :class:`asyncio.CancelledError`; the run waits for the thread to end, so nothing is left running.
 Work between calls (a tool the program runs) finishes first: a thread cannot be interrupted.
@@ -19,14 +20,11 @@ import concurrent.futures
 import contextlib
 import contextvars
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, TypeVar
 
-from . import exchange
-from .contract import OutputContract
-from .generate import ModelAdapter, ProviderRequest, Reply
-from .prompt import GenerateConfig
-from .rendered import RenderedPrompt
+from ..core.call import Call
+from .links import ASend, AsyncItems, Chain, Items, Link, Send
 
 __all__ = ["OnLoop"]
 
@@ -34,12 +32,13 @@ _T = TypeVar("_T")
 _END = object()
 
 
-class OnLoop:
-    """``adapter``, for code running in another thread than ``loop``'s: see the module docstring."""
+class OnLoop(Link):
+    """The calls of code running in another thread than ``loop``'s, made on the loop through
+    ``inner``: see the module docstring."""
 
-    def __init__(self, adapter: ModelAdapter, loop: asyncio.AbstractEventLoop) -> None:
-        self.adapter = adapter
-        self.name = adapter.name
+    def __init__(self, inner: Chain, loop: asyncio.AbstractEventLoop, name: str = "model calls") -> None:
+        self.inner = inner
+        self.name = name
         self.loop = loop
         self._lock = threading.Lock()
         self._pending: set[concurrent.futures.Future[Any]] = set()
@@ -75,27 +74,17 @@ class OnLoop:
         for future in pending:
             future.cancel()
 
-    def build_request(
-        self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
-    ) -> ProviderRequest:
-        return self.adapter.build_request(rendered, config, contract, model)
-
-    def streamed(self, request: ProviderRequest) -> ProviderRequest:
-        return exchange.streamed_request(self.adapter, request)
-
-    def parse_reply(self, raw: Any) -> Reply:
-        return self.adapter.parse_reply(raw)
-
-    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
-        return self._on_loop(exchange.asend(self.adapter, request, timeout))
-
-    def stream(self, request: ProviderRequest, timeout: float | None) -> Iterator[Any]:
-        items = exchange.astream(self.adapter, request, timeout)
+    def send(self, call: Call, call_next: Send) -> Items:
+        items = self.inner.asend(call)
         try:
             while (item := self._on_loop(_next(items))) is not _END:
                 yield item
         finally:  # closed on the loop even after a cancellation: its connection goes with it
-            asyncio.run_coroutine_threadsafe(exchange.aclose(items), self.loop).result()
+            asyncio.run_coroutine_threadsafe(items.aclose(), self.loop).result()
+
+    def asend(self, call: Call, call_next: ASend) -> AsyncItems:
+        """A call already on an event loop goes through ``inner`` there."""
+        return self.inner.asend(call)
 
     def _on_loop(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
         with self._lock:

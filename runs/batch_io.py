@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.errors import PromptwireError
-from ...core.json_text import dumps
+from ..core.errors import PromptwireError
+from ..core.json_text import dumps
 
 __all__ = ["BadRow", "ResultsFile", "Row", "id_key", "read_rows", "result_line"]
 
@@ -103,7 +103,7 @@ def id_key(row_id: object) -> str:
 def result_line(result: dict[str, Any]) -> bytes:
     """One result as its line of the results file: compact JSON, with the line separators that
     some line readers split at (U+2028, U+2029) and what a terminal acts on written as escapes."""
-    from .terminal import safe_json
+    from ..core.json_text import safe_json
 
     return (safe_json(dumps(result, separators=(",", ":"))) + "\n").encode("utf-8")
 

@@ -18,12 +18,12 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from ...core.errors import PromptwireError
-from ...core.nesting import MAX_DEPTH, nesting_room
-from ...core.text_files import DEFAULT_MAX_BYTES, read_text
+from ..core.errors import PromptwireError
+from ..core.nesting import MAX_DEPTH, nesting_room
+from ..core.text_files import DEFAULT_MAX_BYTES, read_text
 
 if TYPE_CHECKING:
-    from ...core.recording import Recording
+    from ..calls.recording import Recording
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -42,7 +42,7 @@ class PromptFileError(PromptwireError):
 def program_input(inline: str | None, file: str | None, max_bytes: int, *, text: str | None = None) -> dict[str, Any]:
     """The program's input: the ``--input`` text, else the file's, else ``{}``; a JSON object.
     ``text`` is the file's text when the caller read it already (through a run's permissions)."""
-    from ...renderers.agentscript.jsjson import js_numbers  # a program's rule: a prompt file needs none of it
+    from ..renderers.agentscript.jsjson import js_numbers  # a program's rule: a prompt file needs none of it
 
     if inline is not None:
         text, label = inline, "--input"
@@ -59,7 +59,7 @@ def program_input(inline: str | None, file: str | None, max_bytes: int, *, text:
 def canned_responses(file: str | None, max_bytes: int, *, text: str | None = None) -> tuple[Any, ...]:
     """The replies the offline adapter gives in order, from a JSON array; none without a file.
     ``text`` is the file's text when the caller read it already (through a run's permissions)."""
-    from ...renderers.agentscript.jsjson import js_numbers
+    from ..renderers.agentscript.jsjson import js_numbers
 
     if file is None:
         return ()
@@ -74,13 +74,13 @@ def model_replies(
 ) -> tuple[tuple[Any, ...], Recording | None]:
     """What answers a run's calls offline, from ``--responses FILE``: canned replies (a JSON array,
     :func:`canned_responses`), or a recording of a real run, recognised by its header line
-    (:mod:`promptwire.core.recording`), which ``accept_drift`` lets answer requests that changed."""
+    (:mod:`promptwire.calls.recording`), which ``accept_drift`` lets answer requests that changed."""
     if file is None:
         return (), None
     if text is None:
         text = read_text(file, file, max_bytes)
     if text.lstrip("\ufeff \t\r\n")[:1] == "{":  # canned replies are an array: a run with them imports no more
-        from ...core.recording import Recording, is_recording
+        from ..calls.recording import Recording, is_recording
 
         if is_recording(text):
             return (), Recording.parse(text, file, accept_drift=accept_drift)
@@ -138,7 +138,7 @@ def _parse_json(text: str, label: str) -> Any:
     except json.JSONDecodeError as exc:
         raise _NotJson(f"{label}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
     except ValueError:  # Python's limit on the digits of an integer it converts
-        from ...core.yaml_data import TOO_MANY_DIGITS  # the YAML reader's words; it is loaded only for YAML
+        from ..core.yaml_data import TOO_MANY_DIGITS  # the YAML reader's words; it is loaded only for YAML
 
         raise PromptFileError(f"{label}: {TOO_MANY_DIGITS}") from None
     except _DuplicateKey as exc:
@@ -177,7 +177,7 @@ def _check_json_depth(text: str, label: str) -> None:
 
 
 def _parse_yaml(text: str, label: str, warnings: list[str]) -> Any:
-    from ...core.yaml_data import YamlDataError, load_yaml
+    from ..core.yaml_data import YamlDataError, load_yaml
 
     try:
         return load_yaml(text, label, warnings)

@@ -29,16 +29,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from . import observe
-from .errors import ModelOutputError, PromptwireError, ProviderError
-from .json_text import dumps, escape_surrogates
+from ..core.errors import ModelOutputError, PromptwireError, ProviderError
+from ..core.json_text import dumps, escape_surrogates
+from . import watch as observe
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer, TracerProvider
 
-    from .generate import GenerateResult, ProviderRequest, Reply
-    from .prompt import Prompt
-    from .rendered import Message, RenderedPrompt
+    from ..core.call import GenerateResult, ProviderRequest, Reply
+    from ..core.prompt import Prompt
+    from ..core.rendered import Message, RenderedPrompt
 
 __all__ = [
     "CAPTURE_CONTENT",
@@ -48,7 +48,6 @@ __all__ = [
     "TelemetryUnavailable",
     "disable",
     "enable",
-    "token_counts",
     "tracer_provider_configured",
 ]
 
@@ -183,7 +182,7 @@ class _AgentCall(observe.Watch):
                 call.set_attribute(key, value)
         if reply.finish_reason is not None:
             call.set_attribute("gen_ai.response.finish_reasons", [str(reply.finish_reason)])
-        for index, count in enumerate(token_counts(reply.usage)):
+        for index, count in enumerate(_counts(reply)):
             if count is not None:
                 call.set_attribute(_TOKEN_KEYS[index], count)
                 self.tokens[index] = (self.tokens[index] or 0) + count
@@ -217,14 +216,10 @@ class _AgentCall(observe.Watch):
 _TOKEN_KEYS = ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens")
 
 
-def token_counts(usage: Mapping[str, Any] | None) -> tuple[int | None, int | None]:
-    """The tokens read and written, from a reply's usage as the SDKs spell it (``input_tokens`` and
-    ``output_tokens``, or Chat Completions' ``prompt_tokens`` and ``completion_tokens``)."""
-    if not usage:
-        return None, None
-    read = usage.get("input_tokens", usage.get("prompt_tokens"))
-    written = usage.get("output_tokens", usage.get("completion_tokens"))
-    return (read if isinstance(read, int) else None), (written if isinstance(written, int) else None)
+def _counts(reply: Reply) -> tuple[int | None, int | None]:
+    """The tokens read and written, as the reply's usage counts them."""
+    usage = reply.usage
+    return (None, None) if usage is None else (usage.input, usage.output)
 
 
 def _parameters(prompt: Prompt) -> dict[str, Any]:

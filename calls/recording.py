@@ -38,8 +38,9 @@ several times), wherever it comes in the run, so calls made concurrently replay 
 with none is drift: :class:`PromptDrift` by default, naming the call site and comparing the request
 with the first unused record; with ``accept_drift`` it is a warning, and that record answers it.
 
-Wrapping an adapter is all it takes (:class:`Recorded`, :class:`Replayed`); adapters whose replies
-are SDK objects say how to write them as data and read them back with two optional methods,
+Each is a link of the call's chain (:class:`Record`, :class:`Replay`; see :mod:`.links`), and the
+call says where it came from and the request as built; adapters whose replies are SDK objects say
+how to write them as data and read them back with two optional methods,
 ``recorded_reply(raw) -> data`` (by default a pydantic model's JSON dump, or the data as it is) and
 ``replayed_reply(data) -> raw`` (by default the data as it is).
 """
@@ -55,31 +56,27 @@ import os
 import stat
 import threading
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from . import exchange
-from .confined import never_opened
-from .contract import OutputContract
-from .errors import PromptDrift, RecordingError
-from .generate import ModelAdapter, ProviderRequest, Reply
-from .json_text import dumps, to_bytes
-from .origin import call_origin
-from .prompt import GenerateConfig
-from .rendered import RenderedPrompt
-from .text_files import DEFAULT_MAX_BYTES, read_text
+from ..core.call import Call, ModelAdapter, ProviderRequest, Site, Whole
+from ..core.confined import never_opened
+from ..core.errors import PromptDrift, RecordingError
+from ..core.json_text import dumps, to_bytes
+from ..core.text_files import DEFAULT_MAX_BYTES, read_text
+from .links import ASend, AsyncItems, Items, Link, Send
 
 __all__ = [
     "FORMAT",
     "VERSION",
     "CallRecord",
     "PromptDrift",
-    "Recorded",
+    "Record",
     "Recorder",
     "Recording",
     "RecordingError",
-    "Replayed",
+    "Replay",
     "is_recording",
     "request_digest",
 ]
@@ -141,7 +138,7 @@ def _where(site: str | None, attempt: int | None) -> str:
 
 class Recorder:
     """Writes a recording to ``path``, truncated (or made) now: one header, then a line per call as
-    its reply arrives (:class:`Recorded` adds them). A symbolic link at ``path`` is refused, not
+    its reply arrives (:class:`Record` adds them). A symbolic link at ``path`` is refused, not
     followed; so is anything but a regular file with no other hard links. Safe to share between
     threads and concurrent calls. Close it (or use it as a context manager) when the run is done."""
 
@@ -159,17 +156,26 @@ class Recorder:
             self._header(provider, model)
 
     def add(
-        self, provider: str, path: str, request: ProviderRequest, *, streamed: bool, reply: Any, usage: Any
+        self,
+        provider: str,
+        path: str,
+        request: ProviderRequest,
+        *,
+        site: Site | str | None,
+        attempt: int | None,
+        streamed: bool,
+        reply: Any,
+        usage: Any,
     ) -> CallRecord:
-        """Write the record of one reply (``request`` as built, before any stream flags)."""
-        origin = call_origin()
+        """Write the record of one reply (``request`` as built, before any stream flags), made at
+        ``site`` (``None`` for a Python caller that named none) as its attempt ``attempt``."""
         with self._lock:
             self._header(provider, None)  # a Python caller's first call
             self._calls += 1
             record = CallRecord(
                 call=self._calls,
-                site=origin.site,
-                attempt=origin.attempt,
+                site=None if site is None else str(site),
+                attempt=attempt,
                 provider=provider,
                 path=path,
                 model=request.kwargs.get("model"),
@@ -257,83 +263,50 @@ def _refuse(path: str, info: os.stat_result) -> None:
     raise RecordingError(f"{path}: {problem}")
 
 
-class Recorded:
-    """``adapter`` (registered as ``name``) with every reply it receives written to ``recorder``:
-    each call is made as ``adapter`` makes it (whole or streamed, synchronous or on an event loop)."""
+class Record(Link):
+    """Every reply a call receives written to ``recorder``, as it comes (whole or streamed,
+    synchronous or on an event loop), by the request the call was built with."""
 
-    def __init__(self, adapter: ModelAdapter, name: str, recorder: Recorder) -> None:
-        self.adapter = adapter
-        self.name = name
+    def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
-        self._built = _BuiltRequests(adapter)
 
-    def build_request(
-        self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
-    ) -> ProviderRequest:
-        return self.adapter.build_request(rendered, config, contract, model)
-
-    def streamed(self, request: ProviderRequest) -> ProviderRequest:
-        return self._built.streamed(request)
-
-    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
-        raw = self.adapter.send(request, timeout)
-        self._add(request, raw)
-        return raw
-
-    async def asend(self, request: ProviderRequest, timeout: float | None) -> Any:
-        raw = await exchange.asend(self.adapter, request, timeout)
-        self._add(request, raw)
-        return raw
-
-    def stream(self, request: ProviderRequest, timeout: float | None) -> Iterator[Any]:
-        with contextlib.closing(exchange.stream(self.adapter, request, timeout)) as items:
+    def send(self, call: Call, call_next: Send) -> Items:
+        items = call_next(call)
+        try:
             for item in items:
-                if isinstance(item, exchange.Whole):
-                    self._add(request, item.raw)
-                yield item
+                yield self._add(call, item) if isinstance(item, Whole) else item
+        finally:
+            items.close()
 
-    async def astream(self, request: ProviderRequest, timeout: float | None) -> AsyncIterator[Any]:
-        items = exchange.astream(self.adapter, request, timeout)
+    async def asend(self, call: Call, call_next: ASend) -> AsyncItems:
+        items = call_next(call)
         try:
             async for item in items:
-                if isinstance(item, exchange.Whole):
-                    self._add(request, item.raw)
-                yield item
+                yield self._add(call, item) if isinstance(item, Whole) else item
         finally:
-            await exchange.aclose(items)
+            await items.aclose()
 
-    def parse_reply(self, raw: Any) -> Reply:
-        return self.adapter.parse_reply(raw)
-
-    def _add(self, request: ProviderRequest, raw: Any) -> None:
-        built = self._built.built(request)
-        try:
-            usage = self.adapter.parse_reply(raw).usage
-        except Exception:  # a reply the adapter refuses is still what the provider said; the run reports it
-            usage = None
-        reply = _recorded_reply(self.adapter, raw, self.recorder.path)
+    def _add(self, call: Call, whole: Whole) -> Whole:
+        """Record ``whole``; it goes on read, when the adapter could read it (its usage is recorded)."""
+        adapter = call.adapter
+        reply = whole.reply
+        if reply is None:
+            try:
+                reply = adapter.parse_reply(whole.raw)
+            except Exception:  # a reply the adapter refuses is still what the provider said; the run reports it
+                reply = None
+        usage = None if reply is None or reply.usage is None else reply.usage.as_data()
         self.recorder.add(
-            self.name, _path(self.adapter), built, streamed=built is not request, reply=reply, usage=usage
+            call.provider,
+            _path(adapter),
+            call.request,
+            site=call.site,
+            attempt=call.attempt,
+            streamed=call.stream and call.sent is not call.request,
+            reply=_recorded_reply(adapter, whole.raw, self.recorder.path),
+            usage=usage,
         )
-
-
-class _BuiltRequests:
-    """The request each streamed one was built as (``streamed`` adds the stream flags to a copy),
-    so that a streamed call is recorded, and looked up, by the body that was built."""
-
-    def __init__(self, adapter: ModelAdapter) -> None:
-        self.adapter = adapter
-        self._built: dict[int, tuple[ProviderRequest, ProviderRequest]] = {}
-
-    def streamed(self, request: ProviderRequest) -> ProviderRequest:
-        streamed = exchange.streamed_request(self.adapter, request)
-        if streamed is not request:
-            self._built[id(streamed)] = (streamed, request)  # the pair keeps the id from being reused
-        return streamed
-
-    def built(self, request: ProviderRequest) -> ProviderRequest:
-        pair = self._built.pop(id(request), None)
-        return pair[1] if pair is not None and pair[0] is request else request
+        return whole if reply is None else Whole(whole.raw, reply)
 
 
 def _path(adapter: ModelAdapter) -> str:
@@ -447,9 +420,17 @@ class Recording:
             records, provider=provider, model=model, label=label, warnings=tuple(warnings), accept_drift=accept_drift
         )
 
-    def answer(self, provider: str, path: str, request: ProviderRequest) -> CallRecord:
-        """The record that answers ``request`` (as built) sent to ``provider``'s ``path``: the first
-        unused one of its digest; else drift (see the class docstring)."""
+    def answer(
+        self,
+        provider: str,
+        path: str,
+        request: ProviderRequest,
+        site: Site | str | None = None,
+        attempt: int | None = None,
+    ) -> CallRecord:
+        """The record that answers ``request`` (as built) sent to ``provider``'s ``path``, made at
+        ``site`` as its attempt ``attempt``: the first unused one of its digest; else drift (see
+        the class docstring)."""
         digest = request_digest(provider, path, to_bytes(request.kwargs))
         with self._lock:
             waiting = self._by_digest.get(digest)
@@ -458,8 +439,8 @@ class Recording:
             while self._first_unused < len(self.records) and self._used[self._first_unused]:
                 self._first_unused += 1
             expected = self._first_unused if self._first_unused < len(self.records) else None
-            origin = call_origin()
-            report = self._drift(_where(origin.site, origin.attempt), provider, path, request, digest, expected)
+            where = _where(None if site is None else str(site), attempt)
+            report = self._drift(where, provider, path, request, digest, expected)
             if expected is None or not self.accept_drift:
                 raise PromptDrift(report)
             self._by_digest[self.records[expected].digest].remove(expected)
@@ -589,40 +570,29 @@ def _quoted_item(values: Any, key: Any) -> str:
     return "(absent)" if value is _ABSENT else _quoted(value)
 
 
-class Replayed:
-    """``adapter`` (registered as ``name``) answered from ``recording`` instead of its provider:
-    each request is built as ``adapter`` builds it and answered by its recorded reply, which
-    ``adapter`` reads as it read it when it came (nothing is sent; no key is needed)."""
+class Replay(Link):
+    """Each call answered from ``recording`` instead of its provider: the request is built as the
+    call's adapter builds it and answered by its recorded reply, which the adapter reads as it read
+    it when it came (nothing is sent; no key is needed)."""
 
-    def __init__(self, adapter: ModelAdapter, name: str, recording: Recording) -> None:
-        self.adapter = adapter
-        self.name = name
+    def __init__(self, recording: Recording) -> None:
         self.recording = recording
-        self._built = _BuiltRequests(adapter)
 
-    def build_request(
-        self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
-    ) -> ProviderRequest:
-        return self.adapter.build_request(rendered, config, contract, model)
+    def send(self, call: Call, call_next: Send) -> Items:
+        yield self._answer(call)
 
-    def streamed(self, request: ProviderRequest) -> ProviderRequest:
-        return self._built.streamed(request)
+    async def asend(self, call: Call, call_next: ASend) -> AsyncItems:
+        yield self._answer(call)
 
-    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
-        record = self.recording.answer(self.name, _path(self.adapter), self._built.built(request))
-        own: Callable[[Any], Any] | None = getattr(self.adapter, "replayed_reply", None)
+    def _answer(self, call: Call) -> Whole:
+        adapter = call.adapter
+        record = self.recording.answer(call.provider, _path(adapter), call.request, call.site, call.attempt)
+        own: Callable[[Any], Any] | None = getattr(adapter, "replayed_reply", None)
         if own is None:
-            return record.reply
+            return Whole(record.reply)
         try:
-            return own(record.reply)
+            return Whole(own(record.reply))
         except Exception as exc:  # the recording is data someone may have edited
             raise RecordingError(
-                f"{self.recording.label}: call {record.call}: {self.name} cannot read the recorded reply: {exc}"
+                f"{self.recording.label}: call {record.call}: {call.provider} cannot read the recorded reply: {exc}"
             ) from None
-
-    async def asend(self, request: ProviderRequest, timeout: float | None) -> Any:
-        """:meth:`send`: nothing to wait for."""
-        return self.send(request, timeout)
-
-    def parse_reply(self, raw: Any) -> Reply:
-        return self.adapter.parse_reply(raw)

@@ -21,17 +21,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...adapters.batch_files import Answer, read_results, reply_object, request_line
-from ...core.errors import PromptwireError
+from ..adapters.batch_files import Answer, read_results, reply_object, request_line
+from ..calls.links import Link
+from ..core.call import Whole
+from ..core.errors import PromptwireError
 from .batch import Batch, Outcome, Progress, RowRunner, Summary, chunks, rows_to_run
 from .batch_io import ResultsFile, Row
+from .run import Calls
 
 if TYPE_CHECKING:
-    from ...core.contract import OutputContract
-    from ...core.generate import ModelAdapter, ProviderRequest, Reply
-    from ...core.prompt import GenerateConfig
-    from ...core.rendered import RenderedPrompt
-    from ...plugins.manager import PluginHost
+    from ..calls.links import ASend, AsyncItems, Items, Send
+    from ..core.call import Call, ProviderRequest
+    from ..plugins.manager import PluginHost
 
 __all__ = ["custom_id", "replay_row", "run_round"]
 
@@ -50,36 +51,32 @@ class _Unanswered(BaseException):
         self.request = request
 
 
-class _Replayed:
-    """The provider's adapter for one row of a round: each request built as a live call builds it,
-    each call answered from the results so far, the first without an answer stopping the row."""
+class _Answered(Link):
+    """One row's calls in a round, answered from the results so far: each request built as a live
+    call builds it, the first call without an answer stopping the row."""
 
-    def __init__(self, adapter: ModelAdapter, provider: str, line: int, answers: Mapping[str, Answer]) -> None:
-        self.adapter = adapter
-        self.name = adapter.name
+    def __init__(self, provider: str, line: int, answers: Mapping[str, Answer]) -> None:
         self.provider = provider
         self.line = line
         self.answers = answers
         self.calls = 0
 
-    def build_request(
-        self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
-    ) -> ProviderRequest:
-        return self.adapter.build_request(rendered, config, contract, model)
+    def send(self, call: Call, call_next: Send) -> Items:
+        yield self._answer(call)
 
-    def send(self, request: ProviderRequest, timeout: float | None) -> Any:
+    async def asend(self, call: Call, call_next: ASend) -> AsyncItems:
+        yield self._answer(call)
+
+    def _answer(self, call: Call) -> Whole:
         self.calls += 1
         asked = custom_id(self.line, self.calls)
         answer = self.answers.get(asked)
         if answer is None or answer.unanswered is not None:
-            raise _Unanswered(asked, request)
+            raise _Unanswered(asked, call.sent)
         if answer.failure is not None:
             raise answer.failure
         assert answer.body is not None
-        return reply_object(self.provider, answer.body)
-
-    def parse_reply(self, raw: Any) -> Reply:
-        return self.adapter.parse_reply(raw)
+        return Whole(reply_object(self.provider, answer.body))
 
 
 def replay_row(runner: RowRunner, number: int, text: str, answers: Mapping[str, Answer]) -> dict[str, Any]:
@@ -88,13 +85,13 @@ def replay_row(runner: RowRunner, number: int, text: str, answers: Mapping[str, 
     without an answer."""
     import json
 
-    from .run import model_adapter
+    from .run import calls_for
 
-    adapter = model_adapter(runner.host, runner.batch.options)
+    calls = calls_for(runner.host, runner.batch.options)
     provider = runner.batch.options.adapter
 
-    def replayed(row: Row) -> ModelAdapter:
-        return _Replayed(adapter, provider, row.line, answers)
+    def replayed(row: Row) -> Calls:
+        return calls.around(_Answered(provider, row.line, answers))
 
     try:
         outcome = runner.run_row(number, text, replayed)
@@ -116,13 +113,13 @@ def run_round(
     """One round: every row not done replayed with the answers of ``results`` (later files win);
     done rows written to ``out``, the next call of every other row to ``requests`` (a new file).
     Returns the summary and the number of rows waiting for another round."""
-    from .run import model_adapter
+    from .run import calls_for
 
     answers: dict[str, Answer] = {}
     for path in results:
         answers.update(read_results(kind, path))
     provider = batch.options.adapter
-    adapter = model_adapter(host, batch.options)
+    calls = calls_for(host, batch.options)
     runner = RowRunner(batch, host)
     summary = Summary()
     waiting = 0
@@ -137,8 +134,8 @@ def run_round(
                 outcomes: list[Outcome] = []
                 for number, text in chunk:
 
-                    def replayed(row: Row) -> ModelAdapter:
-                        return _Replayed(adapter, provider, row.line, answers)
+                    def replayed(row: Row) -> Calls:
+                        return calls.around(_Answered(provider, row.line, answers))
 
                     try:
                         outcomes.append(runner.run_row(number, text, replayed))

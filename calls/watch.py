@@ -15,10 +15,10 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .errors import ModelOutputError
-    from .generate import GenerateResult, ProviderRequest, Reply
-    from .prompt import Prompt
-    from .rendered import RenderedPrompt
+    from ..core.call import GenerateResult, ProviderRequest, Reply
+    from ..core.errors import ModelOutputError
+    from ..core.prompt import Prompt
+    from ..core.rendered import RenderedPrompt
 
 __all__ = ["Observer", "Watch", "observer", "set_observer"]
 

@@ -1,0 +1,214 @@
+"""A model call's data: the request an adapter builds, the reply it reads, the attempt as a run keeps
+it, and the :class:`Call` record that travels through the links around the send.
+
+Plain records, no machinery: the attempt loop and the links that move them live in
+:mod:`promptwire.calls`. Facts about a call (its site, its attempt, whether it streams, its timeout,
+the request as built before any stream flag) ride on the :class:`Call`, so no link has to find them
+again in a context variable or by a request's identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .errors import ProviderConnectionError
+
+if TYPE_CHECKING:
+    from .contract import OutputContract
+    from .prompt import GenerateConfig, Prompt, ToolCall
+    from .rendered import RenderedPrompt
+
+__all__ = [
+    "Call",
+    "GenerateResult",
+    "ModelAdapter",
+    "ModelCall",
+    "ProviderRequest",
+    "Reply",
+    "Site",
+    "TextCallback",
+    "Usage",
+    "Whole",
+    "cut_short",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """A reply's token counts: read (``input``) and written (``output``), each ``None`` when the
+    provider did not say, and ``details``, what it said as it spelt it (recorded and shown as is)."""
+
+    input: int | None = None
+    output: int | None = None
+    details: Mapping[str, Any] | None = None
+
+    @classmethod
+    def read(cls, usage: Mapping[str, Any] | Usage | None) -> Usage | None:
+        """The counts of a provider's ``usage`` object, whichever names it gives them
+        (``input_tokens``/``output_tokens``, or Chat Completions' ``prompt_tokens``/
+        ``completion_tokens``): the one place a provider's spelling is read. A count is an integer (a boolean is not one); anything else
+        is no count."""
+        if usage is None or isinstance(usage, Usage):
+            return usage
+        return cls(
+            _count(usage, "input_tokens", "prompt_tokens"),
+            _count(usage, "output_tokens", "completion_tokens"),
+            usage,
+        )
+
+    def as_data(self) -> dict[str, Any]:
+        """What the provider said, as plain data (recorded, and shown by ``--output json``); the
+        counts under their common names when an adapter gave counts only."""
+        if self.details is not None:
+            return dict(self.details)
+        return {"input_tokens": self.input, "output_tokens": self.output}
+
+    def __bool__(self) -> bool:
+        """Whether the provider counted anything (an empty ``usage`` object counts nothing)."""
+        return bool(self.details) if self.details is not None else (self.input, self.output) != (None, None)
+
+
+def _count(usage: Mapping[str, Any], *names: str) -> int | None:
+    for name in names:
+        value = usage.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+@dataclass(slots=True)
+class Reply:
+    """What a model returned: its text, and the JSON value when the adapter already has one (a
+    canned or mock value, a provider's parsed structured output), with what else the provider said.
+    ``usage`` may be given as the provider's own mapping: it is read into a :class:`Usage` here."""
+
+    text: str | None
+    value: Any = None
+    has_value: bool = False
+    raw: Any = None
+    reasoning: str | None = None
+    usage: Usage | None = None
+    finish_reason: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.usage is not None and not isinstance(self.usage, Usage):
+            self.usage = Usage.read(self.usage)
+
+
+@dataclass(slots=True)
+class ProviderRequest:
+    """The exact keyword arguments of the SDK call (the request body, keys in the order a dry run
+    shows them), and ``notes``: every parameter the adapter dropped, renamed or clamped, and why."""
+
+    kwargs: Mapping[str, Any]
+    notes: tuple[str, ...] = ()
+    endpoint: str | None = None
+    """Where the request goes (a base URL or host) when the model URI decides it."""
+    provider: str | None = None
+    """The adapter it goes to (its registered name), set by the loop from the call's route: a dry
+    run shows it."""
+
+
+class ModelAdapter(Protocol):
+    """A provider: ``build_request`` is pure (the exact request, printable in a dry run), ``send``
+    makes the call, ``parse_reply`` reads what came back. Streaming and async calls use the optional
+    ``streamed``, ``stream``, ``asend`` and ``astream`` when an adapter has them (only the bottom
+    link of :mod:`promptwire.calls.links` asks), and do without when it has not."""
+
+    name: str
+
+    def build_request(
+        self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
+    ) -> ProviderRequest: ...
+
+    def send(self, request: ProviderRequest, timeout: float | None) -> Any: ...
+
+    def parse_reply(self, raw: Any) -> Reply: ...
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a model call came from: ``file:line:col`` of its generate, and its agent (``""`` for
+    none: a prompt file's call)."""
+
+    file: str
+    line: int
+    column: int
+    agent: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(slots=True)
+class ModelCall:
+    """One attempt: what was rendered and sent, and what came back (or why it was rejected), with
+    the :class:`Site` it came from (``None`` for a Python caller that named none)."""
+
+    attempt: int
+    prompt: Prompt
+    rendered: RenderedPrompt
+    request: ProviderRequest
+    reply: Reply | None = None
+    error: str | None = None
+    provider: str | None = None
+    """The adapter the request went to (its registered name)."""
+    seconds: float | None = None
+    """How long the call took, from sending the request to its whole reply (or its failure); an
+    adapter's first call also loads its SDK and opens a connection (about a second for OpenAI's)."""
+    value: Any = None
+    """The value the attempt gave the caller, when it was accepted (``error`` is None)."""
+    site: Site | None = None
+
+
+@dataclass(slots=True)
+class GenerateResult:
+    value: Any
+    attempts: int
+    calls: list[ModelCall] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One attempt on its way to the provider, as the links around the send see it.
+
+    ``request`` is the request as built (what a recording keys a reply by); ``sent`` the one sent,
+    with the provider's stream flags when ``stream`` (the same object otherwise). ``adapter`` is the
+    provider the call was routed to, registered as ``provider``; ``model`` the model name as that
+    adapter reads it. ``timeout`` is seconds for the whole call (``None``: the adapter's default).
+    """
+
+    request: ProviderRequest
+    sent: ProviderRequest
+    adapter: ModelAdapter
+    provider: str
+    attempt: int
+    site: Site | None
+    stream: bool
+    timeout: float | None
+    rendered: RenderedPrompt
+    prompt: Prompt
+    model: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Whole:
+    """The last item of a stream: the whole reply, as ``parse_reply`` reads it (``raw``), and, once
+    a link has read it, the :class:`Reply` it says (a link that answers in place of the provider,
+    a dry run or a replay, answers with both)."""
+
+    raw: Any
+    reply: Reply | None = None
+
+
+def cut_short() -> ProviderConnectionError:
+    """A stream that ended before the provider said the reply was complete: its text so far is not
+    the answer (the connection can end cleanly in the middle, a proxy's timeout for one)."""
+    return ProviderConnectionError("LLM provider stream ended before the reply was complete")
+
+
+TextCallback = Callable[[str], None]
+"""Receives a streamed reply's text, piece by piece, as it arrives (each attempt's in turn)."""

@@ -1,0 +1,66 @@
+"""How a run is made: the one record the library and the command line build a run from.
+
+Whoever starts a run builds it once (the command line from its flags, ``asrender snapshot`` and the
+inspector from the defaults, Python callers) and varies it with :func:`dataclasses.replace`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..calls.generate import CallWatcher
+    from ..calls.recording import Recorder, Recording
+    from ..core.tools import ToolContext
+    from ..frontend.agentscript.trace import TextSink
+
+__all__ = ["RunOptions"]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run is made: where its model calls go, what answers them offline, the format they are
+    shown in, and for a program its entry point and what its tools may touch."""
+
+    adapter: str = "offline"
+    """The provider's adapter (``offline``: canned replies, then mock values), or ``auto``: each
+    call to the adapter serving its model URI's scheme (see :mod:`promptwire.calls.routing`)."""
+    model: str | None = None
+    """Replaces the model a program names (a prompt file names none)."""
+    dry_run: bool = False
+    """Build every request for ``adapter`` and answer it offline: nothing is sent."""
+    timeout: float | None = None
+    """Seconds per request (None: the adapter's default)."""
+    responses: Sequence[Any] = ()
+    """Canned model replies, used in order (offline and dry runs)."""
+    format: str = "agentscript"
+    """The format calls are sent in, and shown in: what a provider is sent is what is shown."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """The format's renderer options."""
+    agent: str | None = None
+    """A program's entry agent (its main agent by default)."""
+    function: str | None = None
+    """The entry agent's function (its main func by default)."""
+    tools: ToolContext | None = None
+    """What a program may touch (by default: reading its folder, nothing else)."""
+    label_rule: str = "release"
+    """How a program's ``use ... as`` labels end (see :func:`..agentscript.parse`)."""
+    debug: TextSink | None = None
+    """Where the debug text of a ``generate`` with ``debug: true`` goes."""
+    on_text: Callable[[str], None] | None = None
+    """Receives each model call's reply text as it arrives: with it, every call is streamed (its
+    request carries the provider's stream flags, a dry run's too, and shows them)."""
+    record: Recorder | None = None
+    """Writes every reply the provider sends (see :mod:`promptwire.calls.recording`)."""
+    replay: Recording | None = None
+    """Answers every call from a recording instead of the provider (whose requests are still
+    built, and compared with the recorded ones); the recording's adapter and model unless
+    ``adapter`` and ``model`` name others."""
+    watch: CallWatcher | None = None
+    """Told of each model call as it is sent and as it ends, as a :class:`~promptwire.core.call.ModelCall` with its site (progress
+    lines, a live display; see :class:`promptwire.calls.generate.CallWatcher`)."""
+    base_urls: Mapping[str, str] = field(default_factory=dict)
+    """Where the providers' requests go instead of their base URLs: by the scheme of the models
+    they serve (``{"ollama": "http://gpu:11434"}``), or under ``""`` for every provider."""

@@ -1,0 +1,333 @@
+"""A run: a program (or a prompt file) and how to run it in; its value, trace and model calls out.
+
+:class:`~.options.RunOptions` is the one record of how a run is made. :func:`run` runs a program
+(:func:`arun` on an event loop); :func:`run_prompt` asks one prompt, the one-``generate`` case of
+the same machinery. All send their calls as :func:`calls_for` says (the router that picks each
+call's adapter, and the links each call passes through), in the run's format (so what a provider is
+sent is what is shown), and return every call as it was sent; whoever shows the calls in another
+format renders them afterwards (:func:`shown`). With ``on_text`` the calls are streamed, their text
+passed on as it arrives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..adapters.offline import OfflineAdapter
+from ..calls.links import Chain, DryRun, Link
+from ..calls.routing import Direct, Named, Router, Routes
+from ..core.call import ModelCall, Site
+from ..frontend.agentscript.trace import notes_events
+from .options import RunOptions
+
+if TYPE_CHECKING:
+    from ..core.call import GenerateResult
+    from ..core.prompt import Prompt
+    from ..core.rendered import RenderedPrompt
+    from ..plugins.manager import PluginHost
+
+__all__ = [
+    "Calls",
+    "RunOptions",
+    "RunResult",
+    "aclose_clients",
+    "arun",
+    "arun_prompt",
+    "call_block",
+    "call_heading",
+    "calls_for",
+    "request_dict",
+    "run",
+    "run_prompt",
+    "shown",
+]
+
+
+@dataclass
+class RunResult:
+    value: Any
+    trace: list[dict[str, Any]]
+    calls: list[ModelCall] = field(default_factory=list)
+    sent_as: tuple[str, Mapping[str, Any]] = ("agentscript", {})
+    """The format (and its options) the calls were rendered in to be sent."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"value": ..., "trace": [...]}`` as the reference CLI prints it."""
+        from ..frontend.agentscript.interpreter import json_of
+
+        return {"value": json_of(self.value), "trace": self.trace}
+
+
+@dataclass(frozen=True)
+class Calls:
+    """Where a run's model calls go (``router``) and the links each passes through (outermost first)."""
+
+    router: Router
+    links: tuple[Link, ...] = ()
+
+    def around(self, *links: Link) -> Calls:
+        """These calls with ``links`` outside the run's own (a batch's rate-limit waits, its answers)."""
+        return replace(self, links=(*links, *self.links))
+
+    def chain(self) -> Chain:
+        return Chain(self.links)
+
+
+def loaded(host: PluginHost | None) -> PluginHost:
+    """``host``, or the process's default one, loaded now. A run asks for it where it needs a
+    registry (a provider, a format other than AgentScript's own, a tool scheme), so an offline run
+    in AgentScript's format never imports pluggy nor looks for installed plugins."""
+    if host is not None:
+        return host
+    from ..plugins.manager import default_host
+
+    return default_host()
+
+
+def calls_for(host: PluginHost | None, options: RunOptions) -> Calls:
+    """Where the calls of a run made with ``options`` go, and through which links: the offline
+    adapter with the canned replies, or the provider's (each call's, with ``auto``), asked for the
+    model the run asks for; in a dry run answered offline; their replies recorded, or answered from
+    a recording. ``host`` (``None``: the default one) is loaded for a provider's run only."""
+    answers = OfflineAdapter(options.responses)  # each run answers from a queue of its own
+    name, model = options.adapter, options.model
+    if options.replay is not None and name == "offline":
+        name, model = options.replay.provider or name, model or options.replay.model
+    links = _recorded_or_replayed(name, options)
+    if name == "offline":
+        return Calls(Direct(answers), links)
+    router = Named(Routes(loaded(host), options.base_urls), name, model)  # a provider's run only
+    return Calls(router, (DryRun(answers), *links) if options.dry_run else links)
+
+
+def _recorded_or_replayed(name: str, options: RunOptions) -> tuple[Link, ...]:
+    """The link that records the run's replies, or answers them from a recording, as ``options``
+    ask (a dry run sends nothing, so nothing is recorded)."""
+    if options.replay is not None:
+        from ..calls.recording import Replay
+
+        return (Replay(options.replay),)
+    if options.record is not None and not options.dry_run:
+        from ..calls.recording import Record
+
+        options.record.begin(name, options.model)
+        return (Record(options.record),)
+    return ()
+
+
+async def aclose_clients(calls: Calls) -> None:
+    """Close the async clients the calls opened on this event loop (each provider's the run sent to)."""
+    router = calls.router
+    senders = router.senders() if isinstance(router, Named) else [getattr(router, "adapter", None)]
+    for adapter in senders:
+        aclose = getattr(adapter, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+def run(
+    source_or_path: str | Path,
+    input: Any = None,
+    options: RunOptions | None = None,
+    *,
+    host: PluginHost | None = None,
+    path: str | None = None,
+    calls: Calls | None = None,
+) -> RunResult:
+    """Parse, check and run a program, offline unless ``options`` say otherwise, keeping every call.
+
+    ``source_or_path`` is a ``Path`` (its source read as every program's is:
+    :func:`..frontend.agentscript.loader.read_source`) or the program text (``path`` then names it
+    in errors and locates its imports). A failed run raises with its calls so far on the error
+    (``error.calls``). ``calls`` replaces the ones the options make (:func:`calls_for`), for a
+    caller that shares them between runs or adds links (``asrender batch`` answers calls from a
+    provider's batch results).
+    """
+    options = options or RunOptions()
+    calls = calls or calls_for(host, options)
+    return _run(calls.router, calls.chain(), source_or_path, input, options, host, path)
+
+
+async def arun(
+    source_or_path: str | Path,
+    input: Any = None,
+    options: RunOptions | None = None,
+    *,
+    host: PluginHost | None = None,
+    path: str | None = None,
+    calls: Calls | None = None,
+) -> RunResult:
+    """:func:`run`, awaited. The interpreter is synchronous, so the program runs in a thread of its
+    own while each of its model calls is made on the caller's event loop with the provider SDK's
+    async client (:class:`promptwire.calls.on_loop.OnLoop`): many programs run at once on one loop
+    and share its connections. ``options.on_text`` is called on the loop. Cancelling ``arun``
+    cancels the model call in flight (its connection is closed) and stops the program at its next
+    call; it returns once the program's thread has ended. ``calls`` replaces the ones the options
+    make, as for :func:`run` (``asrender batch`` shares them between rows and waits out rate limits).
+    """
+    import asyncio
+
+    from ..calls.on_loop import OnLoop
+
+    options = options or RunOptions()
+    calls = calls or calls_for(host, options)
+    loop = asyncio.get_running_loop()
+    on_loop = OnLoop(calls.chain(), loop, calls.router.name)
+    on_text = options.on_text
+    if on_text is not None:
+
+        def on_loops(text: str) -> None:
+            loop.call_soon_threadsafe(on_text, text)
+
+        options = replace(options, on_text=on_loops)
+    return await on_loop.run(lambda: _run(calls.router, Chain((on_loop,)), source_or_path, input, options, host, path))
+
+
+def _run(
+    router: Router,
+    chain: Chain,
+    source_or_path: str | Path,
+    input: Any,
+    options: RunOptions,
+    host: PluginHost | None,
+    path: str | None,
+) -> RunResult:
+    from ..calls.watch import observer
+    from ..frontend.agentscript import ensure_valid
+    from ..frontend.agentscript.interpreter import Interpreter
+    from ..frontend.agentscript.loader import default_permissions, load_program, read_source
+
+    if isinstance(source_or_path, Path):
+        path = str(source_or_path)
+        source = read_source(path)
+    else:
+        source = source_or_path
+    tools = options.tools or default_permissions(path)
+    program = ensure_valid(load_program(source, path, label_rule=options.label_rule, permissions=tools))
+    interpreter = Interpreter(
+        program,
+        router,
+        chain=chain,
+        debug=options.debug,
+        tool_scheme=lambda name: loaded(host).tool_scheme(name),
+        tool_context=tools,
+        timeout=options.timeout,
+        on_text=options.on_text,
+        watch=options.watch,
+        render=_sending_render(options, host),
+    )
+    with observer().run(Path(program.file_of().name).name):
+        value = interpreter.run(input, agent=options.agent, function=options.function)
+    return RunResult(value, interpreter.trace, interpreter.calls, (options.format, options.options))
+
+
+def _sending_render(options: RunOptions, host: PluginHost | None) -> Callable[[Prompt], RenderedPrompt] | None:
+    """How a program's calls are rendered to be sent: in the run's format, so that what is shown is
+    what is sent; ``None`` for AgentScript's own text, which the interpreter renders anyway."""
+    if options.format == "agentscript" and not options.options:
+        return None
+    renderer = loaded(host).load("renderers", options.format)
+    chosen = dict(options.options)
+    return lambda prompt: renderer.render(prompt, **chosen)
+
+
+def run_prompt(
+    prompt: Prompt,
+    label: str,
+    options: RunOptions | None = None,
+    *,
+    host: PluginHost | None = None,
+    calls: Calls | None = None,
+    line: int = 1,
+) -> RunResult:
+    """A prompt read from a prompt file, asked as one ``generate`` (its attempts, repair text and
+    checks) through the calls a program's would make.
+
+    As a program's, its calls are sent as ``options.format`` renders them. Its calls are all at
+    ``label:line:1`` (a batch's prompt is a line of its file); the trace holds the ``notes``
+    events. A failed call raises with the attempts made on the error (``error.calls``).
+    ``calls`` replaces the ones the options make, as for :func:`run`.
+    """
+    from ..calls.generate import generate
+
+    options = options or RunOptions()
+    site = Site(label, line, 1, "")
+    result = generate(prompt, **_generate_arguments(options, host, calls, site))
+    return _prompt_result(result, options)
+
+
+async def arun_prompt(
+    prompt: Prompt,
+    label: str,
+    options: RunOptions | None = None,
+    *,
+    host: PluginHost | None = None,
+    calls: Calls | None = None,
+    line: int = 1,
+) -> RunResult:
+    """:func:`run_prompt`, awaited (its call made with the adapter's async client); ``calls``
+    replaces the ones the options make, as for :func:`arun`."""
+    from ..calls.generate import agenerate
+
+    options = options or RunOptions()
+    site = Site(label, line, 1, "")
+    result = await agenerate(prompt, **_generate_arguments(options, host, calls, site))
+    return _prompt_result(result, options)
+
+
+def _generate_arguments(
+    options: RunOptions, host: PluginHost | None, calls: Calls | None, site: Site
+) -> dict[str, Any]:
+    """What :func:`run_prompt` and :func:`arun_prompt` give ``generate``/``agenerate`` besides the prompt."""
+    host = loaded(host)
+    renderer = host.load("renderers", options.format)
+    calls = calls or calls_for(host, options)
+    return {
+        "render": lambda current: renderer.render(current, **options.options),
+        "adapter": calls.router,
+        "chain": calls.chain(),
+        "timeout": options.timeout,
+        "on_text": options.on_text,
+        "watch": options.watch,
+        "site": site,
+    }
+
+
+def _prompt_result(result: GenerateResult, options: RunOptions) -> RunResult:
+    return RunResult(result.value, notes_events(result.calls), result.calls, (options.format, options.options))
+
+
+def shown(result: RunResult, options: RunOptions, host: PluginHost | None) -> list[RenderedPrompt]:
+    """Each call of ``result`` in the display format (``options.format``, with its options): the
+    render that was sent when that is the one asked for, else rendered now, after the run."""
+    if (options.format, dict(options.options)) == (result.sent_as[0], dict(result.sent_as[1])):
+        return [call.rendered for call in result.calls]
+    render = loaded(host).load("renderers", options.format).render
+    return [render(call.prompt, **options.options) for call in result.calls]
+
+
+def call_heading(call: ModelCall) -> str:
+    """``=== SITE agent A attempt N ===``: where a call came from, as ``asrender`` heads its render."""
+    agent = f" agent {call.site.agent}" if call.site.agent else ""
+    return f"=== {call.site}{agent} attempt {call.attempt} ==="
+
+
+def call_block(call: ModelCall, rendered: RenderedPrompt) -> str:
+    """The call as ``asrender`` shows it: its heading, then ``rendered`` (the call in the display format)."""
+    return f"{call_heading(call)}\n{rendered.display()}"
+
+
+def request_dict(call: ModelCall, provider: str) -> dict[str, Any]:
+    """The request of a dry run: what would be sent, where, and the notes."""
+    return {
+        "site": str(call.site),
+        "agent": call.site.agent or None,
+        "attempt": call.attempt,
+        "provider": call.request.provider or provider,
+        "model": call.request.kwargs.get("model"),
+        "body": dict(call.request.kwargs),
+        "notes": list(call.request.notes),
+    }
