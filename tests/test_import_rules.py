@@ -145,7 +145,7 @@ def test_the_package_has_no_import_circle() -> None:
 
     def visit(name: str, path: list[str]) -> None:
         if name in path:
-            circle = path[path.index(name) :] + [name]
+            circle = [*path[path.index(name) :], name]
             pytest.fail("import circle: " + " -> ".join(circle))
         if name in done:
             return
