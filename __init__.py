@@ -10,8 +10,9 @@ for pydantic and the core model.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .core.exports import lazy_exports
 
 if TYPE_CHECKING:
     from .api import (
@@ -82,8 +83,8 @@ _HOMES: dict[str, str] = {
         ".core",
     ),
     "RenderWarning": ".core.rendered",
-    "Recorder": ".core.recording",
-    "Recording": ".core.recording",
+    "Recorder": ".calls.recording",
+    "Recording": ".calls.recording",
     "PluginHost": ".plugins",
     "hookimpl": ".plugins",
 }
@@ -121,13 +122,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'promptwire' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_exports(__name__, _HOMES)
 
 
 def __dir__() -> list[str]:

@@ -43,12 +43,13 @@ import dataclasses
 import json
 import os
 import sys
+import time
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
-from ..core.call import ProviderRequest, Reply, Whole
+from ..core.call import ProviderRequest, Reply, Usage, Whole
 from ..core.contract import OutputContract
 from ..core.errors import AuthenticationError, ProviderError, ProviderTimeoutError
 from ..core.json_text import to_bytes
@@ -367,12 +368,16 @@ class StreamingAdapter(ProviderAdapter):
         seconds, endpoint = self._where(request, timeout)
         reader = self.stream_reader()
         with self._told(endpoint, seconds):
-            events = self.post_stream(self._kept(endpoint, seconds), to_bytes(request.kwargs))
+            client = self._kept(endpoint, seconds)  # building the first one imports the SDK: not the call's time
+            deadline = time.monotonic() + seconds
+            events = self.post_stream(client, to_bytes(request.kwargs))
             try:
                 for event in events:
                     text = read_reply(reader.feed, event)
                     if text:
                         yield text
+                    if time.monotonic() > deadline:  # a server trickling events, each within the read timeout
+                        raise self.timed_out(endpoint, seconds)
             finally:
                 close = getattr(events, "close", None)  # a plain iterable has nothing to close
                 if close is not None:
@@ -388,17 +393,42 @@ class StreamingAdapter(ProviderAdapter):
             async for item in stepped_in_thread(lambda: self.stream(request, timeout)):
                 yield item
             return
+        import asyncio
+
+        deadline = asyncio.get_running_loop().time() + seconds
         reader = self.stream_reader()
         with self._told(endpoint, seconds):
-            events = await self.post_stream(client, to_bytes(request.kwargs))
             try:
-                async for event in events:
+                async with asyncio.timeout_at(deadline):
+                    events = await self.post_stream(client, to_bytes(request.kwargs))
+            except TimeoutError:
+                raise self.timed_out(endpoint, seconds) from None
+            try:
+                async for event in _until(events, deadline, lambda: self.timed_out(endpoint, seconds)):
                     text = read_reply(reader.feed, event)
                     if text:
                         yield text
             finally:
                 await aclose(events)
             yield Whole(reader.whole())
+
+
+async def _until(events: Any, deadline: float, timed_out: Callable[[], ProviderError]) -> AsyncIterator[Any]:
+    """``events`` (an async iterable) until ``deadline`` (the loop's clock): one deadline for the
+    whole stream, however slowly its events come, each within the SDK's per-read timeout. Each
+    wait is bounded on its own, so the consumer's time between events is never cancelled."""
+    import asyncio
+
+    iterator = aiter(events)
+    while True:
+        try:
+            async with asyncio.timeout_at(deadline):
+                event = await anext(iterator)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise timed_out() from None
+        yield event
 
 
 def api_stream(sdk: Any, client: Any, path: str, event_type: Any, body: bytes) -> Any:
@@ -493,13 +523,14 @@ def tool_arguments(text: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"_value": value}
 
 
-def usage_of(raw: Any) -> dict[str, Any] | None:
-    """The reply's token counts as plain data (the SDK's ``usage`` object), if it sent any."""
+def usage_of(raw: Any) -> Usage | None:
+    """The reply's token counts (the SDK's ``usage`` object, read as :meth:`Usage.read` reads a
+    provider's names), if it sent any."""
     usage = getattr(raw, "usage", None)
     if usage is None:
         return None
     dumped: dict[str, Any] = usage.model_dump(warnings=False)
-    return dumped
+    return Usage.read(dumped)
 
 
 def _close_all(clients: dict[Any, Any]) -> None:

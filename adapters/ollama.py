@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
-from ..core.call import ProviderRequest, Reply, cut_short
+from ..core.call import ProviderRequest, Reply, Usage, cut_short
 from ..core.contract import OutputContract
 from ..core.errors import BadRequestError, MalformedResponseError, ProviderError, body_excerpt
 from ..core.model_uri import model_scheme
@@ -174,7 +174,7 @@ class OllamaAdapter(StreamingAdapter):
             ToolCall(name=call.function.name, arguments=dict(call.function.arguments or {}))
             for call in (message.tool_calls or ())
         )
-        usage = {"input_tokens": raw.prompt_eval_count, "output_tokens": raw.eval_count}
+        usage = Usage.read({"input_tokens": raw.prompt_eval_count, "output_tokens": raw.eval_count})
         return Reply(
             text=message.content,
             raw=raw,

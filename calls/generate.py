@@ -2,16 +2,16 @@
 
 One implementation for every caller (a front end's interpreter and Python code alike). The caller
 gives a :class:`Prompt`, a ``render`` function (neither core nor this package imports a renderer)
-and where its calls go: a :class:`ModelAdapter`, or a :class:`~.routing.Router` that picks the
-adapter for each call's model (:mod:`.routing`). Each attempt renders the prompt, builds the request
+and where its calls go: a :class:`ModelAdapter`, or a :class:`~.targets.Router` that picks the
+adapter for each call's model (:mod:`.targets`, :mod:`.routing`). Each attempt renders the prompt, builds the request
 for the call's target, sends it through the run's :class:`~.links.Chain` of links (record, replay,
 rate limits, a dry run...: :mod:`.links`), reads JSON from the reply when the prompt has an output
 contract, and checks the result. Only replies that are not JSON and results that fail the check are
 retried, with the reason (and the rejected output) in ``Prompt.retry``, which every format shows as
 its repair text; everything else is raised at once. The attempts come back on the result, or on the
 error when none succeeded (``error.calls``): the caller reads them afterwards, the loop calls
-nobody back but the render, the adapter, the caller's debug writer and watcher and the process's
-observer (:mod:`.watch`, which sees nothing unless telemetry is enabled).
+nobody back but the render, the adapter and the watchers (:mod:`.watch`: the process's own, which
+sees nothing unless telemetry is enabled, then the caller's: progress lines, a debug text...).
 
 The loop's decisions are made once, in a generator (:func:`_loop`) that yields each :class:`Call`
 to make and is given back its reply (or the exception the call raised). Drivers step it:
@@ -29,9 +29,9 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
 from ..core.call import Call, GenerateResult, ModelAdapter, ModelCall, ProviderRequest, Reply, Site, Whole, cut_short
 from ..core.coercion import ResultError, check_result
@@ -41,13 +41,11 @@ from ..core.prompt import Prompt, Retry
 from ..core.rendered import RenderedPrompt, warning_lines
 from ..core.secrets import mask
 from ..core.timeout import check_timeout
-from . import watch as observe
 from .links import Chain, streamed_request
-from .routing import Router, Target, router_of
+from .targets import Router, Target, router_of
+from .watch import Watcher, Watchers, observer, text_to
 
 __all__ = [
-    "CallWatcher",
-    "DebugWriter",
     "NotJsonError",
     "TextCallback",
     "agenerate",
@@ -66,22 +64,6 @@ class NotJsonError(ModelOutputError):
     """The reply holds no JSON although the prompt asks for it (retryable)."""
 
 
-class CallWatcher(Protocol):
-    """Told of each attempt as it is sent and when it has ended, for whoever shows a run as it
-    happens (progress lines, a live display). ``call_started`` gets the attempt before its reply;
-    ``call_ended`` the same attempt with its reply, seconds and value, or with ``error`` set: the
-    rejection reason, or the provider's failure (``reply`` None), an attempt that ``error.calls``
-    does not hold because it never came back."""
-
-    def call_started(self, call: ModelCall, /) -> None: ...
-
-    def call_ended(self, call: ModelCall, /) -> None: ...
-
-
-DebugWriter = Callable[[int, RenderedPrompt, ProviderRequest], None]
-"""Shows one attempt of a generate that asks for debug output: its number, its render and its
-request (with the adapter's notes), before the request is sent. Each front end writes its own."""
-
 TextCallback = Callable[[str], None]
 """Receives a streamed reply's text, piece by piece, as it arrives (each attempt's in turn)."""
 
@@ -93,32 +75,32 @@ def generate(
     adapter: ModelAdapter | Router,
     model: str | None = None,
     locations: Mapping[str, str] | None = None,
-    debug: DebugWriter | None = None,
     timeout: float | None = None,
-    watch: CallWatcher | None = None,
     on_text: TextCallback | None = None,
+    stream: bool = False,
+    watchers: Sequence[Watcher] = (),
     chain: Chain = _BARE,
     site: Site | None = None,
 ) -> GenerateResult:
     """Run ``prompt.config.attempts`` attempts at most; return the first accepted result.
 
     ``adapter`` answers every call, or a router picks each call's adapter by its model.
-    ``locations`` maps contract fields to their ``L:C`` for messages; with ``prompt.config.debug``
-    each attempt is shown to ``debug`` before it is sent. The last failure is raised when no
-    attempt succeeds, any failure with the attempts made so far on it (``error.calls``).
-    ``timeout`` is seconds per request (None: the adapter's default). With ``on_text`` each call
-    is streamed and its text given to ``on_text`` as it arrives. ``watch`` is told of each attempt
-    as it is sent and as it ends (see :class:`CallWatcher`). Each call goes through ``chain``'s
-    links; ``site`` is where the calls come from (each :class:`ModelCall` and :class:`Call` says).
+    ``locations`` maps contract fields to their ``L:C`` for messages. The last failure is raised
+    when no attempt succeeds, any failure with the attempts made so far on it (``error.calls``).
+    ``timeout`` is seconds per request (None: the adapter's default). With ``on_text`` (or
+    ``stream``) each call is streamed and its text given to ``on_text`` (and to the watchers) as it
+    arrives. ``watchers`` are told of the
+    generate and of each attempt (see :class:`~.watch.Watcher`), after the process's own. Each
+    call goes through ``chain``'s links; ``site`` is where the calls come from (each
+    :class:`ModelCall` and :class:`Call` says).
     """
     check_timeout(timeout)
-    streaming = on_text is not None
-    steps = _loop(prompt, render, router_of(adapter), model, locations, debug, streaming, watch, timeout, site)
-    for item in _driven(steps, chain, streaming):
+    streaming = stream or on_text is not None
+    watching = _watching(watchers, on_text)
+    steps = _loop(prompt, render, router_of(adapter), model, locations, streaming, watching, timeout, site)
+    for item in _driven(steps, chain, watching):
         if isinstance(item, GenerateResult):
             return item
-        if on_text is not None:
-            on_text(item)
     raise AssertionError("unreachable: a driver ends with the result")  # pragma: no cover
 
 
@@ -129,17 +111,17 @@ def generate_stream(
     adapter: ModelAdapter | Router,
     model: str | None = None,
     locations: Mapping[str, str] | None = None,
-    debug: DebugWriter | None = None,
     timeout: float | None = None,
-    watch: CallWatcher | None = None,
+    watchers: Sequence[Watcher] = (),
     chain: Chain = _BARE,
     site: Site | None = None,
 ) -> Iterator[str | GenerateResult]:
     """:func:`generate` streamed, as an iterator: each reply's text as it arrives, then the result.
     Closing it early closes the call in flight (its connection)."""
     check_timeout(timeout)
-    steps = _loop(prompt, render, router_of(adapter), model, locations, debug, True, watch, timeout, site)
-    return _driven(steps, chain, True)
+    watching = _watching(watchers, None)
+    steps = _loop(prompt, render, router_of(adapter), model, locations, True, watching, timeout, site)
+    return _driven(steps, chain, watching)
 
 
 async def agenerate(
@@ -149,23 +131,22 @@ async def agenerate(
     adapter: ModelAdapter | Router,
     model: str | None = None,
     locations: Mapping[str, str] | None = None,
-    debug: DebugWriter | None = None,
     timeout: float | None = None,
-    watch: CallWatcher | None = None,
     on_text: TextCallback | None = None,
+    stream: bool = False,
+    watchers: Sequence[Watcher] = (),
     chain: Chain = _BARE,
     site: Site | None = None,
 ) -> GenerateResult:
     """:func:`generate` on an event loop: the same attempts and checks, each call sent with the
     adapter's async client (see :mod:`.links`). Cancelling it cancels the call in flight."""
     check_timeout(timeout)
-    streaming = on_text is not None
-    steps = _loop(prompt, render, router_of(adapter), model, locations, debug, streaming, watch, timeout, site)
-    async for item in _adriven(steps, chain, streaming):
+    streaming = stream or on_text is not None
+    watching = _watching(watchers, on_text)
+    steps = _loop(prompt, render, router_of(adapter), model, locations, streaming, watching, timeout, site)
+    async for item in _adriven(steps, chain, watching):
         if isinstance(item, GenerateResult):
             return item
-        if on_text is not None:
-            on_text(item)
     raise AssertionError("unreachable: a driver ends with the result")  # pragma: no cover
 
 
@@ -176,21 +157,26 @@ def agenerate_stream(
     adapter: ModelAdapter | Router,
     model: str | None = None,
     locations: Mapping[str, str] | None = None,
-    debug: DebugWriter | None = None,
     timeout: float | None = None,
-    watch: CallWatcher | None = None,
+    watchers: Sequence[Watcher] = (),
     chain: Chain = _BARE,
     site: Site | None = None,
 ) -> AsyncIterator[str | GenerateResult]:
     """:func:`generate_stream` on an event loop, as an async iterator."""
     check_timeout(timeout)
-    steps = _loop(prompt, render, router_of(adapter), model, locations, debug, True, watch, timeout, site)
-    return _adriven(steps, chain, True)
+    watching = _watching(watchers, None)
+    steps = _loop(prompt, render, router_of(adapter), model, locations, True, watching, timeout, site)
+    return _adriven(steps, chain, watching)
 
 
 _Loop = Generator[Call, Reply, GenerateResult]
 """The attempts: each call to make is yielded; the driver sends back its reply, or throws in the
 exception the call raised; the result is the return value."""
+
+
+def _watching(watchers: Sequence[Watcher], on_text: TextCallback | None) -> Watchers:
+    """The process's watcher, then the caller's, then ``on_text`` as one."""
+    return Watchers([observer(), *watchers, *([] if on_text is None else [text_to(on_text)])])
 
 
 def _loop(
@@ -199,24 +185,23 @@ def _loop(
     router: Router,
     model: str | None,
     locations: Mapping[str, str] | None,
-    debug: DebugWriter | None,
     streaming: bool,
-    watch: CallWatcher | None,
+    watching: Watchers,
     timeout: float | None,
     site: Site | None,
 ) -> _Loop:
     calls: list[ModelCall] = []
-    observed = observe.observer().generate(prompt, router.name, streaming)
+    watched = watching.generate(prompt, router.name, streaming)
     try:
         result = yield from _attempts(
-            prompt, render, router, model, locations, debug, streaming, watch, timeout, site, calls, observed
+            prompt, render, router, model, locations, streaming, watched, timeout, site, calls
         )
-    except BaseException as exc:  # a cancelled or closed generate ends its observation too
+    except BaseException as exc:  # a cancelled or closed generate ends its watch too
         if isinstance(exc, PromptwireError):
             exc.calls = tuple(calls)
-        observed.ended(None, exc)
+        watched.generate_ended(None, exc)
         raise
-    observed.ended(result, None)
+    watched.generate_ended(result, None)
     return result
 
 
@@ -226,13 +211,11 @@ def _attempts(
     router: Router,
     model: str | None,
     locations: Mapping[str, str] | None,
-    debug: DebugWriter | None,
     streaming: bool,
-    watch: CallWatcher | None,
+    watched: Watcher,
     timeout: float | None,
     site: Site | None,
     calls: list[ModelCall],
-    observed: observe.Watch,
 ) -> _Loop:
     config = prompt.config
     contract = prompt.output
@@ -246,44 +229,38 @@ def _attempts(
             built = target.request(rendered, config, contract)
             request = with_render_notes(built, rendered)
             sent = _streamed(target, request) if streaming else request
-            if config.debug and debug is not None:
-                debug(attempt, rendered, sent)
             call = ModelCall(attempt, current, rendered, sent, provider=sent.provider or target.name, site=site)
-            if watch is not None:
-                watch.call_started(call)
-            observed.sending(attempt, rendered, sent)
+            watched.call_started(call)
             started = time.perf_counter()
             try:
                 reply = yield Call(
                     request, sent, target.adapter, call.provider or target.name, attempt, site, streaming,
-                    timeout, rendered, current, target.model,
+                    timeout, rendered, current, target.model, call,
                 )  # fmt: skip
             finally:
                 call.seconds = time.perf_counter() - started
-            observed.replied(reply)
+            call.reply = reply
+            watched.call_replied(call)
         except ProviderError as exc:
             if exc.provider is None:  # an adapter need not repeat its own name on every error
                 exc.provider = call.provider if call is not None else (target or router).name  # a routed call's own
-            _failed(watch, call, exc)
+            _failed(watched, call, exc)
             raise
         except RecursionError:  # an SDK's own JSON walk; no provider takes a schema this deep anyway
             failure = PromptwireError(
                 f"{(target or router).name}: the request or its reply is nested too deeply for the SDK to handle"
             )
-            _failed(watch, call, failure)
+            _failed(watched, call, failure)
             raise failure from None
-        except BaseException as exc:  # cancelled, interrupted, an SDK's own bug: the watcher still hears
-            _failed(watch, call, exc)
+        except BaseException as exc:  # cancelled, interrupted, an SDK's own bug: the watchers still hear
+            _failed(watched, call, exc)
             raise
-        call.reply = reply
         try:
             call.value = _accept(reply, contract, config.strict, locations)
         except ModelOutputError as exc:
-            observed.rejected(exc)
             call.error = str(exc)
             calls.append(call)
-            if watch is not None:
-                watch.call_ended(call)
+            watched.call_ended(call, exc)
             if attempt == config.attempts:
                 raise
             retry = Retry(reason=str(exc), attempt=attempt)
@@ -292,8 +269,7 @@ def _attempts(
             current = prompt.model_copy(update={"retry": retry})
             continue
         calls.append(call)
-        if watch is not None:
-            watch.call_ended(call)
+        watched.call_ended(call, None)
         return GenerateResult(call.value, attempt, calls)
     raise AssertionError("unreachable: attempts is at least 1")  # pragma: no cover
 
@@ -307,11 +283,11 @@ def _streamed(target: Target, request: ProviderRequest) -> ProviderRequest:
     return sent
 
 
-def _failed(watch: CallWatcher | None, call: ModelCall | None, failure: BaseException) -> None:
-    """Tell ``watch`` that ``call`` (sent, if it is not None) ended in ``failure``."""
-    if watch is not None and call is not None:
+def _failed(watched: Watcher, call: ModelCall | None, failure: BaseException) -> None:
+    """Tell the watchers that ``call`` (sent, if it is not None) ended in ``failure``."""
+    if call is not None:
         call.error = f"{type(failure).__name__}: {failure}"
-        watch.call_ended(call)
+        watched.call_ended(call, failure)
 
 
 def with_render_notes(request: ProviderRequest, rendered: RenderedPrompt) -> ProviderRequest:
@@ -322,12 +298,13 @@ def with_render_notes(request: ProviderRequest, rendered: RenderedPrompt) -> Pro
     return replace(request, notes=(*lines, *request.notes)) if lines else request
 
 
-def _driven(steps: _Loop, chain: Chain, streaming: bool) -> Iterator[str | GenerateResult]:
+def _driven(steps: _Loop, chain: Chain, watching: Watcher) -> Iterator[str | GenerateResult]:
     """``steps`` driven from synchronous code: each call sent through ``chain`` (streamed when the
-    loop streams), its text passed on, its reply or failure given back; the result last."""
+    loop streams), its text passed on (to the watchers, and yielded), its reply or failure given
+    back; the result last."""
     step: Call | GenerateResult = next(steps)
     while isinstance(step, Call):
-        taken = _Taken(step)
+        taken = _Taken(step, watching)
         try:
             with contextlib.closing(chain.send(step)) as items:
                 for item in items:
@@ -344,11 +321,11 @@ def _driven(steps: _Loop, chain: Chain, streaming: bool) -> Iterator[str | Gener
     yield step
 
 
-async def _adriven(steps: _Loop, chain: Chain, streaming: bool) -> AsyncIterator[str | GenerateResult]:
+async def _adriven(steps: _Loop, chain: Chain, watching: Watcher) -> AsyncIterator[str | GenerateResult]:
     """:func:`_driven` on an event loop."""
     step: Call | GenerateResult = next(steps)
     while isinstance(step, Call):
-        taken = _Taken(step)
+        taken = _Taken(step, watching)
         try:
             items = chain.asend(step)
             try:
@@ -372,10 +349,11 @@ class _Taken:
     """What one call brought, for the drivers: the whole reply (or the failure), and whether any
     of its text came as it arrived; :meth:`settled` hands it to the loop."""
 
-    __slots__ = ("call", "failure", "shown", "whole")
+    __slots__ = ("call", "failure", "shown", "watching", "whole")
 
-    def __init__(self, call: Call) -> None:
+    def __init__(self, call: Call, watching: Watcher) -> None:
         self.call = call
+        self.watching = watching
         self.whole: Whole | None = None
         self.failure: Exception | None = None
         self.shown = False
@@ -386,7 +364,9 @@ class _Taken:
         if isinstance(item, Whole):
             self.whole = item
             return None
-        self.shown = self.shown or bool(item)
+        if item:
+            self.shown = True
+            self.watching.text(self.call.record, item)
         return item
 
     def settled(self, steps: _Loop) -> tuple[str | None, Call | GenerateResult]:
@@ -401,6 +381,8 @@ class _Taken:
         except Exception as exc:
             return None, _next_step(steps, failure=exc)
         late = reply.text if self.call.stream and not self.shown and reply.text else None
+        if late is not None:
+            self.watching.text(self.call.record, late)
         return late, _next_step(steps, reply)
 
 

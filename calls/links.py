@@ -42,6 +42,7 @@ from ..core.stepping import aclose, stepped_in_thread
 
 __all__ = [
     "ASend",
+    "Answering",
     "AsyncItems",
     "Chain",
     "DryRun",
@@ -153,7 +154,21 @@ async def _asend(adapter: ModelAdapter, request: ProviderRequest, timeout: float
     return await asyncio.to_thread(adapter.send, request, timeout)
 
 
-class DryRun(Link):
+class Answering(Link):
+    """A link that answers each call in place of the provider (a dry run, a replay, a batch's
+    results): :meth:`answer` gives the whole reply, and nothing below is sent."""
+
+    def answer(self, call: Call) -> Whole:
+        raise NotImplementedError
+
+    def send(self, call: Call, call_next: Send) -> Items:
+        yield self.answer(call)
+
+    async def asend(self, call: Call, call_next: ASend) -> AsyncItems:
+        yield self.answer(call)
+
+
+class DryRun(Answering):
     """Nothing sent: each call answered by ``answers`` (the offline adapter: canned replies, then
     mock values) with the request it builds from the same render, so a program runs on and every
     request of every attempt is built as it would be sent."""
@@ -161,13 +176,7 @@ class DryRun(Link):
     def __init__(self, answers: ModelAdapter) -> None:
         self.answers = answers
 
-    def send(self, call: Call, call_next: Send) -> Items:
-        yield self._answer(call)
-
-    async def asend(self, call: Call, call_next: ASend) -> AsyncItems:
-        yield self._answer(call)
-
-    def _answer(self, call: Call) -> Whole:
+    def answer(self, call: Call) -> Whole:
         prompt = call.prompt
         request = self.answers.build_request(call.rendered, prompt.config, prompt.output, call.model)
         raw = self.answers.send(request, call.timeout)

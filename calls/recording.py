@@ -24,7 +24,8 @@ The format (version 1) is JSON Lines, UTF-8, one JSON object per line, each line
   is) and ``usage`` the reply's token counts as the adapter reads them.
 
 ``digest`` is ``sha256:`` and the SHA-256 of ``provider``, a newline, ``path``, a newline, and the
-request body's exact bytes (:func:`promptwire.core.json_text.to_bytes`: what is sent). The body is
+request body's exact bytes (:func:`promptwire.core.json_text.to_bytes`: what is sent), then, for a
+provider whose model is not in the body (it goes in the URL), a newline and the model. The body is
 the one built, before a streamed call adds its stream flags: streaming is how a reply travels, not
 what was asked, so a run recorded streamed replays unstreamed and the other way round.
 
@@ -65,7 +66,7 @@ from ..core.confined import never_opened
 from ..core.errors import PromptDrift, RecordingError
 from ..core.json_text import dumps, to_bytes
 from ..core.text_files import DEFAULT_MAX_BYTES, read_text
-from .links import ASend, AsyncItems, Items, Link, Send
+from .links import Answering, ASend, AsyncItems, Items, Link, Send
 
 __all__ = [
     "FORMAT",
@@ -86,10 +87,19 @@ VERSION: Final = 1
 _QUOTED: Final = 100  # characters of a value a drift report quotes
 
 
-def request_digest(provider: str, path: str, body: bytes) -> str:
-    """The request's key in a recording: see the module docstring."""
+def request_digest(provider: str, path: str, body: bytes, model: str | None = None) -> str:
+    """The request's key in a recording: see the module docstring. ``model`` is the model of a
+    request whose body does not name it (a provider whose model goes in the URL), so that replaying
+    with another model is drift there too; a body that names its model is digested alone."""
     digest = hashlib.sha256(provider.encode("utf-8") + b"\n" + path.encode("utf-8") + b"\n" + body)
+    if model is not None:
+        digest.update(b"\n" + model.encode("utf-8"))
     return f"sha256:{digest.hexdigest()}"
+
+
+def _digest(provider: str, path: str, request: ProviderRequest) -> str:
+    outside = request.model if request.model is not None and request.model != request.kwargs.get("model") else None
+    return request_digest(provider, path, to_bytes(request.kwargs), outside)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +188,8 @@ class Recorder:
                 attempt=attempt,
                 provider=provider,
                 path=path,
-                model=request.kwargs.get("model"),
-                digest=request_digest(provider, path, to_bytes(request.kwargs)),
+                model=request.model_asked(),
+                digest=_digest(provider, path, request),
                 streamed=streamed,
                 request=dict(request.kwargs),
                 reply=reply,
@@ -431,7 +441,7 @@ class Recording:
         """The record that answers ``request`` (as built) sent to ``provider``'s ``path``, made at
         ``site`` as its attempt ``attempt``: the first unused one of its digest; else drift (see
         the class docstring)."""
-        digest = request_digest(provider, path, to_bytes(request.kwargs))
+        digest = _digest(provider, path, request)
         with self._lock:
             waiting = self._by_digest.get(digest)
             if waiting:
@@ -570,7 +580,7 @@ def _quoted_item(values: Any, key: Any) -> str:
     return "(absent)" if value is _ABSENT else _quoted(value)
 
 
-class Replay(Link):
+class Replay(Answering):
     """Each call answered from ``recording`` instead of its provider: the request is built as the
     call's adapter builds it and answered by its recorded reply, which the adapter reads as it read
     it when it came (nothing is sent; no key is needed)."""
@@ -578,13 +588,7 @@ class Replay(Link):
     def __init__(self, recording: Recording) -> None:
         self.recording = recording
 
-    def send(self, call: Call, call_next: Send) -> Items:
-        yield self._answer(call)
-
-    async def asend(self, call: Call, call_next: ASend) -> AsyncItems:
-        yield self._answer(call)
-
-    def _answer(self, call: Call) -> Whole:
+    def answer(self, call: Call) -> Whole:
         adapter = call.adapter
         record = self.recording.answer(call.provider, _path(adapter), call.request, call.site, call.attempt)
         own: Callable[[Any], Any] | None = getattr(adapter, "replayed_reply", None)

@@ -9,8 +9,9 @@ same models) is reached by its name only (``--provider openai-responses``): whic
 carries a call is a choice of the run, while the URI names the model and who serves it, as a program
 written for AgentScript (which knows ``openai://`` alone) does.
 
-A :class:`Router` answers, for a call's model, a :class:`Target`: the adapter, its registered name,
-the model name as that adapter reads it, and the note a retargeted model gets. ``--provider NAME``
+A :class:`Named` router answers, for a call's model, a :class:`~.targets.Target`: the adapter, its
+registered name, the model name as that adapter reads it, and the note a retargeted model gets
+(an offline run's router is :class:`~.targets.Direct`, and this module is not loaded). ``--provider NAME``
 sends the calls to that provider as the reference does (the model name travels, the protocol
 changes, and the call's request notes say so) and ``--model`` replaces the name. Which part of a
 URI is the model's name is for the adapter serving the URI's scheme to say
@@ -24,9 +25,7 @@ for every adapter of the run. Its password is masked in every message, as every 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -34,27 +33,12 @@ from ..core.errors import ModelRouteError, PromptwireError
 from ..core.model_uri import model_name, model_scheme
 from ..core.printable import one_line
 from ..core.secrets import shown_url
+from .targets import Router, Target
 
 if TYPE_CHECKING:
-    from ..core.call import ModelAdapter, ProviderRequest
-    from ..core.contract import OutputContract
-    from ..core.prompt import GenerateConfig
-    from ..core.rendered import RenderedPrompt
     from ..plugins.manager import PluginHost
 
-__all__ = [
-    "AUTO",
-    "EVERY_PROVIDER",
-    "Direct",
-    "Named",
-    "Router",
-    "Routes",
-    "Target",
-    "base_url_entry",
-    "check_base_urls",
-    "check_url",
-    "router_of",
-]
+__all__ = ["AUTO", "EVERY_PROVIDER", "Named", "Routes", "base_url_entry", "check_base_urls", "check_url"]
 
 AUTO = "auto"
 """The provider that sends each call where its model URI's scheme says."""
@@ -114,63 +98,6 @@ class Routes:
         return ", ".join(f"{scheme}://" for scheme in self.schemes()) or "none"
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
-    """Where one call goes: ``adapter``, registered as ``name``, asked for ``model`` (the model name
-    as that adapter reads it). ``asked`` is the program's model when it names another provider's
-    scheme (the request's notes then say where it was sent instead); ``named`` says the run chose
-    the provider by name, so each request names it (a dry run shows it)."""
-
-    name: str
-    adapter: ModelAdapter
-    model: str | None
-    asked: str | None = None
-    named: bool = False
-
-    def request(
-        self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None
-    ) -> ProviderRequest:
-        """The adapter's request for the call, naming this target and noting a retargeted model."""
-        request = self.adapter.build_request(rendered, config, contract, self.model)
-        if not self.named:
-            return request
-        notes = request.notes
-        if self.asked is not None:
-            shown = request.kwargs.get("model", self.model)
-            notes = (
-                *notes,
-                f"model {self.asked} names the {model_scheme(self.asked)} provider: sent to {self.name} as {shown!r}, "
-                "the provider asked for",
-            )
-        return dataclasses.replace(request, notes=notes, provider=self.name)
-
-
-class Router:
-    """Picks each call's :class:`Target` by the model it asks for; ``name`` is the run's provider
-    (``auto`` for one that routes by scheme), what a failure before any call names."""
-
-    name: str
-
-    def target(self, model: str | None) -> Target:
-        raise NotImplementedError
-
-
-class Direct(Router):
-    """Every call to ``adapter``, with the model as it is asked."""
-
-    def __init__(self, adapter: ModelAdapter) -> None:
-        self.adapter = adapter
-        self.name = adapter.name
-
-    def target(self, model: str | None) -> Target:
-        return Target(self.name, self.adapter, model)
-
-
-def router_of(adapter: ModelAdapter | Router) -> Router:
-    """``adapter`` as a router: a router as it is, an adapter as the one every call goes to."""
-    return adapter if isinstance(adapter, Router) else Direct(adapter)
-
-
 class Named(Router):
     """Each call to the adapter registered as ``provider`` (one name, or :data:`AUTO`: the adapter
     serving the scheme of the call's model URI), at its base URL from ``routes``, asked for
@@ -219,7 +146,6 @@ class Named(Router):
         return name
 
     def senders(self) -> list[Any]:
-        """The adapters the calls went to so far (for closing their clients)."""
         return list(self._senders.values())
 
     def _sender(self, name: str) -> Any:

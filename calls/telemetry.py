@@ -31,14 +31,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ModelOutputError, PromptwireError, ProviderError
 from ..core.json_text import dumps, escape_surrogates
-from . import watch as observe
+from .watch import Watcher, set_observer
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer, TracerProvider
 
-    from ..core.call import GenerateResult, ProviderRequest, Reply
+    from ..core.call import GenerateResult, ModelCall, Reply
     from ..core.prompt import Prompt
-    from ..core.rendered import Message, RenderedPrompt
+    from ..core.rendered import Message
 
 __all__ = [
     "CAPTURE_CONTENT",
@@ -80,7 +80,7 @@ def enable(tracer_provider: TracerProvider | None = None, *, capture_content: bo
         raise TelemetryUnavailable(f"OpenTelemetry is not installed: {INSTALL}") from None
     if capture_content is None:
         capture_content = os.environ.get(CAPTURE_CONTENT, "").strip().lower() == "true"
-    observe.set_observer(Spans(trace.get_tracer("promptwire", tracer_provider=tracer_provider), capture_content))
+    set_observer(Spans(trace.get_tracer("promptwire", tracer_provider=tracer_provider), capture_content))
 
 
 def tracer_provider_configured() -> bool:
@@ -92,10 +92,10 @@ def tracer_provider_configured() -> bool:
 
 def disable() -> None:
     """Stop making spans (those already started still end)."""
-    observe.set_observer(None)
+    set_observer(None)
 
 
-class Spans(observe.Observer):
+class Spans(Watcher):
     """The observer that makes the spans: see the module docstring."""
 
     def __init__(self, tracer: Tracer, capture_content: bool) -> None:
@@ -115,7 +115,7 @@ class Spans(observe.Observer):
                 self.failed(span, exc)
                 raise
 
-    def generate(self, prompt: Prompt, provider: str, streaming: bool) -> observe.Watch:
+    def generate(self, prompt: Prompt, provider: str, streaming: bool) -> Watcher:
         return _AgentCall(self, prompt, provider.partition("-")[0], streaming)
 
     def failed(self, span: Span, error: BaseException) -> None:
@@ -132,7 +132,7 @@ class Spans(observe.Observer):
         span.set_status(Status(StatusCode.ERROR, escape_surrogates(str(error)) if said else None))
 
 
-class _AgentCall(observe.Watch):
+class _AgentCall(Watcher):
     """One generate's ``invoke_agent`` span, and its attempts' ``chat`` spans. Neither is made the
     current span: the loop is a generator, stepped wherever its caller iterates it, so each ``chat``
     span names its parent instead."""
@@ -157,12 +157,13 @@ class _AgentCall(observe.Watch):
         self.answered_at: int | None = None
         self.tokens: list[int | None] = [None, None]
 
-    def sending(self, attempt: int, rendered: RenderedPrompt, request: ProviderRequest) -> None:
+    def call_started(self, call: ModelCall) -> None:
         from opentelemetry.trace import SpanKind
 
+        attempt, rendered, request = call.attempt, call.rendered, call.request
         self._close_call()
         attributes = {"gen_ai.operation.name": "chat", **self.shared, "promptwire.attempt": attempt}
-        model = request.kwargs.get("model")
+        model = request.model_asked()
         if isinstance(model, str):
             attributes["gen_ai.request.model"] = model
             self.span.set_attribute("gen_ai.request.model", model)
@@ -171,9 +172,9 @@ class _AgentCall(observe.Watch):
         name = f"chat {model}" if isinstance(model, str) else "chat"
         self.call = self.spans.tracer.start_span(name, context=self.parent, kind=SpanKind.CLIENT, attributes=attributes)
 
-    def replied(self, reply: Reply) -> None:
-        call = self.call
-        if call is None:
+    def call_replied(self, made: ModelCall) -> None:
+        call, reply = self.call, made.reply
+        if call is None or reply is None:
             return
         self.answered_at = time.time_ns()  # the call's end; its span ends once the reply is checked
         for key, name in (("gen_ai.response.model", "model"), ("gen_ai.response.id", "id")):
@@ -189,13 +190,14 @@ class _AgentCall(observe.Watch):
         if self.spans.capture_content:
             call.set_attribute("gen_ai.output.messages", dumps([_reply_message(reply)]))
 
-    def rejected(self, error: ModelOutputError) -> None:
-        """Not a failed call (the provider answered): the attempt's span says why its reply was not
-        taken, by the error's class name."""
-        if self.call is not None:
+    def call_ended(self, call: ModelCall, error: BaseException | None) -> None:
+        """A rejected reply is not a failed call (the provider answered): the attempt's span says
+        why its reply was not taken, by the error's class name. A failed call's span ends with the
+        generate, which fails with it."""
+        if self.call is not None and isinstance(error, ModelOutputError):
             self.call.set_attribute("promptwire.rejected", type(error).__qualname__)
 
-    def ended(self, result: GenerateResult | None, error: BaseException | None) -> None:
+    def generate_ended(self, result: GenerateResult | None, error: BaseException | None) -> None:
         if self.call is not None and self.answered_at is None and error is not None:  # the call in flight failed
             self.spans.failed(self.call, error)
         self._close_call()

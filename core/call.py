@@ -110,6 +110,14 @@ class ProviderRequest:
     provider: str | None = None
     """The adapter it goes to (its registered name), set by the loop from the call's route: a dry
     run shows it."""
+    model: str | None = None
+    """The model it asks for, when the body does not say it (a provider whose model goes in the
+    URL: a deployment, a path); see :meth:`model_asked`."""
+
+    def model_asked(self) -> Any:
+        """The model the request asks for: :attr:`model` when the adapter set it, else the body's
+        ``model`` (what progress lines, ``--output json``, dry runs and recordings show)."""
+        return self.model if self.model is not None else self.kwargs.get("model")
 
 
 class ModelAdapter(Protocol):
@@ -163,6 +171,11 @@ class ModelCall:
     """The value the attempt gave the caller, when it was accepted (``error`` is None)."""
     site: Site | None = None
 
+    @property
+    def agent(self) -> str:
+        """The agent whose generate made the call (``""`` for none: a prompt file's, a Python caller's)."""
+        return "" if self.site is None else self.site.agent
+
 
 @dataclass(slots=True)
 class GenerateResult:
@@ -179,6 +192,7 @@ class Call:
     with the provider's stream flags when ``stream`` (the same object otherwise). ``adapter`` is the
     provider the call was routed to, registered as ``provider``; ``model`` the model name as that
     adapter reads it. ``timeout`` is seconds for the whole call (``None``: the adapter's default).
+    ``record`` is the attempt as the run keeps it (what watchers are told of).
     """
 
     request: ProviderRequest
@@ -192,6 +206,7 @@ class Call:
     rendered: RenderedPrompt
     prompt: Prompt
     model: str | None
+    record: ModelCall
 
 
 @dataclass(frozen=True, slots=True)

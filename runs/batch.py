@@ -478,4 +478,4 @@ def _count_lines(path: str) -> int | None:
 def options_for_batch(options: RunOptions) -> RunOptions:
     """A run's options as every row takes them: no debug stream (a thousand rows' debug blocks
     are no one's to read, and a stream does not go to another process)."""
-    return replace(options, debug=None, on_text=None)
+    return replace(options, debug=None, on_text=None, stream=False)

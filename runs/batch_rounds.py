@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..adapters.batch_files import Answer, read_results, reply_object, request_line
-from ..calls.links import Link
+from ..calls.links import Answering
 from ..core.call import Whole
 from ..core.errors import PromptwireError
 from .batch import Batch, Outcome, Progress, RowRunner, Summary, chunks, rows_to_run
@@ -30,7 +30,6 @@ from .batch_io import ResultsFile, Row
 from .run import Calls
 
 if TYPE_CHECKING:
-    from ..calls.links import ASend, AsyncItems, Items, Send
     from ..core.call import Call, ProviderRequest
     from ..plugins.manager import PluginHost
 
@@ -51,7 +50,7 @@ class _Unanswered(BaseException):
         self.request = request
 
 
-class _Answered(Link):
+class _Answered(Answering):
     """One row's calls in a round, answered from the results so far: each request built as a live
     call builds it, the first call without an answer stopping the row."""
 
@@ -61,13 +60,7 @@ class _Answered(Link):
         self.answers = answers
         self.calls = 0
 
-    def send(self, call: Call, call_next: Send) -> Items:
-        yield self._answer(call)
-
-    async def asend(self, call: Call, call_next: ASend) -> AsyncItems:
-        yield self._answer(call)
-
-    def _answer(self, call: Call) -> Whole:
+    def answer(self, call: Call) -> Whole:
         self.calls += 1
         asked = custom_id(self.line, self.calls)
         answer = self.answers.get(asked)

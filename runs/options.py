@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..calls.generate import CallWatcher
     from ..calls.recording import Recorder, Recording
+    from ..calls.watch import Watcher
     from ..core.tools import ToolContext
     from ..frontend.agentscript.trace import TextSink
 
@@ -52,15 +52,17 @@ class RunOptions:
     on_text: Callable[[str], None] | None = None
     """Receives each model call's reply text as it arrives: with it, every call is streamed (its
     request carries the provider's stream flags, a dry run's too, and shows them)."""
+    stream: bool = False
+    """Stream every call, as ``on_text`` does, its text going to the ``watchers`` alone."""
     record: Recorder | None = None
     """Writes every reply the provider sends (see :mod:`promptwire.calls.recording`)."""
     replay: Recording | None = None
     """Answers every call from a recording instead of the provider (whose requests are still
     built, and compared with the recorded ones); the recording's adapter and model unless
     ``adapter`` and ``model`` name others."""
-    watch: CallWatcher | None = None
-    """Told of each model call as it is sent and as it ends, as a :class:`~promptwire.core.call.ModelCall` with its site (progress
-    lines, a live display; see :class:`promptwire.calls.generate.CallWatcher`)."""
+    watchers: Sequence[Watcher] = ()
+    """Told of the run, each generate and each model call (progress lines, a live display, the
+    call log; see :class:`promptwire.calls.watch.Watcher`), after the process's own watcher."""
     base_urls: Mapping[str, str] = field(default_factory=dict)
     """Where the providers' requests go instead of their base URLs: by the scheme of the models
     they serve (``{"ollama": "http://gpu:11434"}``), or under ``""`` for every provider."""

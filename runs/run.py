@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..adapters.offline import OfflineAdapter
 from ..calls.links import Chain, DryRun, Link
-from ..calls.routing import Direct, Named, Router, Routes
+from ..calls.targets import Direct, Router
 from ..core.call import ModelCall, Site
 from ..frontend.agentscript.trace import notes_events
 from .options import RunOptions
 
 if TYPE_CHECKING:
+    from ..calls.watch import Watcher
     from ..core.call import GenerateResult
     from ..core.prompt import Prompt
     from ..core.rendered import RenderedPrompt
@@ -99,7 +100,9 @@ def calls_for(host: PluginHost | None, options: RunOptions) -> Calls:
     links = _recorded_or_replayed(name, options)
     if name == "offline":
         return Calls(Direct(answers), links)
-    router = Named(Routes(loaded(host), options.base_urls), name, model)  # a provider's run only
+    from ..calls.routing import Named, Routes  # a provider's run only
+
+    router = Named(Routes(loaded(host), options.base_urls), name, model)
     return Calls(router, (DryRun(answers), *links) if options.dry_run else links)
 
 
@@ -120,9 +123,7 @@ def _recorded_or_replayed(name: str, options: RunOptions) -> tuple[Link, ...]:
 
 async def aclose_clients(calls: Calls) -> None:
     """Close the async clients the calls opened on this event loop (each provider's the run sent to)."""
-    router = calls.router
-    senders = router.senders() if isinstance(router, Named) else [getattr(router, "adapter", None)]
-    for adapter in senders:
+    for adapter in calls.router.senders():
         aclose = getattr(adapter, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -195,7 +196,7 @@ def _run(
     host: PluginHost | None,
     path: str | None,
 ) -> RunResult:
-    from ..calls.watch import observer
+    from ..calls.watch import Watchers, observer
     from ..frontend.agentscript import ensure_valid
     from ..frontend.agentscript.interpreter import Interpreter
     from ..frontend.agentscript.loader import default_permissions, load_program, read_source
@@ -207,21 +208,32 @@ def _run(
         source = source_or_path
     tools = options.tools or default_permissions(path)
     program = ensure_valid(load_program(source, path, label_rule=options.label_rule, permissions=tools))
+    watchers = _watchers(options)
     interpreter = Interpreter(
         program,
         router,
         chain=chain,
-        debug=options.debug,
         tool_scheme=lambda name: loaded(host).tool_scheme(name),
         tool_context=tools,
         timeout=options.timeout,
-        on_text=options.on_text,
-        watch=options.watch,
+        stream=options.stream or options.on_text is not None,
+        watchers=watchers,
         render=_sending_render(options, host),
     )
-    with observer().run(Path(program.file_of().name).name):
+    with Watchers([observer(), *watchers]).run(Path(program.file_of().name).name):
         value = interpreter.run(input, agent=options.agent, function=options.function)
     return RunResult(value, interpreter.trace, interpreter.calls, (options.format, options.options))
+
+
+def _watchers(options: RunOptions) -> list[Watcher]:
+    """The run's watchers: its debug text first (as the reference writes it, before anything else
+    is said of a call), then the caller's, then its ``on_text``."""
+    from ..calls.watch import text_to
+    from ..frontend.agentscript.trace import DebugText
+
+    debug = [] if options.debug is None else [DebugText(options.debug)]
+    text = [] if options.on_text is None else [text_to(options.on_text)]
+    return [*debug, *options.watchers, *text]
 
 
 def _sending_render(options: RunOptions, host: PluginHost | None) -> Callable[[Prompt], RenderedPrompt] | None:
@@ -290,8 +302,8 @@ def _generate_arguments(
         "adapter": calls.router,
         "chain": calls.chain(),
         "timeout": options.timeout,
-        "on_text": options.on_text,
-        "watch": options.watch,
+        "stream": options.stream or options.on_text is not None,
+        "watchers": _watchers(options),
         "site": site,
     }
 
@@ -311,7 +323,7 @@ def shown(result: RunResult, options: RunOptions, host: PluginHost | None) -> li
 
 def call_heading(call: ModelCall) -> str:
     """``=== SITE agent A attempt N ===``: where a call came from, as ``asrender`` heads its render."""
-    agent = f" agent {call.site.agent}" if call.site.agent else ""
+    agent = f" agent {call.agent}" if call.agent else ""
     return f"=== {call.site}{agent} attempt {call.attempt} ==="
 
 
@@ -324,10 +336,10 @@ def request_dict(call: ModelCall, provider: str) -> dict[str, Any]:
     """The request of a dry run: what would be sent, where, and the notes."""
     return {
         "site": str(call.site),
-        "agent": call.site.agent or None,
+        "agent": call.agent or None,
         "attempt": call.attempt,
         "provider": call.request.provider or provider,
-        "model": call.request.kwargs.get("model"),
+        "model": call.request.model_asked(),
         "body": dict(call.request.kwargs),
         "notes": list(call.request.notes),
     }

@@ -232,3 +232,63 @@ def test_the_inspector_page_ships_as_package_data() -> None:
         .read_text(encoding="utf-8")
         .startswith("<!doctype html>")
     )
+
+
+LAZY_PACKAGES = ["__init__.py", "core/__init__.py", "frontend/__init__.py"]
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_a_lazy_package_lists_each_name_alike_in_its_three_places(package: str) -> None:
+    # A name is written three times: imported for type checkers (which need the import and a
+    # literal __all__ to see it exported), in __all__, and in _HOMES (where it loads from). They
+    # must agree, and each name's home must be the module the type checkers import it from.
+    tree = ast.parse((ROOT / package).read_text(encoding="utf-8"))
+    typed: dict[str, str] = {}
+    listed: list[str] = []
+    homes: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for imported in node.body:
+                assert isinstance(imported, ast.ImportFrom)
+                for alias in imported.names:
+                    typed[alias.asname or alias.name] = "." * imported.level + (imported.module or "")
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if isinstance(target, ast.Name) and target.id == "__all__":
+                listed = ast.literal_eval(node.value)  # type: ignore[arg-type]
+            elif isinstance(target, ast.Name) and target.id == "_HOMES":
+                assert node.value is not None
+                homes = _literal_homes(node.value)
+    assert sorted(typed) == sorted(listed) == sorted(homes)
+    assert typed == homes
+
+
+def _literal_homes(node: ast.expr) -> dict[str, str]:
+    """``_HOMES`` as written: a dict of ``name: home`` entries and ``**dict.fromkeys((names), home)``."""
+    assert isinstance(node, ast.Dict)
+    homes: dict[str, str] = {}
+    for key, value in zip(node.keys, node.values, strict=True):
+        if key is None:  # **dict.fromkeys((...), ".home")
+            assert isinstance(value, ast.Call)
+            names, home = (ast.literal_eval(argument) for argument in value.args)
+            homes.update(dict.fromkeys(names, home))
+        else:
+            homes[ast.literal_eval(key)] = ast.literal_eval(value)
+    return homes
+
+
+def test_the_floors_in_docs_architecture_are_the_ones_held_here() -> None:
+    # docs/architecture.md tells a maintainer what each floor may import: the same table as ALLOWED.
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("<!-- floors: checked against tests/test_import_rules.py -->", 1)[1].split("\n\n", 1)[0]
+    documented: dict[str, set[str]] = {}
+    for row in table.strip().splitlines()[2:]:
+        floor, may, _ = (cell.strip() for cell in row.strip("|").split("|", 2))
+        layers = may.split("(", 1)[0]
+        documented[floor.strip("`")] = {layer.strip() for layer in layers.split(",") if layer.strip()}
+    assert set(documented) == set(ALLOWED)
+    for floor, layers in documented.items():
+        if layers == {"everything below"}:
+            assert ALLOWED[floor] >= set(ALLOWED) - {floor} - {"testing"} | {floor}, floor
+        else:
+            assert layers == ALLOWED[floor], floor

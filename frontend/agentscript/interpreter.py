@@ -17,17 +17,18 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...calls.generate import CallWatcher, DebugWriter, generate
+from ...calls.generate import generate
 from ...calls.links import Chain
-from ...calls.routing import Router
+from ...calls.targets import Router
+from ...calls.watch import Watcher
 from ...core.budget import Budget as CoreBudget
-from ...core.call import ModelAdapter, ModelCall, ProviderRequest, Site
+from ...core.call import ModelAdapter, ModelCall, Site
 from ...core.coercion import field_types, mismatch
 from ...core.errors import FieldError, ModelOutputError, ModelRouteError, PromptwireError, UnknownNameError
 from ...core.nesting import MAX_REPEATED_VALUES, REPEATED_VALUES_REFUSED, recursion_room
@@ -77,7 +78,7 @@ from .syntax import (
     String,
     Use,
 )
-from .trace import TextSink, budget_json, debug_block, generate_event, notes_events
+from .trace import budget_json, generate_event, notes_events
 from .unparse import expression_source
 
 if TYPE_CHECKING:
@@ -188,8 +189,9 @@ class _Return(Exception):
 
 @dataclass(eq=False)  # one run: two are never the same, whatever they hold
 class Interpreter:
-    """One run of a program: ``adapter`` answers its model calls, ``debug`` receives the debug text
-    of the generates that ask for it. After :meth:`run`, ``trace`` holds the reference's trace and
+    """One run of a program: ``adapter`` (or a router) answers its model calls, through the links of
+    ``chain``; ``watchers`` are told of each (the debug text of the generates that ask for it is
+    one, :class:`.trace.DebugText`). After :meth:`run`, ``trace`` holds the reference's trace and
     ``calls`` every model call in order (also after a failed run: a :class:`PromptwireError` that
     ends a run carries them as ``error.calls``)."""
 
@@ -197,14 +199,13 @@ class Interpreter:
     adapter: ModelAdapter | Router
     chain: Chain = field(default_factory=Chain)
     """The links each model call passes through (see :mod:`promptwire.calls.links`)."""
-    debug: TextSink | None = None
     tool_scheme: Callable[[str], ToolScheme] | None = None
     tool_context: Permissions = field(default_factory=lambda: Permissions(Path.cwd()))
     timeout: float | None = None
-    on_text: Callable[[str], None] | None = None
-    """Receives each model call's reply text as it arrives: the calls are then streamed."""
-    watch: CallWatcher | None = None
-    """Told of each model call as it is sent and as it ends (each :class:`ModelCall` names its site)."""
+    stream: bool = False
+    """Whether each model call is streamed (its text then goes to the watchers as it arrives)."""
+    watchers: Sequence[Watcher] = ()
+    """Told of each generate and each model call (each :class:`ModelCall` names its site)."""
     render: Callable[[Prompt], RenderedPrompt] | None = None
     """How each model call is rendered to be sent (a format's render): AgentScript's own text by
     default. The trace holds AgentScript's render whatever is sent, as the reference's does."""
@@ -683,10 +684,9 @@ class Interpreter:
                 adapter=self.adapter,
                 model=model.uri if isinstance(model, Binding) else None,
                 locations=locations,
-                debug=self._debug_writer(agent_name),
                 timeout=self.timeout,
-                on_text=self.on_text,
-                watch=self.watch,
+                stream=self.stream,
+                watchers=self.watchers,
                 chain=self.chain,
                 site=site,
             )
@@ -721,17 +721,6 @@ class Interpreter:
         made = list(calls)
         self.calls.extend(made)
         self.trace.extend(notes_events(made))
-
-    def _debug_writer(self, agent: str) -> DebugWriter | None:
-        """AgentScript's debug block of each attempt, on ``debug``, for a generate with ``debug: true``."""
-        stream = self.debug
-        if stream is None:
-            return None
-
-        def write(attempt: int, rendered: RenderedPrompt, request: ProviderRequest) -> None:
-            stream.write(debug_block(agent, attempt, rendered, request))
-
-        return write
 
     def _output_budget(self, options: GenerateOptions) -> CoreBudget | None:
         """``max_output`` as the provider limit the reference sends: ``max(1, floor(...))`` (a unit

@@ -5,7 +5,8 @@ The interpreter evaluates; this module words what it saw. A ``generate`` gives o
 :class:`~promptwire.core.call.ModelCall` per attempt (its site, the prompt, the render that was
 sent, the request and the reply), a ``notes`` event for each attempt whose request the adapter changed, then
 the ``generate`` event itself (:func:`generate_event`); with ``debug: true`` each attempt's
-:func:`debug_block` goes to the debug stream before it is sent.
+:func:`debug_block` goes to the debug stream before it is sent (:class:`DebugText`), and in
+``asrender`` its :func:`debug_reply_block` once its reply has come (:class:`DebugReplies`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ...calls.watch import Watcher
 from ...renderers.agentscript.renderer import instruction_value
 
 if TYPE_CHECKING:
@@ -24,9 +26,12 @@ if TYPE_CHECKING:
     from .syntax import Budget
 
 __all__ = [
+    "DebugReplies",
+    "DebugText",
     "TextSink",
     "budget_json",
     "debug_block",
+    "debug_reply_block",
     "generate_event",
     "notes_events",
 ]
@@ -67,6 +72,57 @@ def debug_block(agent: str, attempt: int, rendered: RenderedPrompt, request: Pro
         *(f"note: {note}" for note in request.notes),
     ]
     return "\n".join(lines) + "\n"
+
+
+def debug_reply_block(agent: str, call: ModelCall) -> str:
+    """For a generate with ``debug: true``, after each attempt (the reference's own block came
+    before it): the raw model output and the validation result, as AgentScript's ``generate``
+    document lists them, between the debug block's own ``---`` lines. The validation result is the
+    trace's ``validation`` field (``null`` without an output contract), with the reason when the
+    attempt was rejected."""
+    reply = call.reply
+    raw = "" if reply is None else reply.text if reply.text is not None else json.dumps(reply.value)
+    strict = call.prompt.config.strict
+    validation: dict[str, Any] | None = None
+    if call.error is not None:
+        validation = {"ok": False, "strict": strict, "error": call.error}
+    elif call.prompt.output is not None:
+        validation = {"ok": True, "strict": strict}
+    lines = [
+        f"--- AgentScript generate debug: {agent} attempt {call.attempt} reply ---",
+        "Raw model output:",
+        raw,
+        "Validation result:",
+        json.dumps(validation, ensure_ascii=False),
+        "--- end AgentScript generate debug ---",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+class DebugText(Watcher):
+    """The reference's debug text of each attempt of a program's generate with ``debug: true``, on
+    ``stream``: :func:`debug_block`, before it is sent. A prompt file's call has no agent, and no
+    debug text."""
+
+    def __init__(self, stream: TextSink) -> None:
+        self.stream = stream
+
+    def call_started(self, call: ModelCall) -> None:
+        if call.prompt.config.debug and call.agent:
+            self.stream.write(debug_block(call.agent, call.attempt, call.rendered, call.request))
+
+
+class DebugReplies(Watcher):
+    """``asrender``'s addition to the debug text: :func:`debug_reply_block` of each attempt of a
+    program's generate with ``debug: true``, on ``stream``, once its reply has come (a failed call
+    has none)."""
+
+    def __init__(self, stream: TextSink) -> None:
+        self.stream = stream
+
+    def call_ended(self, call: ModelCall, error: BaseException | None) -> None:
+        if call.prompt.config.debug and call.reply is not None and call.agent:
+            self.stream.write(debug_reply_block(call.agent, call))
 
 
 def budget_json(budget: Budget | None) -> dict[str, Any] | None:

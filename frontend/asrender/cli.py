@@ -1114,7 +1114,7 @@ def _print_trace(result: RunResult) -> None:
 def _call_dict(call: ModelCall, rendered: RenderedPrompt) -> dict[str, Any]:
     """A call for ``--output json``: where it came from, its output schema and its render."""
     schema = call.prompt.output.json_schema if call.prompt.output is not None else None
-    where = {"site": str(call.site), "agent": call.site.agent or None, "attempt": call.attempt, "schema": schema}
+    where = {"site": str(call.site), "agent": call.agent or None, "attempt": call.attempt, "schema": schema}
     return {**where, **rendered.to_dict()}
 
 

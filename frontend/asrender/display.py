@@ -13,15 +13,14 @@ showing, and leaving it out keeps offline output the same from run to run.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ...calls.generate import CallWatcher, read_json
+from ...calls.generate import read_json
+from ...calls.watch import Watcher
 from ...core.call import ModelCall
-from ...core.printable import one_line
 from .progress import model_of
 from .terminal import finish_output, json_text, write_output
 
@@ -29,17 +28,13 @@ if TYPE_CHECKING:
     from ...core.call import ModelCall
     from ...core.rendered import RenderedPrompt
     from ...runs.options import RunOptions
-    from ..agentscript.trace import TextSink
 
 __all__ = [
     "CallLog",
-    "DebugReplies",
     "LiveDisplay",
     "RunShow",
-    "Watchers",
     "call_facts",
     "closing_block",
-    "debug_reply_block",
     "outcome_section",
     "reply_sections",
     "reply_value",
@@ -134,47 +129,19 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def debug_reply_block(call: ModelCall) -> str:
-    """For a generate with ``debug: true``, after each attempt (the reference's own block came
-    before it): the raw model output and the validation result, as AgentScript's ``generate``
-    document lists them, between the debug block's own ``---`` lines. The validation result is the
-    trace's ``validation`` field (``null`` without an output contract), with the reason when the
-    attempt was rejected."""
-    reply = call.reply
-    raw = "" if reply is None else reply.text if reply.text is not None else json.dumps(reply.value)
-    strict = call.prompt.config.strict
-    validation: dict[str, Any] | None = None
-    if call.error is not None:
-        validation = {"ok": False, "strict": strict, "error": call.error}
-    elif call.prompt.output is not None:
-        validation = {"ok": True, "strict": strict}
-    lines = [
-        f"--- AgentScript generate debug: {call.site.agent} attempt {call.attempt} reply ---",
-        "Raw model output:",
-        raw,
-        "Validation result:",
-        json.dumps(validation, ensure_ascii=False),
-        "--- end AgentScript generate debug ---",
-    ]
-    return "\n".join(lines) + "\n"
-
-
 @dataclass
-class CallLog:
+class CallLog(Watcher):
     """Every call of a run as it ended, the one whose provider failed too: what a failed run shows."""
 
     calls: list[ModelCall] = field(default_factory=list)
 
-    def call_started(self, call: ModelCall, /) -> None:
-        pass
-
-    def call_ended(self, call: ModelCall, /) -> None:
-        self.calls.append(_program_call(call))
+    def call_ended(self, call: ModelCall, error: BaseException | None) -> None:
+        self.calls.append(call)
 
 
-class LiveDisplay:
+class LiveDisplay(Watcher):
     """The display written as the run goes: each call's prompt (``block``) when it is sent, the
-    reply text as it arrives (``text``, the run's ``on_text``), how it ended when it ends; flushed
+    reply text as it arrives (``text``: the run streams), how it ended when it ends; flushed
     at each step, so a person watching sees the model write."""
 
     def __init__(self, block: Callable[[ModelCall], str]) -> None:
@@ -182,12 +149,12 @@ class LiveDisplay:
         self._heading_due = False
         self._open_line = False
 
-    def call_started(self, call: ModelCall, /) -> None:
-        self._write(self._block(_program_call(call)))
+    def call_started(self, call: ModelCall) -> None:
+        self._write(self._block(call))
         self._heading_due = True
         self._open_line = False
 
-    def text(self, piece: str) -> None:
+    def text(self, call: ModelCall, piece: str) -> None:
         if not piece:
             return
         if self._heading_due:
@@ -196,7 +163,7 @@ class LiveDisplay:
         self._write(piece)
         self._open_line = not piece.endswith("\n")
 
-    def call_ended(self, call: ModelCall, /) -> None:
+    def call_ended(self, call: ModelCall, error: BaseException | None) -> None:
         self._write(("\n" if self._open_line else "") + outcome_section(call))
         self._heading_due = self._open_line = False
 
@@ -207,51 +174,11 @@ class LiveDisplay:
             finish_output()
 
 
-def _program_call(call: ModelCall) -> ModelCall:
-    from ...core.call import ModelCall
-
-    if not isinstance(call, ModelCall):  # a run's watcher is told of its calls at their sites
-        raise TypeError(f"expected a program call, got {one_line(type(call).__name__)}")
-    return call
-
-
 def shown_call(call: ModelCall, rendered: RenderedPrompt) -> str:
     """A call as a run's display shows it once it has ended: its heading and prompt, its reply."""
     from ...runs.run import call_block
 
     return call_block(call, rendered) + reply_sections(call)
-
-
-@dataclass
-class DebugReplies:
-    """For each attempt of a program's generate with ``debug: true``, :func:`debug_reply_block` on
-    ``stream`` (the run's debug stream) once its reply has come. A prompt file's call has no agent,
-    and no debug block before it either."""
-
-    stream: TextSink
-
-    def call_started(self, call: ModelCall, /) -> None:
-        pass
-
-    def call_ended(self, call: ModelCall, /) -> None:
-        program_call = _program_call(call)
-        if call.prompt.config.debug and call.reply is not None and program_call.site.agent:
-            self.stream.write(debug_reply_block(program_call))
-
-
-@dataclass
-class Watchers:
-    """Several watchers told of each call in turn."""
-
-    watchers: Sequence[CallWatcher]
-
-    def call_started(self, call: ModelCall, /) -> None:
-        for watcher in self.watchers:
-            watcher.call_started(call)
-
-    def call_ended(self, call: ModelCall, /) -> None:
-        for watcher in self.watchers:
-            watcher.call_ended(call)
 
 
 class RunShow:
@@ -274,18 +201,20 @@ class RunShow:
         self.log = CallLog()
         self.timed = options.adapter != "offline" and not options.dry_run
         self.live = None if live is None else LiveDisplay(live)
-        watchers: list[CallWatcher] = [self.log]
-        on_text = options.on_text
+        watchers: list[Watcher] = [self.log]
         if self.live is not None:  # on a terminal: a call's lines on stderr come after what stdout showed of it
             watchers.append(self.live)
-            on_text = self.live.text
         if options.debug is not None:
+            from ..agentscript.trace import DebugReplies
+
             watchers.append(DebugReplies(options.debug))
         if progress:
             from .progress import Progress
 
             watchers.append(Progress(timed=self.timed))
-        self.options = replace(options, watch=Watchers(watchers), on_text=on_text)
+        self.options = replace(
+            options, watchers=(*options.watchers, *watchers), stream=options.stream or self.live is not None
+        )
         self._started = time.perf_counter()
 
     def seconds(self) -> float | None:

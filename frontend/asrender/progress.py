@@ -11,23 +11,24 @@ line and escapes what a terminal would act on (a model name or a reason may hold
 
 from __future__ import annotations
 
+from ...calls.watch import Watcher
 from ...core.call import ModelCall
 from .terminal import error_line
 
 __all__ = ["Progress", "model_of"]
 
 
-class Progress:
+class Progress(Watcher):
     """A run's watcher writing :mod:`progress lines <.progress>`; ``timed``: show seconds (not for
     offline replies, which take none worth showing)."""
 
     def __init__(self, *, timed: bool) -> None:
         self.timed = timed
 
-    def call_started(self, call: ModelCall, /) -> None:
+    def call_started(self, call: ModelCall) -> None:
         error_line(f"{_who(call)} sent")
 
-    def call_ended(self, call: ModelCall, /) -> None:
+    def call_ended(self, call: ModelCall, error: BaseException | None) -> None:
         facts = []
         if self.timed and call.seconds is not None:
             facts.append(f"{call.seconds:.2f} s")
@@ -44,7 +45,7 @@ class Progress:
 
 def _who(call: ModelCall) -> str:
     """``SITE agent A: PROVIDER MODEL attempt N``."""
-    site = getattr(call, "site", None)
+    site = call.site
     where = "" if site is None else f"{site}" + (f" agent {site.agent}" if site.agent else "") + ": "
     model = model_of(call)
     return f"{where}{call.provider or '?'}{'' if model is None else f' {model}'} attempt {call.attempt}"
@@ -56,5 +57,5 @@ def _number(count: int | None) -> str:
 
 def model_of(call: ModelCall) -> str | None:
     """The model the request asked for, as the adapter wrote it into the request."""
-    model = call.request.kwargs.get("model")
+    model = call.request.model_asked()
     return None if model is None else str(model)

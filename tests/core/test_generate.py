@@ -15,10 +15,10 @@ import pytest
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.offline import OfflineAdapter, mock_value
 from promptwire.calls.generate import NotJsonError, generate, read_json
-from promptwire.core.call import Reply
+from promptwire.core.call import Reply, Site
 from promptwire.core.coercion import ResultError, check_result
 from promptwire.core.errors import ProviderConnectionError
-from promptwire.frontend.agentscript.trace import debug_block
+from promptwire.frontend.agentscript.trace import DebugText
 from promptwire.renderers.agentscript import renderer, shape_contract
 
 HOST = PluginHost(entry_points=False)
@@ -213,14 +213,15 @@ def test_validation_messages(value: Any, strict: bool, message: str) -> None:
     assert str(caught.value) == message
 
 
-def test_debug_writes_each_attempt_before_the_call() -> None:
+def test_the_debug_text_writes_each_attempt_before_the_call() -> None:
     stream = io.StringIO()
     prompt = _tc09(2).model_copy(update={"config": _tc09(2).config.model_copy(update={"debug": True})})
     generate(
         prompt,
         render=renderer.render,
         adapter=OfflineAdapter(TC09_REPLIES[:1]),
-        debug=lambda attempt, rendered, request: stream.write(debug_block("A", attempt, rendered, request)),
+        watchers=[DebugText(stream)],
+        site=Site("t.as", 1, 1, "A"),
     )
     blocks = stream.getvalue().split("--- end AgentScript generate debug ---\n")
     assert blocks[0].startswith(

@@ -14,7 +14,8 @@ import pytest
 from promptwire import Prompt
 from promptwire.adapters.offline import OfflineAdapter
 from promptwire.calls.generate import NotJsonError, agenerate, agenerate_stream, generate, generate_stream
-from promptwire.core.call import GenerateResult, ProviderRequest, Reply, Whole
+from promptwire.calls.watch import Watcher
+from promptwire.core.call import GenerateResult, ModelCall, ProviderRequest, Reply, Whole
 from promptwire.core.errors import FieldError, PromptwireError, ProviderConnectionError, ServerError
 from promptwire.renderers.agentscript import renderer, shape_contract
 
@@ -188,7 +189,15 @@ def test_a_bad_timeout_is_refused_before_any_call(stream: Any) -> None:
     assert adapter.sent == []
 
 
-def test_the_debug_writer_sees_the_streamed_request() -> None:
+class Seen(Watcher):
+    def __init__(self, seen: list[dict[str, Any]]) -> None:
+        self.seen = seen
+
+    def call_started(self, call: ModelCall) -> None:
+        self.seen.append(dict(call.request.kwargs))
+
+
+def test_a_watcher_sees_the_streamed_request() -> None:
     seen: list[dict[str, Any]] = []
     prompt = _prompt(1).model_copy(update={"config": _prompt(1).config.model_copy(update={"debug": True})})
     generate(
@@ -196,7 +205,7 @@ def test_the_debug_writer_sees_the_streamed_request() -> None:
         render=renderer.render,
         adapter=Streaming(['{"n": 1}']),
         model="m",
-        debug=lambda attempt, rendered, request: seen.append(dict(request.kwargs)),
+        watchers=[Seen(seen)],
         on_text=lambda text: None,
     )
     assert seen == [{"model": "m", "stream": True}]

@@ -144,7 +144,7 @@ def _call_state(call: ModelCall, host: PluginHost, formats: list[str]) -> dict[s
     clips = context_clips(call.prompt)
     return {
         "site": str(call.site),
-        "agent": call.site.agent or None,
+        "agent": call.agent or None,
         "attempt": call.attempt,
         "title": call_heading(call),
         "renders": renders,
