@@ -21,12 +21,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._agently.prompt import AgentlyPrompt, prompt_over_view
-from ._agently.storage import AgentlySettings
+from ._agently.storage import AgentlySettings, merge_levels, resolve_settings, resolved_settings
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
 PLUGIN_TYPE = "PromptGenerator"
+_ABSENT: Any = object()
 _ACTIVE_KEY = "plugins.PromptGenerator.activate"
 
 
@@ -63,20 +64,36 @@ class PromptwirePromptGenerator:
         """Nothing to release."""
 
     def _settings(self) -> AgentlySettings:
-        """The four settings the generator reads, as Agently's generator reads them now."""
-        get = self.settings.get
-        return AgentlySettings(
-            role_mapping=get("prompt.role_mapping", {}),
-            title_mapping=get("prompt.prompt_title_mapping", {}),
-            add_current_time=get("prompt.add_current_time"),
-            default_output_format=get("prompt.default_output_format", "json"),
-        )
+        """The four settings the generator reads, with the values Agently's generator reads now.
 
-    def _rendered(self, *, inherit: bool = True, exported: bool = False) -> AgentlyPrompt:
-        """The prompt as it is now (its parents' data merged in unless ``inherit`` is false);
-        ``exported`` for the export methods (see ``prompt_over_view``)."""
+        Agently reads each with ``settings.get("prompt.<name>")``, which merges the whole settings
+        tree of every level (global -> agent -> request -> prompt, every plugin's settings in it)
+        into a fresh copy first, several times per call. Only the ``prompt`` entries matter, so
+        each level's own one is read (``inherit=False``, nothing copied) and they are merged as
+        Agently merges levels (``storage.merge_levels``): the same values, without the copies.
+        """
+        levels: list[Mapping[str, Any]] = []
+        level = self.settings
+        while level is not None:
+            own = level.get("prompt", _ABSENT, inherit=False)
+            levels.append({} if own is _ABSENT else {"prompt": own})
+            level = getattr(level, "parent", None)
+        return resolved_settings(merge_levels(levels))
+
+    def _rendered(self, *, settings_read: str = "always", inherit: bool = True) -> AgentlyPrompt:
+        """The prompt as it is now (its parents' data merged in unless ``inherit`` is false).
+
+        ``settings_read`` says when Agently's method reads the settings, so that promptwire reads
+        them no more often: ``"always"`` (the text and the messages), ``"with output"``
+        (``to_prompt_object`` reads the default output format only when the prompt has an
+        output) or ``"never"`` (the exports, which write the view itself and read no ``dict(prompt)``).
+        """
         view = self.prompt.get(default={}, inherit=inherit)
-        return prompt_over_view(view, self._settings(), _agently_clock, exported=exported)
+        if settings_read == "always" or (settings_read == "with output" and "output" in view):
+            settings = self._settings()
+        else:
+            settings = resolve_settings(None)
+        return prompt_over_view(view, settings, _agently_clock, exported=settings_read == "never")
 
     def to_text(self, *, role_mapping: Mapping[str, str] | None = None) -> str:
         return self._rendered().to_text(role_mapping)
@@ -91,19 +108,19 @@ class PromptwirePromptGenerator:
         return self._rendered().to_messages(role_mapping, rich_content, strict_role_orders)
 
     def to_prompt_object(self) -> Any:
-        return self._rendered().to_prompt_object()
+        return self._rendered(settings_read="with output").to_prompt_object()
 
     def to_output_model(self, *args: Any, strict_output: bool | None = None, **kwargs: Any) -> type[BaseModel]:
-        return self._rendered().to_output_model(strict_output)
+        return self._rendered(settings_read="with output").to_output_model(strict_output)
 
     def to_serializable_prompt_data(self, inherit: bool = False) -> dict[str, Any]:
-        return self._rendered(inherit=inherit, exported=True).to_serializable_prompt_data()
+        return self._rendered(settings_read="never", inherit=inherit).to_serializable_prompt_data()
 
     def to_json_prompt(self, inherit: bool = False) -> str:
-        return self._rendered(inherit=inherit, exported=True).to_json_prompt()
+        return self._rendered(settings_read="never", inherit=inherit).to_json_prompt()
 
     def to_yaml_prompt(self, inherit: bool = False) -> str:
-        return self._rendered(inherit=inherit, exported=True).to_yaml_prompt()
+        return self._rendered(settings_read="never", inherit=inherit).to_yaml_prompt()
 
 
 _lock = threading.Lock()
@@ -135,7 +152,12 @@ def deactivate() -> None:
             return
         previous = _replaced.pop()
         settings.set(_ACTIVE_KEY, previous)
-        plugin_manager.unregister(PLUGIN_TYPE, PromptwirePromptGenerator.name)
+        name = PromptwirePromptGenerator.name
+        plugin_manager.unregister(PLUGIN_TYPE, name)
+        # Agently 4.1.4.10's unregister deletes the class from a copy of its registry (the
+        # inherited view), so the entry is removed here; so is the settings entry register() made.
+        plugin_manager.plugins.delete(f"{PLUGIN_TYPE}.{name}")
+        settings.delete(f"plugins.{PLUGIN_TYPE}.{name}")
 
 
 def is_active() -> bool:
