@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ._agently.prompt import AgentlyPrompt, prompt_over_view
 from ._agently.storage import AgentlySettings, merge_levels, resolve_settings, resolved_settings
@@ -26,14 +26,14 @@ from ._agently.storage import AgentlySettings, merge_levels, resolve_settings, r
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-PLUGIN_TYPE = "PromptGenerator"
+PLUGIN_TYPE: Final = "PromptGenerator"
 _ABSENT: Any = object()
 _ACTIVE_KEY = "plugins.PromptGenerator.activate"
 
 
 def _agently_clock() -> str:
     """Agently's own clock, looked up at each call (a test may replace ``TimeInfo.get_current_time``)."""
-    from agently.utils import TimeInfo
+    from agently.utils.TimeInfo import TimeInfo
 
     return str(TimeInfo.get_current_time())
 

@@ -380,9 +380,8 @@ FORMATS = [None, "json", "markdown", "text", "hybrid", "xml_field", "yaml_litera
 @pytest.mark.parametrize("output", sorted(OUTPUTS))
 def test_outputs_in_every_format(output: str, output_format: str | None) -> None:
     def build() -> Any:
-        agent = Agently.create_agent()
-        execution = agent.input("Tell me.").output(OUTPUTS[output])
-        prompt = request_prompt(execution)
+        # A model request (what an agent's execution runs): an agent takes 0.4 s to create.
+        prompt = Agently.create_request().input("Tell me.").output(OUTPUTS[output]).prompt
         if output_format is not None:
             prompt.set("output_format", output_format)
         return prompt
@@ -553,3 +552,29 @@ def test_request_bodies_are_byte_identical(requester: str, monkeypatch: pytest.M
     assert len(agently_alone) >= 3
     assert with_promptwire == agently_alone
     assert b"Chengdu" in agently_alone[-1] and b"How sure?" in agently_alone[-1]
+
+
+@dataclass(frozen=True)
+class Broken(OutputTemplate):
+    """A user's judgment whose to_schema() fails."""
+
+    def to_schema(self) -> Any:
+        raise RuntimeError("no schema yet")
+
+
+@pytest.mark.parametrize("method", ["to_text", "to_messages", "to_prompt_object", "to_output_model", "to_json_prompt"])
+def test_a_judgment_that_gives_no_schema_is_a_field_error(method: str) -> None:
+    promptwire_agently.activate()
+    prompt = Agently.create_prompt()
+    prompt.set("input", "x")
+    prompt.set("output", {"ok": Broken("Is it ok?")})
+    top = Agently.create_prompt()
+    top.set("input", "x")
+    top.set("output", Broken("Is it ok?"))
+    for broken in (prompt, top):
+        with pytest.raises(AgentlyFieldError) as caught:
+            getattr(broken, method)()
+        assert str(caught.value) == (
+            "output: the judgment Broken (question 'Is it ok?') gives no schema: "
+            "its to_schema() raised RuntimeError: no schema yet"
+        )

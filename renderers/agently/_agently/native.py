@@ -11,6 +11,7 @@ its class is looked up in ``sys.modules``: nothing here imports Agently.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 _PROMPT_TYPES = "agently.types.data.prompt"
@@ -37,7 +38,13 @@ def output_template_schema(value: Any) -> tuple[Any, ...] | None:
     """
     if type(value).__module__ == "builtins" or not _instance_of(value, _JUDGMENT, "OutputTemplate"):
         return None
-    schema: tuple[Any, ...] = value.to_schema()
+    try:
+        schema: tuple[Any, ...] = value.to_schema()
+    except Exception as error:  # a user's template: Agently lets this escape from deep inside
+        raise ValueError(
+            f"the judgment {type(value).__name__} (question {getattr(value, 'question', '')!r}) gives no "
+            f"schema: its to_schema() raised {type(error).__name__}: {error}"
+        ) from None
     return schema
 
 
@@ -94,7 +101,7 @@ def _has_native(items: list[Any]) -> bool:
     return bool(classes) and any(isinstance(item, classes) for item in items)
 
 
-def mirror_native_objects(data: dict[str, Any]) -> dict[str, Any]:
+def mirror_native_objects(data: Mapping[str, Any]) -> Mapping[str, Any]:
     """``data`` with Agently's chat messages and content parts replaced by the mirrored models.
 
     Only list items are replaced: Agently keeps its own models found in a ``chat_history`` or

@@ -276,11 +276,16 @@ class AgentlyPrompt:
     def to_output_model(self, strict_output: bool | None = None) -> type[BaseModel]:
         """A pydantic model class that validates an answer to this prompt's ``output``."""
         declared = self._data.get("output")
-        judgment = output_template_schema(declared)
+        try:
+            judgment = output_template_schema(declared)
+        except ValueError as error:
+            raise AgentlyFieldError("output", str(error)) from None
         if judgment is not None:
             from pydantic import RootModel
 
-            return RootModel[judgment[0]]  # type: ignore[no-any-return]
+            root: Any = RootModel  # parametrised with a value, as Agently does
+            model: type[BaseModel] = root[judgment[0]]
+            return model
         if is_model_class(declared):
             return declared
         with printable(self._data):
