@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 from pydantic import BaseModel, Field, ValidationError
 
 import promptwire.renderers.agently as promptwire_agently
@@ -34,6 +35,7 @@ from importlib.metadata import version  # noqa: E402
 if version("agently") != "4.1.4.10":  # pragma: no cover - depends on env
     pytest.skip(f"the plugin targets agently 4.1.4.10, found {version('agently')}", allow_module_level=True)
 
+import test_agently_conformance as conformance  # noqa: E402
 from agently import Agently  # noqa: E402
 from agently.types.data.judgment import Choice, OutputTemplate, Probability, Score  # noqa: E402
 from agently.types.data.prompt import AttachmentMessageContent, ChatMessage, TextMessageContent  # noqa: E402
@@ -41,6 +43,8 @@ from agently.utils import StateData, TimeInfo  # noqa: E402
 
 from promptwire.testing import provider_servers  # noqa: E402
 from promptwire.testing.provider_servers import fake_provider  # noqa: E402
+
+from hypothesis_profile import examples  # noqa: E402
 
 pytestmark = pytest.mark.conformance
 
@@ -578,3 +582,40 @@ def test_a_judgment_that_gives_no_schema_is_a_field_error(method: str) -> None:
             "output: the judgment Broken (question 'Is it ok?') gives no schema: "
             "its to_schema() raised RuntimeError: no schema yet"
         )
+
+
+# --- generated prompts: the plugin's own reading of Agently's prompt and settings -----------------------
+
+
+@settings(max_examples=examples(0.5), suppress_health_check=list(HealthCheck))
+@given(data=conformance.prompts(), prompt_settings=conformance.SETTINGS)
+def test_generated_prompts_render_the_same_through_the_plugin(data: dict[str, Any], prompt_settings: Any) -> None:
+    """The conformance suite's prompts, stored in Agently's ``Prompt`` with the settings set on it:
+    promptwire's generator over that prompt answers as Agently's generator over the same prompt."""
+    prompt = conformance.agently_prompt(data, prompt_settings)
+    ours = PromptwirePromptGenerator(prompt, prompt.settings)
+    for label, call in conformance.CALLS:
+        expected = conformance.outcome(lambda call=call: call(prompt))
+        actual = conformance.outcome(lambda call=call: call(ours))
+        if expected[0] == "ok":
+            assert actual[0] == "ok", f"{label}: Agently rendered, promptwire raised {actual[1]!r}"
+            assert conformance.same(expected[1], actual[1]), f"{label}: output differs"
+            assert expected[2] == actual[2], f"{label}: warnings differ"
+        else:
+            assert actual[0] == "error", f"{label}: Agently raised {expected[1]!r}, promptwire returned {actual[1]!r}"
+            assert isinstance(actual[1], PromptwireError), f"{label}: Agently raised {expected[1]!r}, we {actual[1]!r}"
+
+
+def test_a_dotted_key_given_to_prompt_s_constructor_is_read_as_a_path() -> None:
+    """Only ``Prompt(prompt_dict=...)`` stores a dotted key as it is; ``dict(prompt)`` reads it as a path."""
+    from agently.core import Prompt as AgentlyCorePrompt
+
+    def build() -> Any:
+        return AgentlyCorePrompt(
+            Agently.plugin_manager,
+            Agently.settings,
+            prompt_dict={"input": "x", "info": {"user": "Ada"}, "info.user": "ignored", "notes.a": 1},
+        )
+
+    expected = assert_same_as_agently(build)
+    assert "[info.user]:\nAda" in expected["to_text"][0] and "[notes.a]:\nNone" in expected["to_text"][0]
