@@ -619,3 +619,68 @@ def test_a_dotted_key_given_to_prompt_s_constructor_is_read_as_a_path() -> None:
 
     expected = assert_same_as_agently(build)
     assert "[info.user]:\nAda" in expected["to_text"][0] and "[notes.a]:\nNone" in expected["to_text"][0]
+
+
+# --- Agently's objects given to AgentlyPrompt and to the reader directly --------------------------------
+
+
+def _session_data() -> dict[str, Any]:
+    agent = _session_agent()
+    return {
+        "chat_history": agent.agent_prompt.get("chat_history"),
+        "attachment": ATTACHMENTS["models"],
+        "input": "Where?",
+        "output": {**JUDGMENTS, "state": (str, "from ${INFO}")},
+        "info": {"memory": StateData({"city": "Chengdu"})},
+    }
+
+
+def test_agently_prompt_reads_agently_s_objects_given_to_it() -> None:
+    """Issue 35's report: ``AgentlyPrompt`` wrote a session's ChatMessage models as their repr."""
+    from promptwire.renderers.agently import AgentlyPrompt
+
+    data = _session_data()
+    prompt = Agently.create_prompt()
+    for key, value in data.items():
+        prompt.set(key, value)
+    ours = AgentlyPrompt(data, clock=lambda: "2024-01-01 00:00:00 Monday")
+    for name, method in METHODS.items():
+        if name.endswith("(inherit)") or name in ("to_json_prompt", "to_yaml_prompt"):
+            continue  # inherit= is Agently's; AgentlyPrompt has no parent
+        assert _call(method, ours) == _call(method, prompt), name
+    with pytest.warns(UserWarning, match="Skipped content"):  # the image part, as Agently warns
+        first = ours.to_messages()[0]
+    assert first == {"role": "user", "content": "Remember my favorite city is Chengdu."}
+
+
+def test_the_reader_reads_agently_s_objects() -> None:
+    """``read_agently`` (``asrender render --from agently``): a session's models are its history, a
+    judgment an output contract with Agently's bounds, and the render is Agently's bytes."""
+    from promptwire import render
+    from promptwire.core.prompt import ImagePart, TextPart
+    from promptwire.renderers.agently import AgentlyPrompt
+    from promptwire.renderers.agently.reader import read_agently
+
+    # info as text: through a core Prompt an info value is JSON, not Python's str() (docs/agently.md)
+    data = {**_session_data(), "attachment": ATTACHMENTS["models"][:2], "info": {"memory": "Chengdu"}}
+    read = read_agently(data)
+    assert [(turn.role, turn.content) for turn in read.history[:2]] == [
+        ("user", "Remember my favorite city is Chengdu."),
+        ("assistant", "OK"),
+    ]
+    assert isinstance(read.attachments[0], TextPart) and isinstance(read.attachments[1], ImagePart)
+    assert read.output is not None
+    probability = read.output.json_schema["properties"]["p"]
+    assert (probability["type"], probability["minimum"], probability["maximum"]) == ("number", 0, 1)
+    assert read.output.json_schema["properties"]["c"]["enum"] == ["yes", "no", "maybe"]
+    expected = AgentlyPrompt(data).to_text()
+    assert render(read, "agently").text == expected
+
+
+def test_the_reader_refuses_a_text_part_model_without_text_naming_it() -> None:
+    """A core Prompt's text part has text: Agently's attachment-typed text part without one is refused."""
+    from promptwire.core.errors import FieldError
+    from promptwire.renderers.agently.reader import read_agently
+
+    with pytest.raises(FieldError, match=r"^attachment\[2\]: a text part needs a string 'text'"):
+        read_agently({"input": "x", "attachment": ATTACHMENTS["models"]})
