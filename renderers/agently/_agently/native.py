@@ -76,7 +76,11 @@ def _mirror_part(part: Any) -> Any:
 
 
 def _mirror_message(message: Any) -> Any:
-    """Agently's ``ChatMessage`` as the mirrored one: same role, content (parts mirrored) and extras."""
+    """Agently's ``ChatMessage`` as the mirrored one: same role, content (parts mirrored) and extras.
+
+    A message without extras (what a ``Session`` stores) becomes the plain ``{"role", "content"}``
+    dict it was validated from, which reads the same and takes the clone's fast path.
+    """
     from .model import ChatMessage
 
     if not _instance_of(message, _PROMPT_TYPES, "ChatMessage"):
@@ -85,6 +89,8 @@ def _mirror_message(message: Any) -> Any:
     if isinstance(content, list):
         content = [_mirror_part(part) for part in content]
     extras = dict(message.model_extra or {})
+    if not extras:
+        return {"role": message.role, "content": content}
     return ChatMessage.model_construct(role=message.role, content=content, **extras)
 
 
