@@ -6,6 +6,9 @@
 Inputs that make Agently crash raise :class:`AgentlyFieldError` (a ``FieldError`` naming the field);
 the empty prompt raises :class:`AgentlyEmptyPromptError`, a ``KeyError`` with Agently's message.
 
+``activate()`` makes promptwire the prompt generator of an installed Agently (its plugin manager
+registers and activates it), ``deactivate()`` restores Agently's own; see ``plugin``.
+
 The clone of Agently is the private package ``_agently``; beside it, the bridge to the core
 ``Prompt``: ``renderer`` (the registered ``agently`` format) and ``reader`` (Agently data read into a
 ``Prompt``).
@@ -13,5 +16,6 @@ The clone of Agently is the private package ``_agently``; beside it, the bridge 
 
 from ._agently.errors import AgentlyEmptyPromptError, AgentlyFieldError, AgentlyWarning
 from ._agently.prompt import AgentlyPrompt
+from .plugin import activate, deactivate
 
-__all__ = ["AgentlyEmptyPromptError", "AgentlyFieldError", "AgentlyPrompt", "AgentlyWarning"]
+__all__ = ["AgentlyEmptyPromptError", "AgentlyFieldError", "AgentlyPrompt", "AgentlyWarning", "activate", "deactivate"]

@@ -13,7 +13,9 @@ said otherwise), so a difference from Agently is looked for in one place:
 * ``storage``: ``StateData`` and ``Settings`` (``utils/Settings.py``);
 * ``sanitize``: ``utils/DataFormatter.sanitize``; ``slots``: slot references in text;
   ``yaml_blocks``: the section bodies, as ``yaml.safe_dump`` writes them, without its cost;
-* ``errors``: promptwire's own: named errors where Agently crashes, Agently's warnings.
+* ``errors``: promptwire's own: named errors where Agently crashes, Agently's warnings;
+* ``native``: Agently's own objects in the data (chat messages, content parts, judgments,
+  ``StateData``), recognised without importing Agently.
 
 The bridge to the core ``Prompt`` is outside this package: ``renderer.py`` and ``reader.py``.
 """

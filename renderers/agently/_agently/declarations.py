@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 from pydantic.fields import FieldInfo
 
 from .errors import notice
+from .native import output_template_schema
 
 LongContent = Annotated[str, Field(json_schema_extra={"long_content": True})]
 """A long-form string field (Agently's ``agently.types.data.output.LongContent``)."""
@@ -90,7 +91,10 @@ def is_long_content(spec: Any) -> bool:
 
 
 def normalize_output(value: Any) -> Any:
-    """Agently's ``normalize_output_declaration``: resolve long-content tags, rebuild containers."""
+    """Agently's ``normalize_output_declaration``: resolve judgments and long-content tags, rebuild containers."""
+    judgment = output_template_schema(value)
+    if judgment is not None:
+        return judgment
     if _is_long_content_annotation(value):
         return (value, "", None, {"long_content": True})
     if isinstance(value, tuple) and value:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from . import layout
 from .declarations import is_long_content, is_model_class, normalize_ensure_marker, normalize_output
 from .errors import AgentlyFieldError, notices_issued, printable, validation_field_error
+from .native import output_template_schema
 from .output_model import output_model
 from .prompt_object import PromptObject, check_not_empty, prepare_data, read_prompt
 from .sanitize import sanitize
@@ -123,6 +124,48 @@ def _to_yaml(data: dict[str, Any]) -> str:
             f"YAML cannot represent {error.args[1]!r} (an Enum member is not plain text) "
             f"(Agently 4.1.4.10 fails with: RepresenterError{error.args!r})",
         ) from None
+
+
+def _item_view(view: dict[Any, Any]) -> dict[Any, Any]:
+    """``dict(prompt)`` of an Agently prompt whose view is ``view``: a dotted key reads its path.
+
+    ``dict()`` asks ``prompt[key]`` for each key, and Agently's ``StateData`` reads a dotted key
+    as a path (``"info.user"`` -> ``view["info"]["user"]``, ``None`` when missing). Only a
+    ``prompt_dict`` given to ``Prompt(...)`` can hold such a key: ``set`` and ``update`` walk it.
+    """
+    if not any(isinstance(key, str) and "." in key for key in view):
+        return view
+    items: dict[Any, Any] = {}
+    for key, value in view.items():
+        if isinstance(key, str) and "." in key:
+            value = view
+            for part in key.split("."):
+                value = value[part] if isinstance(value, dict) and part in value else None
+                if value is None:
+                    break
+        items[key] = value
+    return items
+
+
+def prompt_over_view(
+    view: dict[Any, Any], settings: AgentlySettings, clock: Callable[[], str], *, exported: bool = False
+) -> AgentlyPrompt:
+    """An :class:`AgentlyPrompt` over data Agently already holds (the plugin's path).
+
+    ``view`` is what Agently's ``StateData.get()`` returns (its own copy, parents merged in), so it
+    is used as it is: not copied again, and its keys not read as paths the way ``AgentlyPrompt``'s
+    constructor reads a user's keys. ``exported`` says the view feeds an export method, which
+    Agently writes from the view itself; the rendering methods read ``dict(prompt)``
+    (:func:`_item_view`). ``settings`` are the values Agently's settings hold now.
+    """
+    prompt = AgentlyPrompt.__new__(AgentlyPrompt)
+    prompt._data = view if exported else _item_view(view)
+    prompt._settings = settings
+    prompt._clock = clock
+    prompt._fixed = False  # made for one call: nothing to keep
+    prompt._read = None
+    prompt._main = None
+    return prompt
 
 
 # --- the generator -------------------------------------------------------------------------------
@@ -233,6 +276,16 @@ class AgentlyPrompt:
     def to_output_model(self, strict_output: bool | None = None) -> type[BaseModel]:
         """A pydantic model class that validates an answer to this prompt's ``output``."""
         declared = self._data.get("output")
+        try:
+            judgment = output_template_schema(declared)
+        except ValueError as error:
+            raise AgentlyFieldError("output", str(error)) from None
+        if judgment is not None:
+            from pydantic import RootModel
+
+            root: Any = RootModel  # parametrised with a value, as Agently does
+            model: type[BaseModel] = root[judgment[0]]
+            return model
         if is_model_class(declared):
             return declared
         with printable(self._data):

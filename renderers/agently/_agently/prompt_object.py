@@ -18,6 +18,7 @@ from typing import Any
 from ....core.errors import field_path
 from .declarations import is_model_class, normalize_output, project_model, settle_output_format
 from .errors import EMPTY_PROMPT_MESSAGE, AgentlyEmptyPromptError, AgentlyFieldError, validation_field_error
+from .native import mirror_native_objects
 from .storage import AgentlySettings
 
 DECLARED_FIELDS = frozenset(
@@ -216,8 +217,11 @@ class PromptObject:
 
 
 def prepare_data(data: Mapping[str, Any], settings: AgentlySettings) -> dict[str, Any]:
-    """The part of ``to_prompt_object()`` before validation: format default, projection, tags."""
-    prepared = dict(data)
+    """The part of ``to_prompt_object()`` before validation: format default, projection, tags.
+
+    Agently's own chat messages and content parts in lists become the mirrored models (``native``).
+    """
+    prepared = dict(mirror_native_objects(data))
     if "output" in prepared:
         if "output_format" not in prepared:
             prepared["output_format"] = settings.default_output_format

@@ -17,6 +17,7 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel
 
 from .errors import Unrenderable
+from .native import state_data_view
 
 _SCALARS = (str, int, float, bool)
 _EXACT_SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -71,6 +72,9 @@ def _sanitize_other(value: Any, remain_type: bool, memo: dict[int, Any] | None =
         return value
     if isinstance(value, (datetime.datetime, datetime.date)):
         return value.isoformat()
+    is_state, view = state_data_view(value)
+    if is_state:
+        return sanitize(view, remain_type, memo)
     if isinstance(value, type):
         if issubclass(value, BaseModel):
             return _sanitize_model_class(value, remain_type)

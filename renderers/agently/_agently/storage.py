@@ -208,6 +208,24 @@ def _merge(child: Mapping[Any, Any], parent: Mapping[Any, Any]) -> dict[Any, Any
     return result
 
 
+def merge_levels(levels: list[Mapping[Any, Any]]) -> dict[Any, Any]:
+    """Agently's ``StateData`` inherited view of ``levels`` (each level's own data, child first).
+
+    Values are copied as Agently's view copies them, so nothing the renderer is given is shared
+    with the settings it came from.
+    """
+    merged: dict[Any, Any] = {}
+    for level in levels:
+        merged = _merge(merged, level)
+    copied: dict[Any, Any] = container_copy(merged)
+    return copied
+
+
+def resolved_settings(tree: Mapping[Any, Any]) -> AgentlySettings:
+    """The four values the generator reads from a merged settings tree (absent: Agently's defaults)."""
+    return _resolve(tree)
+
+
 def _get_path(tree: Mapping[Any, Any], dotted: str, default: Any) -> Any:
     current: Any = tree
     for part in dotted.split("."):
