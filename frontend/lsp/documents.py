@@ -21,6 +21,8 @@ class Document:
     version: int | None
     _outline: Outline | None = field(default=None, repr=False)
     _parsed: bool = field(default=False, repr=False)
+    _program: Program | None = field(default=None, repr=False)
+    _loaded: bool = field(default=False, repr=False)
 
     def outline(self) -> Outline | None:
         """The file's structure; ``None`` while it does not parse (the diagnostics say why)."""
@@ -34,6 +36,20 @@ class Document:
             except (PromptwireError, RecursionError):
                 self._outline = None
         return self._outline
+
+    def loaded(self) -> Program | None:
+        """The program as a run loads it (its imported agents merged in); ``None`` when it does not
+        load. Loaded once per version: references ask it for every name of the file."""
+        if not self._loaded:
+            from ...core.errors import PromptwireError
+            from ..agentscript.loader import load_program
+
+            self._loaded = True
+            try:
+                self._program = load_program(self.text, self.path)
+            except (PromptwireError, RecursionError):
+                self._program = None
+        return self._program
 
     @property
     def program(self) -> Program | None:

@@ -13,7 +13,7 @@ from .completion import completions
 from .documents import Document
 from .evaluation import EvaluationFailed
 from .hovers import calls_text, declaration_text, section_text, signature
-from .outline import Name, Outline, folding_spans
+from .outline import Name, Outline
 
 if TYPE_CHECKING:
     from ..agentscript.positions import Span
@@ -147,7 +147,7 @@ def register(server: AgentScriptServer) -> None:
             return None
         placement = server.placement(document.text)
         ranges = []
-        for start, end in folding_spans(outline.program):
+        for start, end in outline.folds:
             first, last = placement.position(start)[0], placement.position(end)[0]
             if last > first:
                 ranges.append(lsp.FoldingRange(start_line=first, end_line=last))

@@ -10,6 +10,7 @@ file's text, as a :class:`~..agentscript.positions.Span` holds them.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import Any
@@ -34,10 +35,12 @@ from ..agentscript.syntax import (
     Use,
 )
 
-__all__ = ["Name", "Outline", "Site", "folding_spans"]
+__all__ = ["Name", "Outline", "Site"]
 
-FOLDED = (Agent, Function, Generate, Repeat, ForIn, LoopUntil, If, ObjectExpr, ListExpr)
-"""The nodes whose lines fold when they span more than one."""
+_WORD = re.compile(r"[A-Za-z0-9_-]")
+"""A character that may continue a name (AgentScript's names hold hyphens)."""
+FOLDED = frozenset({Repeat, ForIn, LoopUntil, If, ObjectExpr, ListExpr})
+"""The nodes inside a function whose lines fold when they span more than one (besides a ``generate``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,24 +77,34 @@ class Outline:
         self.source = program.source
         self.names: list[Name] = []
         self.sites: list[Site] = []
+        self.folds: list[tuple[int, int]] = []
+        """The start and end offsets of each block that may fold (it does when it spans lines)."""
+        if len(program.imports) > 1:
+            self.folds.append((program.imports[0].span.start_offset, program.imports[-1].span.end_offset))
         for item in program.imports:
             self.names.append(self._declared("import", item.name, item, None, after=item.resource))
         for agent in program.agents:
             self._agent(agent)
         self.names.sort(key=lambda name: name.start)
+        self._starts = [name.start for name in self.names]
+        self._declarations: dict[str, list[Name]] = {}
+        for name in self.names:
+            if name.declared:
+                self._declarations.setdefault(name.name, []).append(name)
 
     def declarations(self) -> Iterator[Name]:
-        return (name for name in self.names if name.declared)
+        return (name for names in self._declarations.values() for name in names)
 
     def at(self, offset: int) -> Name | None:
-        """The name under ``offset`` (its end included, where an editor's cursor rests after typing it)."""
-        for name in self.names:
-            if name.start <= offset <= name.end:
-                return name
+        """The name under ``offset`` (its end included, where an editor's cursor rests after typing it).
+        Names do not overlap, so the one starting last at or before ``offset`` is the only candidate."""
+        index = bisect_right(self._starts, offset) - 1
+        if index >= 0 and offset <= self.names[index].end:
+            return self.names[index]
         return None
 
     def site_at(self, offset: int) -> Site | None:
-        """The ``generate`` whose keyword is under ``offset``, else the innermost one around it."""
+        """The innermost ``generate`` around ``offset``."""
         around = [site for site in self.sites if site.node.span.start_offset <= offset <= site.node.span.end_offset]
         return min(around, key=lambda site: site.node.span.end_offset - site.node.span.start_offset, default=None)
 
@@ -100,44 +113,43 @@ class Outline:
         or a label of its agent, in that order (``None``: nowhere here, a local or an unknown)."""
         if name.declared:
             return name
-        order = ("function", "agent", "import") if name.kind != "label" else ("label",)
-        for kind in order:
-            for declared in self.declarations():
-                if declared.kind != kind or declared.name != name.name:
-                    continue
-                if kind in ("function", "label") and declared.agent != name.agent:
-                    continue
-                return declared
+        candidates = self._declarations.get(name.name, ())
+        for kind in ("function", "agent", "import") if name.kind != "label" else ("label",):
+            for declared in candidates:
+                if declared.kind == kind and (kind not in ("function", "label") or declared.agent == name.agent):
+                    return declared
         return None
 
-    def uses_of(self, declared: Name) -> list[Name]:
-        """Every name in this file that refers to ``declared``, its declaration included."""
-        return [name for name in self.names if self.declaration_of(name) == declared]
-
     def _agent(self, agent: Agent) -> None:
+        self.folds.append(_offsets(agent.span))
         if agent.name != ANONYMOUS_MAIN_AGENT:
             self.names.append(self._declared("agent", agent.name, agent, None, after="agent"))
         for config in agent.config:
             self._expression_names(config.value, agent.name)
         for function in agent.functions:
+            self.folds.append(_offsets(function.span))
             if function.name != ANONYMOUS_MAIN_FUNC:
                 self.names.append(self._declared("function", function.name, function, agent.name, after="func"))
             labels: list[Name] = []
             for node in _walk(function.body):
-                if isinstance(node, Use) and node.label is not None:
-                    label = self._label(node, agent.name)
-                    if label is not None:
-                        labels.append(label)
-                        self.names.append(label)
-                elif isinstance(node, Generate):
-                    self.sites.append(Site(node, agent, function, tuple(labels)))
-                elif isinstance(node, Identifier):
+                kind = type(node)  # the most common first: names, then members
+                if kind is Identifier:
                     self.names.append(Name("name", node.name, *_offsets(node.span), agent.name, False, node))
-                elif isinstance(node, Member):
+                elif kind is Member:
                     end = node.span.end_offset
                     start = end - len(node.property)
                     if self.source[start:end] == node.property:
                         self.names.append(Name("member", node.property, start, end, agent.name, False, node))
+                elif kind is Use and node.label is not None:
+                    label = self._label(node, agent.name)
+                    if label is not None:
+                        labels.append(label)
+                        self.names.append(label)
+                elif kind is Generate:
+                    self.sites.append(Site(node, agent, function, tuple(labels)))
+                    self.folds.append(_offsets(node.span))
+                elif kind in FOLDED:
+                    self.folds.append(_offsets(node.span))
 
     def _expression_names(self, expr: Any, agent: str) -> None:
         for node in _walk((expr,)):
@@ -149,10 +161,17 @@ class Outline:
     ) -> Name:
         """The declaration of ``name``: the first whole word ``name`` after the keyword ``after``."""
         start, end = _offsets(node.span)
-        keyword = self.source.find(after, start, end)
-        found = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])").search(self.source, max(keyword, start), end)
-        at = (found.start(), found.end()) if found else (start, start)
-        return Name(kind, name, *at, agent, True, node)
+        at = self.source.find(after, start, end)
+        at = self.source.find(name, at + len(after) if at >= 0 else start, end)
+        while at >= 0 and not self._whole_word(at, at + len(name)):
+            at = self.source.find(name, at + 1, end)
+        return Name(kind, name, *((at, at + len(name)) if at >= 0 else (start, start)), agent, True, node)
+
+    def _whole_word(self, start: int, end: int) -> bool:
+        """Whether ``start:end`` is a whole word (a name's characters do not go on either side)."""
+        before = self.source[start - 1 : start] if start else ""
+        after = self.source[end : end + 1]
+        return not (_WORD.fullmatch(before) or _WORD.fullmatch(after))
 
     def _label(self, use: Use, agent: str) -> Name | None:
         assert use.label is not None
@@ -163,16 +182,6 @@ class Outline:
         return Name("label", use.label, at, at + len(use.label), agent, True, use)
 
 
-def folding_spans(program: Program) -> list[tuple[int, int]]:
-    """The start and end offsets of each block that may fold (one that spans lines does), and of
-    the run of imports."""
-    spans: list[tuple[int, int]] = []
-    if len(program.imports) > 1:
-        spans.append((program.imports[0].span.start_offset, program.imports[-1].span.end_offset))
-    spans += [_offsets(node.span) for node in _walk(program.agents) if isinstance(node, FOLDED)]
-    return spans
-
-
 def _offsets(span: Span) -> tuple[int, int]:
     return span.start_offset, span.end_offset
 
@@ -181,27 +190,30 @@ def _walk(nodes: Any) -> Iterator[Any]:
     """Every node in ``nodes`` (a tuple of nodes) and below, in source order. Iterative: a deeply
     nested program must not exhaust Python's stack (the parser bounds nesting, the walk needs no bound)."""
     stack: list[Any] = list(reversed(nodes))
+    pop, extend = stack.pop, stack.extend
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
         children: list[Any] = []
         for name in _child_fields(type(node)):
             value = getattr(node, name)
-            if isinstance(value, tuple) and not isinstance(value, Span):
-                children.extend(item for item in value if hasattr(item, "__dataclass_fields__"))
-            elif hasattr(value, "__dataclass_fields__"):
+            if type(value) is tuple:  # a node's tuples hold nodes (its span, a NamedTuple, is not read)
+                children.extend(value)
+            elif value is not None:
                 children.append(value)
-        stack.extend(reversed(children))
+        extend(reversed(children))
 
 
 def _child_fields(kind: type[Any]) -> tuple[str, ...]:
-    """The fields of node class ``kind`` that may hold nodes (not its span, name or text)."""
+    """The fields of node class ``kind`` that hold nodes: not its span, names, texts or numbers."""
     found = _FIELDS.get(kind)
     if found is None:
-        skip = {"span", "item_span", "file", "name", "key", "label", "raw"}
         names = fields(kind) if hasattr(kind, "__dataclass_fields__") else ()
-        found = _FIELDS[kind] = tuple(f.name for f in names if f.name not in skip)
+        found = _FIELDS[kind] = tuple(
+            f.name for f in names if f.name not in _NOT_NODES and f.type not in ("str", "float", "bool", "str | None")
+        )
     return found
 
 
+_NOT_NODES = frozenset({"span", "item_span", "file", "name", "key", "label", "raw", "max_output"})
 _FIELDS: dict[type[Any], tuple[str, ...]] = {}

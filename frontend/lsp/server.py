@@ -87,6 +87,8 @@ class AgentScriptServer(LanguageServer):
         self._evaluations: dict[tuple[str, int | None, Settings], asyncio.Task[Evaluation]] = {}
         self._published_elsewhere: dict[str, set[str]] = {}
         self._placements: dict[tuple[str, int], Placement] = {}
+        self._imported_outlines: dict[tuple[str, str], Outline] = {}
+        """The outlines of imported files by name and text (their text is the key: reparsed when it changes)."""
         self.last_outlines: dict[str, Outline] = {}
         """Each file's outline when it last parsed: completion reads it while the text does not."""
 
@@ -272,17 +274,16 @@ class AgentScriptServer(LanguageServer):
     def _imported_agent(self, document: Document, item: Name) -> tuple[Outline, str] | None:
         """The outline of the file ``import agent`` ``item`` names, and the agent's name, as the
         loader finds it (``None`` when the program does not load)."""
-        from ...core.errors import PromptwireError
         from ..agentscript import parse
-        from ..agentscript.loader import load_program
 
-        try:
-            loaded = load_program(document.text, document.path)
-        except (PromptwireError, RecursionError):
-            return None
-        for agent in loaded.agents:
+        loaded = document.loaded()
+        for agent in () if loaded is None else loaded.agents:
             if agent.name == item.name and agent.file is not None:
-                return Outline(parse(agent.file.text, agent.file.name)), agent.name
+                key = (agent.file.name, agent.file.text)
+                found = self._imported_outlines.get(key)
+                if found is None:
+                    found = self._imported_outlines[key] = Outline(parse(agent.file.text, agent.file.name))
+                return found, agent.name
         return None
 
     def candidates(self, place: Place) -> Iterable[Document]:

@@ -296,3 +296,30 @@ def test_without_the_extra_the_command_says_what_to_install(tmp_path: Path) -> N
         1,
         "asrender: asrender lsp needs pygls and lsprotocol: pip install 'promptwire[lsp]'\n",
     )
+
+
+def test_a_hover_sends_nothing_and_says_what_a_tool_would_need(client: LspClient, folder: Path) -> None:
+    program = folder / "fetch.as"
+    program.write_text(
+        'import tool Web from "https://example.com"\nimport llm M from "openai://gpt-4.1-mini"\n'
+        'main agent A {\n    model M\n    role "R"\n    description "D"\n'
+        "    main func(input) {\n"
+        '        page = Web.get({ path: "/" })\n        use page as page\n'
+        '        x = generate({ input: "Summarise." })\n    }\n}\n'
+    )
+    uri = client.open(program)
+    text = client.request("textDocument/hover", client.at(uri, 9, 13))["contents"]["value"]
+    assert "Connecting to https://example.com needs --allow-net" in text
+    assert "This generate made no call in the run." in text
+
+
+def test_a_hover_writes_only_in_its_scratch_copy(client: LspClient, folder: Path) -> None:
+    program = folder / "lessons.as"  # its memory appends to lessons.jsonl beside it
+    before = {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+    uri = client.open(program)
+    line = next(i for i, text in enumerate(program.read_text().splitlines()) if "generate(" in text)
+    text = client.request(
+        "textDocument/hover", client.at(uri, line, program.read_text().splitlines()[line].index("generate") + 1)
+    )
+    assert "agent" in text["contents"]["value"] and "The run stopped" not in text["contents"]["value"]
+    assert {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()} == before
