@@ -116,6 +116,7 @@ def measure(name: str, program: Path, runs: int, *, hover_generate: bool) -> lis
             ("completion", f"{_median_ms(lambda: client.request('textDocument/completion', inside), runs):.1f}")
         )
         if hover_generate:
+            open_file()  # the text as on disk again: the edits above moved its lines
             on = client.at(uri, generate_line, lines[generate_line].index("generate") + 1)
             start = time.perf_counter()
             client.request("textDocument/hover", on)

@@ -179,6 +179,39 @@ def register(server: AgentScriptServer) -> None:
             )
         return lenses
 
+    @server.feature(
+        lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
+    )
+    def code_actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
+        """A quick fix for each diagnostic in range that has one obvious fix (:mod:`.quick_fixes`)."""
+        from .quick_fixes import fix
+
+        document = server.documents.get(params.text_document.uri)
+        if document is None:
+            return None
+        program = document.program
+        models = [] if program is None else [item.name for item in program.imports if item.resource == "llm"]
+        actions = []
+        for diagnostic in params.context.diagnostics:
+            if diagnostic.source != "asrender" or not isinstance(diagnostic.code, str):
+                continue
+            start = server.offset_at(document, diagnostic.range.start)
+            found = fix(diagnostic.code, diagnostic.message, document.text, start, models)
+            if found is None:
+                continue
+            begin, end, replacement = found
+            edit = lsp.TextEdit(range=server.range_of(document.text, begin, end), new_text=replacement)
+            actions.append(
+                lsp.CodeAction(
+                    title=f"Change to '{replacement}'",
+                    kind=lsp.CodeActionKind.QuickFix,
+                    diagnostics=[diagnostic],
+                    is_preferred=True,
+                    edit=lsp.WorkspaceEdit(changes={document.uri: [edit]}),
+                )
+            )
+        return actions
+
     @server.command(SHOW_PROMPT_COMMAND)
     async def show_prompt(uri: str, line: int, character: int) -> str:
         """Every call the ``generate`` at the position made in the run, retries included, as

@@ -84,6 +84,7 @@ class AgentScriptServer(LanguageServer):
         self.documents: dict[str, Document] = {}
         self.settings = Settings()
         self._checks: dict[str, asyncio.Task[None]] = {}
+        self._running: dict[str, asyncio.Future[tuple[list[Finding], Outline | None]]] = {}
         self._evaluations: dict[tuple[str, int | None, Settings], asyncio.Task[Evaluation]] = {}
         self._published_elsewhere: dict[str, set[str]] = {}
         self._placements: dict[tuple[str, int], Placement] = {}
@@ -112,6 +113,7 @@ class AgentScriptServer(LanguageServer):
         task = self._checks.pop(uri, None)
         if task is not None:
             task.cancel()
+        self._running.pop(uri, None)
         for other in self._published_elsewhere.pop(uri, set()):
             self._publish(other, [])
         self._publish(uri, [])
@@ -143,14 +145,20 @@ class AgentScriptServer(LanguageServer):
         self._checks[uri] = asyncio.get_running_loop().create_task(self._check_later(uri))
 
     async def _check_later(self, uri: str) -> None:
+        """Check the file's text once it has rested, one check of a file at a time: a check already
+        running for older text (a thread cannot be stopped) is waited for, not run beside."""
         await asyncio.sleep(DEBOUNCE)
+        running = self._running.get(uri)
+        if running is not None and not running.done():
+            await asyncio.wait([running])
         document = self.documents.get(uri)
         if document is None:
             return
-        findings = await asyncio.to_thread(check_source, document.text, document.path)
+        work = asyncio.ensure_future(asyncio.to_thread(_checked, document))
+        self._running[uri] = work
+        findings, outline = await asyncio.shield(work)
         if self.documents.get(uri) is not document:
             return  # the text changed while it was checked: the newer check publishes
-        outline = await asyncio.to_thread(document.outline)  # and the import lines findings came through
         if outline is not None:
             self.last_outlines[uri] = outline
         self.publish_findings(document, findings)
@@ -291,6 +299,12 @@ class AgentScriptServer(LanguageServer):
         yield from list(self.documents.values())
         if not any(document.path == place.path for document in self.documents.values()):
             yield Document(from_fs_path(place.path) or place.path, place.path, place.text, None)
+
+
+def _checked(document: Document) -> tuple[list[Finding], Outline | None]:
+    """``asrender check``'s findings on the document, and its outline (the import lines findings
+    in other files came through; completion's names while later text does not parse)."""
+    return check_source(document.text, document.path), document.outline()
 
 
 def _place(outline: Outline, name: Name) -> Place:

@@ -323,3 +323,42 @@ def test_a_hover_writes_only_in_its_scratch_copy(client: LspClient, folder: Path
     )
     assert "agent" in text["contents"]["value"] and "The run stopped" not in text["contents"]["value"]
     assert {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()} == before
+
+
+def test_a_misspelt_option_has_a_quick_fix(client: LspClient, folder: Path) -> None:
+    program = folder / "evidence-qa.as"
+    program.write_text(
+        program.read_text().replace("attempts: 2", "atempts: 2").replace("confidence number", "confidence numbr")
+    )
+    uri = client.open(program)
+    found = client.diagnostics(uri)
+    assert [d["code"] for d in found] == ["UNKNOWN_GENERATE_OPTION", "UNKNOWN_SHAPE_TYPE"]
+    fixes = []
+    for diagnostic in found:
+        [action] = client.request(
+            "textDocument/codeAction",
+            {"textDocument": {"uri": uri}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}},
+        )
+        [edit] = action["edit"]["changes"][uri]
+        fixes.append(
+            (action["title"], action["kind"], edit["newText"], edit["range"]["start"] == diagnostic["range"]["start"])
+        )
+    assert fixes == [
+        ("Change to 'attempts'", "quickfix", "attempts", True),
+        ("Change to 'number'", "quickfix", "number", True),
+    ]
+
+
+def test_no_quick_fix_without_one_obvious_word(client: LspClient, folder: Path) -> None:
+    program = folder / "evidence-qa.as"
+    program.write_text(program.read_text().replace("attempts: 2", "colour: 2"))
+    uri = client.open(program)
+    [diagnostic] = client.diagnostics(uri)
+    assert diagnostic["code"] == "UNKNOWN_GENERATE_OPTION"
+    context = {"diagnostics": [diagnostic]}
+    assert (
+        client.request(
+            "textDocument/codeAction", {"textDocument": {"uri": uri}, "range": diagnostic["range"], "context": context}
+        )
+        == []
+    )
