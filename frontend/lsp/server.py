@@ -290,6 +290,8 @@ class AgentScriptServer(LanguageServer):
                 key = (agent.file.name, agent.file.text)
                 found = self._imported_outlines.get(key)
                 if found is None:
+                    if len(self._imported_outlines) > 32:
+                        self._imported_outlines.clear()
                     found = self._imported_outlines[key] = Outline(parse(agent.file.text, agent.file.name))
                 return found, agent.name
         return None

@@ -362,3 +362,26 @@ def test_no_quick_fix_without_one_obvious_word(client: LspClient, folder: Path) 
         )
         == []
     )
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_positions_are_counted_in_the_encoding_agreed(folder: Path, encoding: str) -> None:
+    # 'é' (2 UTF-8 bytes, 1 UTF-16 unit) and '😀' (4 bytes, 2 units, 1 code point) before the error.
+    program = folder / "evidence-qa.as"
+    program.write_text(
+        program.read_text()
+        .replace('"Answer the question', '"é😀 Answer the question')
+        .replace("attempts: 2", "attempts: 0")
+    )
+    line = program.read_text().splitlines()[11]
+    before = line[: line.index("0 }")]
+    expected = {"utf-8": len(before.encode()), "utf-16": len(before.encode("utf-16-le")) // 2, "utf-32": len(before)}
+    started = LspClient(cwd=folder)
+    try:
+        answer = started.initialize(folder, encodings=[encoding])
+        assert answer["capabilities"]["positionEncoding"] == encoding
+        [diagnostic] = started.diagnostics(started.open(program))
+    finally:
+        started.close()
+    assert len(set(expected.values())) == 3  # the three encodings count three different columns here
+    assert diagnostic["range"]["start"] == {"line": 11, "character": expected[encoding]}
