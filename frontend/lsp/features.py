@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TypeVar
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 
+from ..agentscript.syntax import ANONYMOUS_MAIN_AGENT, ANONYMOUS_MAIN_FUNC
 from .completion import completions
 from .documents import Document
 from .evaluation import EvaluationFailed
@@ -288,12 +289,14 @@ def _symbols(server: AgentScriptServer, text: str, outline: Outline) -> list[lsp
     inside: dict[int, list[lsp.DocumentSymbol]] = {}
     for agent in outline.program.agents:
         at = declared.get(id(agent))
-        made, functions = symbol(agent.name, SYMBOL_KINDS["agent"], _span(agent.span), _chosen(at, agent.span), "agent")
+        made, functions = symbol(
+            _shown(agent.name), SYMBOL_KINDS["agent"], _span(agent.span), _chosen(at, agent.span), "agent"
+        )
         found.append(made)
         for function in agent.functions:
             at = declared.get(id(function))
             made, inside[id(function)] = symbol(
-                function.name,
+                _shown(function.name),
                 SYMBOL_KINDS["function"],
                 _span(function.span),
                 _chosen(at, function.span),
@@ -313,6 +316,11 @@ def _symbols(server: AgentScriptServer, text: str, outline: Outline) -> list[lsp
         ]
         inside[id(site.function)].append(made)
     return found
+
+
+def _shown(name: str) -> str:
+    """A declaration's name as a symbol: an unnamed main agent or func as ``main agent``/``main func``."""
+    return {ANONYMOUS_MAIN_AGENT: "main agent", ANONYMOUS_MAIN_FUNC: "main func"}.get(name, name)
 
 
 def _span(span: Span) -> tuple[int, int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ..agentscript.syntax import Agent, Function, Import
+from ..agentscript.syntax import ANONYMOUS_MAIN_AGENT, ANONYMOUS_MAIN_FUNC, Agent, Function, Import
 from .evaluation import Call, Evaluation
 from .outline import Name
 
@@ -50,10 +50,16 @@ def signature(node: Agent | Function | Import) -> str:
     if isinstance(node, Import):
         return f'import {node.resource} {node.name} from "{node.uri}"'
     if isinstance(node, Function):
-        return f"{'main ' if node.is_main else ''}func {node.name}({', '.join(p.name for p in node.params)})"
-    lines = [f"{'main ' if node.is_main else ''}agent {node.name}"]
+        return f"{'main ' if node.is_main else ''}func{_named(node.name)}({', '.join(p.name for p in node.params)})"
+    lines = [f"{'main ' if node.is_main else ''}agent{_named(node.name)}"]
     lines += [f"    {signature(function)}" for function in node.functions]
     return "\n".join(lines)
+
+
+def _named(name: str) -> str:
+    """`` name`` as a declaration writes it; nothing for an unnamed ``main`` one (the reference's
+    ``__main`` and ``__main_agent``)."""
+    return "" if name in (ANONYMOUS_MAIN_FUNC, ANONYMOUS_MAIN_AGENT) else f" {name}"
 
 
 def _fenced(text: str, language: str = "text") -> str:

@@ -189,7 +189,7 @@ def test_hover_on_an_imported_agent_gives_its_signature_and_file(client: LspClie
     uri = client.open(folder / "newsroom" / "newsroom.as")
     client.diagnostics(uri)
     text = client.request("textDocument/hover", client.at(uri, 14, 18))["contents"]["value"]  # review = Critic(...)
-    assert "agent Critic" in text
+    assert "```agentscript\nagent Critic\n    main func(input)\n```" in text
     assert f"({folder / 'newsroom' / 'critic.as'})" in text
 
 
@@ -213,6 +213,7 @@ def test_symbols_and_folding(client: LspClient, folder: Path) -> None:
     symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
     assert [s["name"] for s in symbols] == ["Model", "Researcher"]
     [main] = symbols[1]["children"]
+    assert (main["name"], main["detail"]) == ("main func", "main func(input)")
     [generate] = main["children"]
     assert generate["name"] == "generate"
     assert [label["name"] for label in generate["children"]] == ["question", "evidence", "analyst notes"]
