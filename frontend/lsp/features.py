@@ -15,6 +15,7 @@ from .documents import Document
 from .evaluation import EvaluationFailed
 from .hovers import calls_text, declaration_text, section_text, signature
 from .outline import Name, Outline
+from .server import SHOW_PROMPT
 
 if TYPE_CHECKING:
     from ..agentscript.positions import Span
@@ -175,7 +176,7 @@ def register(server: AgentScriptServer) -> None:
             arguments = [document.uri, at.start.line, at.start.character]
             lenses.append(
                 lsp.CodeLens(
-                    range=at, command=lsp.Command(title="Show prompt", command=SHOW_PROMPT_COMMAND, arguments=arguments)
+                    range=at, command=lsp.Command(title="Show prompt", command=SHOW_PROMPT, arguments=arguments)
                 )
             )
         return lenses
@@ -213,7 +214,7 @@ def register(server: AgentScriptServer) -> None:
             )
         return actions
 
-    @server.command(SHOW_PROMPT_COMMAND)
+    @server.command(SHOW_PROMPT)
     async def show_prompt(uri: str, line: int, character: int) -> str:
         """Every call the ``generate`` at the position made in the run, retries included, as
         ``asrender`` prints them in the chosen format."""
@@ -232,8 +233,6 @@ def register(server: AgentScriptServer) -> None:
         calls = evaluation.at(document.path or "", start.line, start.column)
         return "".join(call.block for call in calls) or calls_text(evaluation, calls, "generate")
 
-
-SHOW_PROMPT_COMMAND = "asrender.showPrompt"
 
 
 async def _outline(server: AgentScriptServer, document: Document) -> Outline | None:
