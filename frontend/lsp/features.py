@@ -234,7 +234,6 @@ def register(server: AgentScriptServer) -> None:
         return "".join(call.block for call in calls) or calls_text(evaluation, calls, "generate")
 
 
-
 async def _outline(server: AgentScriptServer, document: Document) -> Outline | None:
     """The document's outline, parsed in a worker thread the first time (a large file takes a while)."""
     return await _in_thread(document.outline)

@@ -103,20 +103,27 @@ class AgentScriptServer(LanguageServer):
         """The workspace applied the change (pygls keeps the text); take the new text and re-check."""
         text = self.workspace.get_text_document(uri).source
         self.documents[uri] = Document(uri, _path_of(uri), text, version)
-        for key in [key for key in self._evaluations if key[0] == uri]:
-            self._evaluations.pop(key).cancel()
+        self._stop_evaluations(uri)
         self._schedule_check(uri)
 
     def closed(self, uri: str) -> None:
+        """Forget the file: its pending work stopped, its diagnostics (and those its check put on
+        files it imports, unless they are open) cleared."""
         self.documents.pop(uri, None)
         self.last_outlines.pop(uri, None)
         task = self._checks.pop(uri, None)
         if task is not None:
             task.cancel()
         self._running.pop(uri, None)
-        for other in self._published_elsewhere.pop(uri, set()):
+        self._stop_evaluations(uri)
+        for other in self._published_elsewhere.pop(uri, set()) - set(self.documents):
             self._publish(other, [])
         self._publish(uri, [])
+
+    def _stop_evaluations(self, uri: str) -> None:
+        """Cancel the file's evaluations: their child processes are killed."""
+        for key in [key for key in self._evaluations if key[0] == uri]:
+            self._evaluations.pop(key).cancel()
 
     def placement(self, text: str) -> Placement:
         """Positions in ``text``, in the encoding agreed with the client (kept for the last texts)."""

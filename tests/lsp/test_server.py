@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -386,3 +387,41 @@ def test_positions_are_counted_in_the_encoding_agreed(folder: Path, encoding: st
         started.close()
     assert len(set(expected.values())) == 3  # the three encodings count three different columns here
     assert diagnostic["range"]["start"] == {"line": 11, "character": expected[encoding]}
+
+
+def _evaluations_running(server_pid: int) -> list[int]:
+    """The server's child processes that are evaluations (read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = re.search(r"^PPid:\s+(\d+)", status, flags=re.MULTILINE)
+        if parent and int(parent.group(1)) == server_pid and b"lsp.scratch_run" in command:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads child processes from /proc")
+def test_new_text_stops_the_evaluation_of_the_old(client: LspClient, folder: Path) -> None:
+    program = folder / "slow.as"
+    program.write_text(
+        'main agent A {\n    main func(input) {\n        repeat * 1000000 {\n            x = generate({ input: "go" })\n        }\n    }\n}\n'
+    )
+    uri = client.open(program)
+    number = client.send_request("textDocument/hover", client.at(uri, 3, 18))
+    deadline = time.monotonic() + 60
+    while not _evaluations_running(client.process.pid):
+        assert time.monotonic() < deadline, "no evaluation started"
+        time.sleep(0.05)
+    client.change(
+        uri, 2, [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "\n"}]
+    )
+    assert client.response(number)["error"]["code"] == -32800  # the hover's work was stopped
+    while _evaluations_running(client.process.pid):
+        assert time.monotonic() < deadline, "the evaluation still runs"
+        time.sleep(0.05)
