@@ -3,7 +3,8 @@
 Run ``python benchmarks/lsp_latency.py [--mb 2] [--runs 5]`` from the repository root with
 ``promptwire[lsp]`` installed. The server is driven over stdio by the tests' client
 (tests/lsp_client.py), and each figure is the median wall-clock time of ``--runs`` tries, in
-milliseconds, from the message sent to the answer read:
+milliseconds, from the message sent to the answer read, and in brackets the processor time the
+server process spent meanwhile (the evaluation's child process not counted):
 
 * ``open -> diagnostics``: a file opened, until its diagnostics arrive (the 0.15 s debounce included);
 * ``edit -> diagnostics``: one character changed, until the diagnostics of that version arrive;
@@ -20,6 +21,7 @@ depend on the machine and its load; nothing asserts on them.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -35,14 +37,25 @@ from as_parse import build  # noqa: E402
 
 from lsp_client import LspClient  # noqa: E402
 
+TICK = os.sysconf("SC_CLK_TCK")
 
-def _median_ms(action: Callable[[], object], runs: int) -> float:
-    times = []
+
+def _server_cpu(pid: int) -> float:
+    """Seconds of processor the server has used (user and system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def _median_ms(action: Callable[[], object], runs: int, pid: int) -> str:
+    """The median wall-clock time of ``action`` and, in brackets, the server's processor time for
+    it (the machine may be shared: the second is what the server itself spent)."""
+    times, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, used = time.perf_counter(), _server_cpu(pid)
         action()
         times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+        cpu.append(_server_cpu(pid) - used)
+    return f"{statistics.median(times) * 1000:.0f} ({statistics.median(cpu) * 1000:.0f} cpu)"
 
 
 def measure(name: str, program: Path, runs: int, *, hover_generate: bool) -> list[tuple[str, str]]:
@@ -55,6 +68,7 @@ def measure(name: str, program: Path, runs: int, *, hover_generate: bool) -> lis
     rows: list[tuple[str, str]] = []
     try:
         client.initialize(program.parent)
+        pid = client.process.pid
         version = 1
         uri = program.as_uri()
 
@@ -65,7 +79,7 @@ def measure(name: str, program: Path, runs: int, *, hover_generate: bool) -> lis
             client.open(program, text, version)
             client.diagnostics(uri, version=version, timeout=600)
 
-        rows.append(("open -> diagnostics", f"{_median_ms(open_file, runs):.0f}"))
+        rows.append(("open -> diagnostics", _median_ms(open_file, runs, pid)))
         # A character typed on the first line, in a comment: the program stays as it was.
         edit_at = {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}}
 
@@ -78,7 +92,7 @@ def measure(name: str, program: Path, runs: int, *, hover_generate: bool) -> lis
         client.change(uri, version + 1, [{"range": edit_at, "text": "\n"}])
         version += 1
         client.diagnostics(uri, version=version, timeout=600)
-        rows.append(("edit -> diagnostics", f"{_median_ms(edit, runs):.0f}"))
+        rows.append(("edit -> diagnostics", _median_ms(edit, runs, pid)))
 
         published = []
 
@@ -100,29 +114,23 @@ def measure(name: str, program: Path, runs: int, *, hover_generate: bool) -> lis
                     break
             published.append(count)
 
-        rows.append(("burst of 20 edits -> diagnostics", f"{_median_ms(burst, runs):.0f} ({max(published)} published)"))
+        rows.append(("burst of 20 edits -> diagnostics", f"{_median_ms(burst, runs, pid)}, {max(published)} published"))
         at = client.at(uri, name_line, name_character)
-        rows.append(("hover (name)", f"{_median_ms(lambda: client.request('textDocument/hover', at), runs):.1f}"))
-        rows.append(("definition", f"{_median_ms(lambda: client.request('textDocument/definition', at), runs):.1f}"))
+        rows.append(("hover (name)", _median_ms(lambda: client.request("textDocument/hover", at), runs, pid)))
+        rows.append(("definition", _median_ms(lambda: client.request("textDocument/definition", at), runs, pid)))
         document = {"textDocument": {"uri": uri}}
-        rows.append(
-            ("symbols", f"{_median_ms(lambda: client.request('textDocument/documentSymbol', document), runs):.1f}")
-        )
-        rows.append(
-            ("folding", f"{_median_ms(lambda: client.request('textDocument/foldingRange', document), runs):.1f}")
-        )
+        rows.append(("symbols", _median_ms(lambda: client.request("textDocument/documentSymbol", document), runs, pid)))
+        rows.append(("folding", _median_ms(lambda: client.request("textDocument/foldingRange", document), runs, pid)))
         inside = client.at(uri, generate_line, lines[generate_line].index("generate(") + len("generate({"))
-        rows.append(
-            ("completion", f"{_median_ms(lambda: client.request('textDocument/completion', inside), runs):.1f}")
-        )
+        rows.append(("completion", _median_ms(lambda: client.request("textDocument/completion", inside), runs, pid)))
         if hover_generate:
             open_file()  # the text as on disk again: the edits above moved its lines
             on = client.at(uri, generate_line, lines[generate_line].index("generate") + 1)
-            start = time.perf_counter()
-            client.request("textDocument/hover", on)
-            rows.append(("hover (generate), first", f"{(time.perf_counter() - start) * 1000:.0f}"))
             rows.append(
-                ("hover (generate), again", f"{_median_ms(lambda: client.request('textDocument/hover', on), runs):.1f}")
+                ("hover (generate), first", _median_ms(lambda: client.request("textDocument/hover", on), 1, pid))
+            )
+            rows.append(
+                ("hover (generate), again", _median_ms(lambda: client.request("textDocument/hover", on), runs, pid))
             )
         client.shutdown()
     finally:
@@ -141,7 +149,7 @@ def main() -> None:
         large.write_text(build(args.mb), encoding="utf-8")
         rows += measure(f"{large.stat().st_size / 1e6:.1f} MB", large, args.runs, hover_generate=False)
     width = max(len(what) for what, _ in rows)
-    print(f"{'request':<{width}}  ms (median of {args.runs})")
+    print(f"{'request':<{width}}  ms, wall (server cpu), median of {args.runs}")
     for what, figure in rows:
         print(f"{what:<{width}}  {figure}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,32 +24,36 @@ class Document:
     _parsed: bool = field(default=False, repr=False)
     _program: Program | None = field(default=None, repr=False)
     _loaded: bool = field(default=False, repr=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def outline(self) -> Outline | None:
-        """The file's structure; ``None`` while it does not parse (the diagnostics say why)."""
-        if not self._parsed:
-            from ...core.errors import PromptwireError
-            from ..agentscript import parse
+        """The file's structure; ``None`` while it does not parse (the diagnostics say why). Worked
+        out once, by whichever thread asks first (the others wait for it)."""
+        with self._lock:
+            if not self._parsed:
+                from ...core.errors import PromptwireError
+                from ..agentscript import parse
 
-            self._parsed = True
-            try:
-                self._outline = Outline(parse(self.text, self.path))
-            except (PromptwireError, RecursionError):
-                self._outline = None
+                try:
+                    self._outline = Outline(parse(self.text, self.path))
+                except (PromptwireError, RecursionError):
+                    self._outline = None
+                self._parsed = True
         return self._outline
 
     def loaded(self) -> Program | None:
         """The program as a run loads it (its imported agents merged in); ``None`` when it does not
         load. Loaded once per version: references ask it for every name of the file."""
-        if not self._loaded:
-            from ...core.errors import PromptwireError
-            from ..agentscript.loader import load_program
+        with self._lock:
+            if not self._loaded:
+                from ...core.errors import PromptwireError
+                from ..agentscript.loader import load_program
 
-            self._loaded = True
-            try:
-                self._program = load_program(self.text, self.path)
-            except (PromptwireError, RecursionError):
-                self._program = None
+                try:
+                    self._program = load_program(self.text, self.path)
+                except (PromptwireError, RecursionError):
+                    self._program = None
+                self._loaded = True
         return self._program
 
     @property

@@ -84,7 +84,8 @@ class AgentScriptServer(LanguageServer):
         self.documents: dict[str, Document] = {}
         self.settings = Settings()
         self._checks: dict[str, asyncio.Task[None]] = {}
-        self._running: dict[str, asyncio.Future[tuple[list[Finding], Outline | None]]] = {}
+        self._running: dict[str, asyncio.Future[Any]] = {}
+        """Each file's check (or outline) running in a worker thread, which the next one waits for."""
         self._evaluations: dict[tuple[str, int | None, Settings], asyncio.Task[Evaluation]] = {}
         self._published_elsewhere: dict[str, set[str]] = {}
         self._placements: dict[tuple[str, int], Placement] = {}
@@ -163,12 +164,15 @@ class AgentScriptServer(LanguageServer):
             return
         work = asyncio.ensure_future(asyncio.to_thread(_checked, document))
         self._running[uri] = work
-        findings, outline = await asyncio.shield(work)
+        findings = await asyncio.shield(work)
         if self.documents.get(uri) is not document:
             return  # the text changed while it was checked: the newer check publishes
+        self.publish_findings(document, findings)
+        outlined = asyncio.ensure_future(asyncio.to_thread(document.outline))  # the diagnostics did not wait for it
+        self._running[uri] = outlined
+        outline = await asyncio.shield(outlined)
         if outline is not None:
             self.last_outlines[uri] = outline
-        self.publish_findings(document, findings)
 
     def publish_findings(self, document: Document, findings: list[Finding]) -> None:
         """The findings in ``document`` on it; those in an imported file on that file (unless the
@@ -310,10 +314,13 @@ class AgentScriptServer(LanguageServer):
             yield Document(from_fs_path(place.path) or place.path, place.path, place.text, None)
 
 
-def _checked(document: Document) -> tuple[list[Finding], Outline | None]:
-    """``asrender check``'s findings on the document, and its outline (the import lines findings
-    in other files came through; completion's names while later text does not parse)."""
-    return check_source(document.text, document.path), document.outline()
+def _checked(document: Document) -> list[Finding]:
+    """``asrender check``'s findings on the document; with a finding in another file, the document's
+    outline too (the import lines such findings came through), so publishing needs no parse."""
+    findings = check_source(document.text, document.path)
+    if any(finding.file != document.path for finding in findings):
+        document.outline()
+    return findings
 
 
 def _place(outline: Outline, name: Name) -> Place:
