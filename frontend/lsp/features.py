@@ -70,7 +70,7 @@ def register(server: AgentScriptServer) -> None:
             if found is not None and found[1].kind in ("agent", "function", "import"):
                 place, declared = found
                 line, column = _reference_position(place.text, place.start)
-                text = declaration_text(declared, place.path, line, column, signature(declared.node))
+                text = declaration_text(place.path, line, column, signature(declared.node))
                 return _markdown(text, server.range_of(document.text, name.start, name.end))
         site = outline.site_at(offset)
         if name is not None and name.kind == "label":
@@ -155,7 +155,7 @@ def register(server: AgentScriptServer) -> None:
                 ranges.append(lsp.FoldingRange(start_line=first, end_line=last))
         return ranges
 
-    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[".", " "]))
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
     async def completion(params: lsp.CompletionParams) -> lsp.CompletionList | None:
         document = server.documents.get(params.text_document.uri)
         if document is None:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 
 from ...core.errors import PromptwireError, SourceError
 from ..agentscript.diagnostics import DEFAULT_FILE, CheckError, Diagnostic
-from ..agentscript.positions import line_text
 from ..agentscript.syntax import Import, Program
 
 __all__ = ["Finding", "check_source", "import_of"]
@@ -92,8 +91,3 @@ def import_of(program: Program, finding: Finding) -> Import | None:
         except (PromptwireError, RecursionError):
             return item
     return None
-
-
-def line_of(finding: Finding) -> str:
-    """The source line a finding points at."""
-    return line_text(finding.text, finding.line)

@@ -6,7 +6,6 @@ import os
 
 from ..agentscript.syntax import ANONYMOUS_MAIN_AGENT, ANONYMOUS_MAIN_FUNC, Agent, Function, Import
 from .evaluation import Call, Evaluation
-from .outline import Name
 
 __all__ = ["calls_text", "declaration_text", "section_text"]
 
@@ -40,7 +39,8 @@ def section_text(evaluation: Evaluation, calls: list[Call], label: str) -> str |
     return None
 
 
-def declaration_text(name: Name, file: str, line: int, column: int, signature: str) -> str:
+def declaration_text(file: str, line: int, column: int, signature: str) -> str:
+    """A declaration's signature and where it is: ``NAME.as:LINE:COL`` as ``asrender`` names places."""
     return f"{_fenced(signature, 'agentscript')}\n\ndefined at {os.path.basename(file)}:{line}:{column} ({file})"
 
 

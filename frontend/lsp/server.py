@@ -255,13 +255,10 @@ class AgentScriptServer(LanguageServer):
 
     # Names -------------------------------------------------------------------------------------
 
-    def outline_of(self, document: Document) -> Outline | None:
-        return document.outline()
-
     def target(self, document: Document, name: Name) -> tuple[Place, Name] | None:
         """Where ``name`` is finally declared: in this file, or, through an ``import agent``, the
         agent (or its function) in the file it comes from, loaded as a run loads it."""
-        outline = self.outline_of(document)
+        outline = document.outline()
         if outline is None or document.path is None:
             return None
         if name.kind == "member":
