@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CPU_LIMIT", "MEMORY_LIMIT", "Call", "Evaluation", "EvaluationFailed", "evaluate"]
+__all__ = ["CPU_LIMIT", "MEMORY_LIMIT", "Call", "Evaluation", "EvaluationFailed", "evaluate", "kill_all"]
 
 MEMORY_LIMIT = 2 * 2**30
 """Bytes of address space an evaluation may map (the interpreter with pydantic maps about 150 MB)."""
@@ -83,6 +83,7 @@ async def evaluate(
         preexec_fn=_limits,
         start_new_session=True,
     )
+    _RUNNING.add(process)
     try:
         out, err = await asyncio.wait_for(process.communicate(request.encode()), timeout)
     except TimeoutError:
@@ -92,6 +93,7 @@ async def evaluate(
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             await process.wait()
+        _RUNNING.discard(process)
     if process.returncode != 0:
         reason = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit status {process.returncode}"]
         raise EvaluationFailed(f"the run failed: {reason[0]}")
@@ -103,6 +105,20 @@ async def evaluate(
         answer["error"],
         answer["left_out"],
     )
+
+
+_RUNNING: set[asyncio.subprocess.Process] = set()
+"""The evaluations' child processes still running."""
+
+
+def kill_all() -> None:
+    """Kill every evaluation still running: the server is ending (its event loop may never run
+    again to see them out), and a child of its own session would otherwise outlive it."""
+    for process in list(_RUNNING):
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+    _RUNNING.clear()
 
 
 def _limits() -> None:

@@ -40,6 +40,13 @@ def register(server: AgentScriptServer) -> None:
     def initialize(params: lsp.InitializeParams) -> None:
         server.settings = server.settings.updated(params.initialization_options)
 
+    @server.feature(lsp.SHUTDOWN)
+    def shutdown(params: None) -> None:
+        """No evaluation outlives the session."""
+        from .evaluation import kill_all
+
+        kill_all()
+
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def configuration(params: lsp.DidChangeConfigurationParams) -> None:
         server.settings = server.settings.updated(params.settings)

@@ -345,7 +345,12 @@ def make_server() -> AgentScriptServer:
 
 def serve_stdio() -> int:
     """``asrender lsp``: serve one client over standard input and output until it exits."""
+    from .evaluation import kill_all
+
     server = make_server()
-    with contextlib.suppress(KeyboardInterrupt):
-        server.start_io()
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.start_io()
+    finally:
+        kill_all()  # the client went away without a shutdown, or the server was interrupted
     return 0

@@ -9,6 +9,7 @@ local client = vim.lsp.start_client({
   name = "asrender",
   cmd = vim.fn.json_decode(os.getenv("SERVER")),
   root_dir = vim.fn.fnamemodify(program, ":h"),
+  init_options = { timeout = 120 }, -- a shared machine's slow evaluation is not a timeout here
 })
 vim.lsp.buf_attach_client(buffer, client)
 local result = { diagnostics = {}, hover = vim.NIL }

@@ -18,6 +18,9 @@ import pytest
 from lsp_client import LspClient
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+RUN_TIMEOUT = 120
+"""Seconds an evaluation may take in these tests (the server's default is 10): a machine shared by
+many runs must not turn a hover into a timeout. The timeout itself has its own test."""
 
 
 @pytest.fixture
@@ -31,7 +34,7 @@ def folder(tmp_path: Path) -> Path:
 @pytest.fixture
 def client(folder: Path) -> Iterator[LspClient]:
     started = LspClient(cwd=folder)
-    started.initialize(folder)
+    started.initialize(folder, {"timeout": RUN_TIMEOUT})
     yield started
     started.close()
 
@@ -158,7 +161,7 @@ def test_hover_with_a_provider_adds_the_dry_runs_request(folder: Path) -> None:
     program = folder / "evidence-qa.as"
     started = LspClient(cwd=folder)
     try:
-        started.initialize(folder, {"provider": "openai"})
+        started.initialize(folder, {"provider": "openai", "timeout": RUN_TIMEOUT})
         uri = started.open(program)
         text = started.request("textDocument/hover", started.at(uri, 11, 20))["contents"]["value"]
     finally:
@@ -260,10 +263,19 @@ def test_a_cancelled_request_is_answered_as_cancelled(client: LspClient, folder:
     )
     uri = client.open(program)
     number = client.send_request("textDocument/hover", client.at(uri, 3, 18))
+    deadline = time.monotonic() + 60
+    while not _evaluations_in(folder):  # the hover is running its evaluation
+        assert time.monotonic() < deadline, "no evaluation started"
+        time.sleep(0.05)
     client.notify("$/cancelRequest", {"id": number})
     answer = client.response(number)
     assert answer["error"]["code"] == -32800  # RequestCancelled
+    assert _evaluations_in(folder)  # a cancelled request leaves the evaluation to the next hover
     assert client.shutdown() == 0
+    deadline = time.monotonic() + 20  # the run alone takes longer than its 30 s processor limit
+    while _evaluations_in(folder):  # the evaluation the hover started ended with the server
+        assert time.monotonic() < deadline, "an evaluation outlived the server"
+        time.sleep(0.05)
 
 
 def test_an_evaluation_past_its_timeout_is_stopped(folder: Path) -> None:
@@ -387,6 +399,22 @@ def test_positions_are_counted_in_the_encoding_agreed(folder: Path, encoding: st
         started.close()
     assert len(set(expected.values())) == 3  # the three encodings count three different columns here
     assert diagnostic["range"]["start"] == {"line": 11, "character": expected[encoding]}
+
+
+def _evaluations_in(folder: Path) -> list[int]:
+    """The evaluations running in ``folder`` (their working folder), whoever their parent now is."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (
+                entry.name.isdigit()
+                and b"lsp.scratch_run" in (entry / "cmdline").read_bytes()
+                and Path(os.readlink(entry / "cwd")) == folder.resolve()
+            ):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
 
 
 def _evaluations_running(server_pid: int) -> list[int]:
