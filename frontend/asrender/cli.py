@@ -339,6 +339,17 @@ def _parse_parser(commands: Any) -> None:
     _language_arguments(parse, _cmd_parse)
 
 
+def _lsp_parser(commands: Any) -> None:
+    lsp = commands.add_parser("lsp", help="serve the AgentScript language server over stdio (needs promptwire[lsp])")
+    lsp.set_defaults(run=_cmd_lsp)
+
+
+def _cmd_lsp(args: argparse.Namespace) -> int:
+    from ..lsp.command import run
+
+    return run()
+
+
 def _language_arguments(command: argparse.ArgumentParser, run: Callable[[argparse.Namespace], int]) -> None:
     """What ``check`` and ``parse`` both take."""
     command.add_argument("file", metavar="FILE.as", help="the program; '-' reads standard input")
@@ -496,6 +507,7 @@ _COMMANDS: dict[str, Callable[[Any], None]] = {
     "serve": _serve_parser,
     "check": _check_parser,
     "parse": _parse_parser,
+    "lsp": _lsp_parser,
 }
 """Each sub-command's parser, in the order ``asrender --help`` lists them."""
 COMMANDS = tuple(_COMMANDS)
