@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types as lsp
 
@@ -20,7 +20,18 @@ from .documents import Document
 from .outline import Outline
 
 if TYPE_CHECKING:
-    from .server import AgentScriptServer
+    from .outline import Name
+
+
+class Workspace(Protocol):
+    """What completion asks of the server: where a name is declared (across ``import agent``), and
+    the outline of each file's last version that parsed. A protocol, so that completion does not
+    import the server that imports it."""
+
+    last_outlines: dict[str, Outline]
+
+    def target(self, document: Document, name: Name) -> tuple[Any, Name] | None: ...
+
 
 __all__ = ["GENERATE_OPTIONS", "completions"]
 
@@ -33,7 +44,7 @@ _IN_SHAPE = re.compile(r"->\s*\{[^{}]*\b[A-Za-z_$][\w$]*\s+[\w$]*$")
 _AFTER_AS = re.compile(r"\buse\b[^\n]*\bas\s+[^\n]*$")
 
 
-def completions(server: AgentScriptServer, document: Document, offset: int) -> list[lsp.CompletionItem]:
+def completions(server: Workspace, document: Document, offset: int) -> list[lsp.CompletionItem]:
     before = document.text[max(0, offset - 2000) : offset]
     outline = document.outline() or _last_outline(server, document)
     member = _MEMBER.search(before)
@@ -50,9 +61,7 @@ def completions(server: AgentScriptServer, document: Document, offset: int) -> l
     return _words(outline)
 
 
-def _members(
-    server: AgentScriptServer, document: Document, outline: Outline | None, owner: str
-) -> list[lsp.CompletionItem]:
+def _members(server: Workspace, document: Document, outline: Outline | None, owner: str) -> list[lsp.CompletionItem]:
     if owner == "input":
         return [_item(field, lsp.CompletionItemKind.Field, "in the input file") for field in _input_fields(document)]
     if outline is None:
@@ -117,7 +126,7 @@ _KINDS = {
 }
 
 
-def _last_outline(server: AgentScriptServer, document: Document) -> Outline | None:
+def _last_outline(server: Workspace, document: Document) -> Outline | None:
     """The outline of the last version of the file that parsed (kept by the server), if any."""
     return server.last_outlines.get(document.uri)
 

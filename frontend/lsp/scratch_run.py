@@ -32,8 +32,8 @@ def evaluated(program: Path, source: str, format_name: str, provider: str | None
     """Every call of the run, as ``asrender`` prints it, and where its input and replies came from."""
     from ...core.errors import PromptwireError
     from ...plugins.manager import default_host
+    from ...runs.options import RunOptions
     from ..agentscript.diagnostics import CheckError
-    from ..asrender.run import RunOptions
     from ..asrender.snapshot import run_beside, scratch_copy, siblings
 
     host = default_host()
@@ -65,8 +65,8 @@ def evaluated(program: Path, source: str, format_name: str, provider: str | None
 
 def _call(call: Any, options: Any, host: Any, folder: Path, home: Path) -> dict[str, Any]:
     from ...renderers.agentscript.renderer import context_clips
+    from ...runs.run import RunResult, call_block, request_dict, shown
     from ..asrender.display import reply_sections
-    from ..asrender.run import RunResult, call_block, request_dict, shown
 
     rendered = shown(RunResult(None, [], [call], (options.format, options.options)), options, host)[0]
     block = call_block(call, rendered)

@@ -15,7 +15,6 @@ evaluation may take, 10 by default).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -31,7 +30,7 @@ from .findings import Finding, check_source, import_of
 from .outline import Name, Outline
 from .placing import Placement
 
-__all__ = ["DEBOUNCE", "SHOW_PROMPT", "AgentScriptServer", "make_server"]
+__all__ = ["DEBOUNCE", "SHOW_PROMPT", "AgentScriptServer"]
 
 DEBOUNCE = 0.15
 """Seconds the text must rest before it is checked: typing a word checks once, not per key."""
@@ -332,25 +331,3 @@ def _path_of(uri: str) -> str | None:
     """The file a ``file:`` URI names (``None`` for an unsaved buffer)."""
     parts = urlsplit(uri)
     return unquote(parts.path) if parts.scheme == "file" else None
-
-
-def make_server() -> AgentScriptServer:
-    """A server with every feature registered (pygls lists them in the server's capabilities)."""
-    from . import features
-
-    server = AgentScriptServer()
-    features.register(server)
-    return server
-
-
-def serve_stdio() -> int:
-    """``asrender lsp``: serve one client over standard input and output until it exits."""
-    from .evaluation import kill_all
-
-    server = make_server()
-    try:
-        with contextlib.suppress(KeyboardInterrupt):
-            server.start_io()
-    finally:
-        kill_all()  # the client went away without a shutdown, or the server was interrupted
-    return 0

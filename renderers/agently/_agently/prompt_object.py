@@ -18,7 +18,7 @@ from typing import Any
 from ....core.errors import field_path
 from .declarations import is_model_class, normalize_output, project_model, settle_output_format
 from .errors import EMPTY_PROMPT_MESSAGE, AgentlyEmptyPromptError, AgentlyFieldError, validation_field_error
-from .native import mirror_native_objects
+from .native_messages import mirror_native_objects
 from .storage import AgentlySettings
 
 DECLARED_FIELDS = frozenset(
