@@ -15,7 +15,7 @@ it or through :mod:`promptwire.core.confined`, never by a path string.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from .errors import PromptwireError
@@ -58,24 +58,27 @@ class ToolRequest:
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    """A tool call's result, and the changes it made (``effects``, e.g. files written) for the trace.
+    """A tool call's result, and what the trace shows as the changes it made (``effects``).
 
-    ``secret`` keeps the result out of the trace (it shows :data:`REDACTED`); the program still
-    receives it.
+    ``effects`` left ``None`` is traced as AgentScript traces it: the result's own ``effects`` list
+    when the result is an object holding one (``File.write``), else null; a scheme whose changes
+    are not in its result may name them here. ``secret`` keeps the result out of the trace (it
+    shows :data:`REDACTED`); the program still receives it.
     """
 
     result: Any
-    effects: list[Any] = field(default_factory=list)
+    effects: list[Any] | None = None
     secret: bool = False
 
 
 @dataclass(frozen=True)
 class MemoryOutcome:
-    """A memory operation's result; ``count`` of records returned or stored; ``id`` and ``record``
-    of an added record (``None`` for a query)."""
+    """A memory operation's result; ``id`` and ``record`` of an added record (``None`` for a
+    query). ``count`` left ``None`` is traced as AgentScript traces it: the number of records when
+    the result is a list (a query), else null (an add)."""
 
     result: Any
-    count: int
+    count: int | None = None
     id: Any = None
     record: Any = None
 

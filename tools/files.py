@@ -97,7 +97,7 @@ def _write(tool: str, args: dict[str, Any], context: ToolContext) -> ToolOutcome
         "existed": previous is not None,
         "previous": previous,
     }
-    return ToolOutcome({"ok": True, "effects": [effect]}, effects=[effect])
+    return ToolOutcome({"ok": True, "effects": [effect]})
 
 
 def _patch(tool: str, args: dict[str, Any], context: ToolContext) -> ToolOutcome:
@@ -119,7 +119,7 @@ def _patch(tool: str, args: dict[str, Any], context: ToolContext) -> ToolOutcome
         "undoable": True,
         "previous": previous,
     }
-    return ToolOutcome({"ok": True, "effects": [effect]}, effects=[effect])
+    return ToolOutcome({"ok": True, "effects": [effect]})
 
 
 def _undo(effects: Any, context: ToolContext) -> ToolOutcome:
@@ -129,7 +129,6 @@ def _undo(effects: Any, context: ToolContext) -> ToolOutcome:
     permission as a write, and one that names a folder is refused, not obeyed."""
     if not isinstance(effects, list):
         raise ToolError("File.undo expects a list of effects")
-    undone = []
     with workspace(context) as root:
         for effect in effects:
             if not _is_file_effect(effect):
@@ -139,12 +138,8 @@ def _undo(effects: Any, context: ToolContext) -> ToolOutcome:
                 _replace(root, path, effect["previous"], context)
             elif effect.get("existed") is False:
                 with tool_errors(path, "remove"):
-                    if not remove_file(root, names(root, path), _may_write(context)):
-                        continue
-            else:
-                continue
-            undone.append({"action": "undo", "path": path, "of": effect.get("id")})
-    return ToolOutcome({"ok": True}, effects=undone)
+                    remove_file(root, names(root, path), _may_write(context))
+    return ToolOutcome({"ok": True})  # traced with effects null, as AgentScript traces an undo
 
 
 def _is_file_effect(value: Any) -> bool:

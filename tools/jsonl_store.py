@@ -36,12 +36,12 @@ def jsonl_memory(request: ToolRequest, context: ToolContext) -> MemoryOutcome:
     try:
         if request.method == "add":
             added = _add(context, path, record_of(request.args))
-            return MemoryOutcome(added, count=1, id=added["id"], record=added["record"])
+            return MemoryOutcome(added, id=added["id"], record=added["record"])
         query, limit = query_of(request.args)
         found = _query(context, path, query, limit)
     except OSError as exc:
         raise ToolError(f"Cannot open memory {path}: {exc.strerror or exc}") from None
-    return MemoryOutcome(found, count=len(found))
+    return MemoryOutcome(found)
 
 
 def _add(context: ToolContext, path: str, record: dict[str, Any]) -> dict[str, Any]:

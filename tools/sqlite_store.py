@@ -50,11 +50,11 @@ def sqlite_memory(request: ToolRequest, context: ToolContext) -> MemoryOutcome:
             database = context.database(path, create=True)
             assert database is not None
             added = _add(database, namespace, record)
-            return MemoryOutcome(added, count=1, id=added["id"], record=added["record"])
+            return MemoryOutcome(added, id=added["id"], record=added["record"])
         query, limit = query_of(request.args)
         database = context.database(path, create=False)
         found = [] if database is None else _query(database, context.may_write(database), namespace, query, limit)
-        return MemoryOutcome(found, count=len(found))
+        return MemoryOutcome(found)
     except sqlite3.Error as exc:
         raise ToolError(f"SQLite memory {path}: {exc}") from None
     except OSError as exc:

@@ -573,17 +573,18 @@ class Interpreter:
                 outcome = scheme.call_memory(ToolRequest(binding.name, uri, method, plain_args), context)
             except PromptwireError as exc:
                 raise self._error(f"Memory {binding.name}.{method} ({uri}) failed: {exc}", span) from None
+            result = _json_value(outcome.result)  # a copy: what the program does to it later is not traced
             data: dict[str, Any] = {
                 "memory": binding.name,
                 "operation": method,
                 "uri": uri,
-                "args": plain_args,
-                "result": outcome.result,
-                "count": outcome.count,
+                "args": _json_value(args[0]),  # the one argument itself, as the reference traces it
+                "result": result,
+                "count": outcome.count if outcome.count is not None else _memory_count(result),
             }
             if method == "add":
                 data["id"] = outcome.id
-                data["record"] = outcome.record
+                data["record"] = _json_value(outcome.record)
             self.trace.append({"kind": "memory", "data": data})
             return outcome.result
         readable = _ProgramData(self._input, scope)
@@ -595,6 +596,8 @@ class Interpreter:
             tool_outcome = scheme.call_tool(ToolRequest(binding.name, uri, method, tool_args), context)
         except PromptwireError as exc:
             raise self._error(f"Tool {binding.name}.{method} ({uri}) failed: {exc}", span) from None
+        shown = REDACTED if tool_outcome.secret else _json_value(tool_outcome.result)
+        effects = tool_outcome.effects
         self.trace.append(
             {
                 "kind": "tool",
@@ -603,9 +606,9 @@ class Interpreter:
                     "method": method,
                     "scheme": scheme_name,
                     "uri": uri,
-                    "args": plain_args,
-                    "result": REDACTED if tool_outcome.secret else tool_outcome.result,
-                    "effects": tool_outcome.effects,
+                    "args": _json_value(args),  # its own copy: a tool may hand its arguments back
+                    "result": shown,
+                    "effects": _effects_of(shown) if effects is None else _json_value(effects),
                 },
             }
         )
@@ -704,7 +707,7 @@ class Interpreter:
             generate_event(
                 prompt,
                 result,
-                value,
+                _json_value(value),  # a copy: the caller's later changes to the value are not its
                 shown.clips,
                 shown.last,
                 agent=agent_name,
@@ -887,6 +890,22 @@ class _Sanitizer:
             return {name: self.value(item, repeated=repeated) for name, item in value.items()}
         finally:
             self.open.discard(key)
+
+
+def _effects_of(result: Any) -> list[Any] | None:
+    """A tool event's ``effects`` as the reference traces them: the result's own ``effects`` list
+    (``File.write``, ``File.patch``; ``[]`` for a patch whose search text is absent), else null
+    (a read, a list, an undo's ``{"ok": true}``, find, grep, sed, env, HTTP)."""
+    if isinstance(result, dict) and isinstance(result.get("effects"), list):
+        effects: list[Any] = result["effects"]
+        return effects
+    return None
+
+
+def _memory_count(result: Any) -> int | None:
+    """A memory event's ``count`` as the reference traces it: how many records a query returned,
+    null for an add (whose result is the envelope)."""
+    return len(result) if isinstance(result, list) else None
 
 
 def _type_text(shape_type: ShapeType) -> str:
