@@ -6,7 +6,8 @@ A scheme (``file``, ``sh``, ``sqlite``, a third party's ``s3``...) is registered
 ``Memory.query`` on an ``import memory`` binding, and records the outcome in the trace. A scheme
 says which of the two it serves in ``kinds``; the interpreter refuses the other kind before calling
 (``Unsupported memory URI scheme 'sh'``), so a scheme never has to. A scheme signals a failure with
-:class:`ToolError`; the interpreter reports it as AgentScript does (``Tool T.m (uri) failed: message``).
+:class:`ToolError`; the interpreter reports it as AgentScript does (``Tool T.m (uri) failed: message``),
+or, for a memory's own refusal (:class:`MemoryProviderError`), with the message alone.
 
 Each call gets the run's :class:`~promptwire.core.permissions.Permissions` (as ``ToolContext``): a
 scheme that touches files, the environment or the network asks it first, and opens files through
@@ -25,6 +26,7 @@ __all__ = [
     "DEFAULT_TOOL_TIMEOUT",
     "REDACTED",
     "MemoryOutcome",
+    "MemoryProviderError",
     "ToolContext",
     "ToolError",
     "ToolOutcome",
@@ -38,6 +40,12 @@ REDACTED: Final = "[redacted]"
 
 class ToolError(PromptwireError):
     """A tool or memory operation failed (the message says why, without the tool's name)."""
+
+
+class MemoryProviderError(ToolError):
+    """A memory's own refusal (a record or query it does not take, a memory file that is not one):
+    it reaches the program as it is, where any other failure of a memory call is prefixed
+    ``Memory M.op (uri) failed:``, as AgentScript words them."""
 
 
 ToolContext = Permissions

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
-from ..core.tools import ToolError
+from ..core.tools import MemoryProviderError, ToolError
 from .arguments import js_json, whole_number
 
 __all__ = [
@@ -49,7 +49,7 @@ def now() -> str:
 def record_of(args: list[Any]) -> dict[str, Any]:
     record = args[0] if args else None
     if not isinstance(record, dict):
-        raise ToolError("memory.add expects an object record")
+        raise MemoryProviderError("memory.add expects an object record")
     return record
 
 
@@ -57,14 +57,14 @@ def query_of(args: list[Any]) -> tuple[dict[str, Any], int]:
     """The query object and its limit."""
     query = args[0] if args else None
     if not isinstance(query, dict):
-        raise ToolError("memory.query expects an object query")
+        raise MemoryProviderError("memory.query expects an object query")
     if query.get("where") is not None and not isinstance(query["where"], dict):
-        raise ToolError("memory.query where must be an object")
+        raise MemoryProviderError("memory.query where must be an object")
     if query.get("limit") is None:
         return query, DEFAULT_LIMIT
     limit = whole_number(query["limit"])
     if limit is None or limit <= 0:
-        raise ToolError("memory.query limit must be a positive integer")
+        raise MemoryProviderError("memory.query limit must be a positive integer")
     return query, min(limit, sys.maxsize)  # a limit past any count is no limit (deque needs a C size)
 
 
@@ -105,7 +105,7 @@ def matches(record: dict[str, Any], query: dict[str, Any]) -> bool:
     where = query.get("where")
     if where is not None:
         if not isinstance(where, dict):
-            raise ToolError("memory.query where must be an object")
+            raise MemoryProviderError("memory.query where must be an object")
         for key, expected in where.items():
             if key not in record or not _same(record[key], expected):
                 return False
@@ -129,5 +129,5 @@ def memory_location(uri: str) -> tuple[str, str]:
     parts = urlsplit(uri)
     raw = uri[len(parts.scheme) + 3 :].partition("#")[0]
     if not raw:
-        raise ToolError(f"Memory URI '{uri}' names no file")
+        raise MemoryProviderError(f"Memory URI '{uri}' names no file")
     return unquote(raw), unquote(parts.fragment) or DEFAULT_NAMESPACE

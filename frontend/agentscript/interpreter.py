@@ -557,7 +557,7 @@ class Interpreter:
         raise self._error(f"'{name}' is not callable", expr.span)
 
     def _resource_call(self, binding: Binding, method: str, args: list[Any], span: Span, scope: _Scope) -> Any:
-        from ...core.tools import REDACTED, ToolRequest  # imported by the programs that call a tool
+        from ...core.tools import REDACTED, MemoryProviderError, ToolRequest  # imported by programs that call a tool
 
         uri = binding.uri or ""
         scheme_name = uri.partition("://")[0] if "://" in uri else ""
@@ -571,6 +571,8 @@ class Interpreter:
                 raise self._error(f"Memory {binding.name}.{method} expects exactly one argument", span)
             try:
                 outcome = scheme.call_memory(ToolRequest(binding.name, uri, method, plain_args), context)
+            except MemoryProviderError as exc:  # the memory's own words, as the reference shows them
+                raise self._error(str(exc), span) from None
             except PromptwireError as exc:
                 raise self._error(f"Memory {binding.name}.{method} ({uri}) failed: {exc}", span) from None
             result = _json_value(outcome.result)  # a copy: what the program does to it later is not traced
