@@ -28,7 +28,7 @@ from ...calls.links import Chain
 from ...calls.routing import Router
 from ...core.budget import Budget as CoreBudget
 from ...core.call import ModelAdapter, ModelCall, ProviderRequest, Site
-from ...core.coercion import field_types, mismatch
+from ...core.coercion import ResultError, field_types, mismatch
 from ...core.errors import FieldError, ModelOutputError, ModelRouteError, PromptwireError, UnknownNameError
 from ...core.nesting import MAX_REPEATED_VALUES, REPEATED_VALUES_REFUSED, recursion_room
 from ...core.permissions import Permissions
@@ -701,8 +701,8 @@ class Interpreter:
                 raise self._error(str(exc), expr.span) from None
             if not isinstance(exc, ModelOutputError):
                 raise
-            start = expr.span.start
-            raise self._error(f"{exc} at {start.line}:{start.column}", expr.span) from None
+            where = _failed_check_span(exc, expr)
+            raise self._error(f"{exc} at {where.start.line}:{where.start.column}", where) from None
         self._record(result.calls)
         value = js_numbers(result.value)  # the model's numbers, as JSON.parse gives them to the program
         self.trace.append(
@@ -892,6 +892,18 @@ class _Sanitizer:
             return {name: self.value(item, repeated=repeated) for name, item in value.items()}
         finally:
             self.open.discard(key)
+
+
+def _failed_check_span(error: ModelOutputError, generate: Generate) -> Span:
+    """Where a generate whose attempts ran out fails, as the reference locates it: a check on a
+    field (missing, or of the wrong type) at that field of the shape, whose place its message
+    already ends with; a check on the whole result (not an object, a strict extra field) and a
+    reply that is not JSON at the generate."""
+    if isinstance(error, ResultError) and generate.shape is not None:
+        for shape_field in generate.shape.fields:
+            if shape_field.name == error.field:
+                return shape_field.span
+    return generate.span
 
 
 def _effects_of(result: Any) -> list[Any] | None:
