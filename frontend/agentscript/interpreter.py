@@ -419,7 +419,7 @@ class Interpreter:
         if isinstance(stmt, ForIn):
             items = self._eval(stmt.iterable, scope)
             if not isinstance(items, list):
-                raise self._error("for ... in requires a list value", stmt.iterable.span)
+                raise self._error("for loop requires a list value", stmt.iterable.span)
             for index, item in enumerate(items[: int(stmt.limit)]):
                 self.trace.append(
                     {"kind": "for", "data": {"item": stmt.item, "index": index, "value": _json_value(item)}}
@@ -534,8 +534,8 @@ class Interpreter:
         if isinstance(callee, Member):
             owner = self._eval(callee.object, scope)
             if isinstance(owner, list) and callee.property == "add":
-                if len(expr.args) != 1:
-                    raise self._error("List add expects exactly one argument", expr.span)
+                if len(expr.args) != 1:  # at the member expression: where the list expression starts
+                    raise self._error("list.add expects exactly one argument", callee.span)
                 owner.append(self._eval(expr.args[0], scope))
                 return owner
             if isinstance(owner, Binding) and owner.kind == "agent":

@@ -179,7 +179,7 @@ def test_a_runtime_error_in_an_imported_agent_shows_its_file_and_line(
     assert _asrender(capsys, "desk/main.as", "--input", INPUT) == (
         1,
         "",
-        "desk/critic.as:9:21: error[RUNTIME_ERROR]: for ... in requires a list value\n"
+        "desk/critic.as:9:21: error[RUNTIME_ERROR]: for loop requires a list value\n"
         "        for line in draft max 3 {\n                    ^\n",
     )
 
