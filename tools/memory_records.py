@@ -4,11 +4,13 @@ As AgentScript 0.1.5 defines them. ``add(record)`` stores the object in an envel
 ``{"id", "created_at", "updated_at", "record"}`` and returns the envelope. ``query({text?, kind?,
 where?, limit?})`` returns envelopes, newest first: ``kind`` must equal the record's ``kind``;
 ``text`` must occur, ignoring case, in the record's ``text`` or in its compact JSON; each ``where``
-field must be present and equal; ``limit`` defaults to 10.
+field must be present and write the same JSON text (``JSON.stringify``: key order counts);
+``limit`` defaults to 10.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import uuid
 from datetime import UTC, datetime
@@ -100,7 +102,7 @@ def matches(record: dict[str, Any], query: dict[str, Any]) -> bool:
         own_text = record.get("text")
         if not isinstance(own_text, str):
             own_text = ""
-        if needle not in own_text.lower() and needle not in compact_json(record).lower():
+        if needle not in own_text.lower() and needle not in _javascript_json(record).lower():
             return False
     where = query.get("where")
     if where is not None:
@@ -113,10 +115,44 @@ def matches(record: dict[str, Any], query: dict[str, Any]) -> bool:
 
 
 def _same(left: Any, right: Any) -> bool:
-    """Equal as JSON values (``1 == 1.0``, but ``true`` is not ``1``)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return left is right
-    return bool(left == right)
+    """Equal as AgentScript compares a ``where`` field: the same ``JSON.stringify`` text, so an
+    object with the same entries in another key order is another value (``true`` is not ``1``,
+    but ``1.0`` read from a memory file is ``1``, as JavaScript reads it)."""
+    return _javascript_json(left) == _javascript_json(right)
+
+
+def _javascript_json(value: Any) -> str:
+    """``JSON.stringify(value)`` as AgentScript's memory writes it when it compares or searches."""
+    try:
+        return compact_json(_as_javascript(value))
+    except RecursionError:
+        raise ToolError("the memory record is nested too deeply to compare") from None
+
+
+def _as_javascript(value: Any) -> Any:
+    """``value`` as JavaScript holds it for ``JSON.stringify``: a whole float is the number it
+    equals, and an object's array-index keys come first, in ascending order, before the others
+    in the order they were written."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_as_javascript(item) for item in value]
+    if isinstance(value, dict):
+        indexes = sorted((key for key in value if _is_array_index(key)), key=int)
+        others = [key for key in value if not _is_array_index(key)]
+        return {key: _as_javascript(value[key]) for key in (*indexes, *others)}
+    return value
+
+
+def _is_array_index(key: str) -> bool:
+    """A key JavaScript orders as an array index: a canonical whole number below 2**32 - 1."""
+    return (
+        0 < len(key) <= 10
+        and key.isascii()
+        and key.isdigit()
+        and (key == "0" or key[0] != "0")
+        and int(key) < 2**32 - 1
+    )
 
 
 def memory_location(uri: str) -> tuple[str, str]:
