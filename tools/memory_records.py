@@ -10,7 +10,6 @@ field must be present and write the same JSON text (``JSON.stringify``: key orde
 
 from __future__ import annotations
 
-import math
 import sys
 import uuid
 from datetime import UTC, datetime
@@ -84,8 +83,9 @@ def is_envelope(value: Any) -> bool:
 
 
 def compact_json(value: Any) -> str:
-    """JSON as JavaScript's ``JSON.stringify`` writes it: no spaces, characters as they are, an
-    infinity as ``null`` (a stored ``Infinity`` would make the memory file unreadable to others)."""
+    """JSON as JavaScript's ``JSON.stringify`` writes it (see :func:`.arguments.js_json`): no
+    spaces, numbers and key order as JavaScript writes them, an infinity as ``null`` (a stored
+    ``Infinity`` would make the memory file unreadable to others)."""
     try:
         return js_json(value)
     except RecursionError:
@@ -102,7 +102,7 @@ def matches(record: dict[str, Any], query: dict[str, Any]) -> bool:
         own_text = record.get("text")
         if not isinstance(own_text, str):
             own_text = ""
-        if needle not in own_text.lower() and needle not in _javascript_json(record).lower():
+        if needle not in own_text.lower() and needle not in compact_json(record).lower():
             return False
     where = query.get("where")
     if where is not None:
@@ -118,41 +118,7 @@ def _same(left: Any, right: Any) -> bool:
     """Equal as AgentScript compares a ``where`` field: the same ``JSON.stringify`` text, so an
     object with the same entries in another key order is another value (``true`` is not ``1``,
     but ``1.0`` read from a memory file is ``1``, as JavaScript reads it)."""
-    return _javascript_json(left) == _javascript_json(right)
-
-
-def _javascript_json(value: Any) -> str:
-    """``JSON.stringify(value)`` as AgentScript's memory writes it when it compares or searches."""
-    try:
-        return compact_json(_as_javascript(value))
-    except RecursionError:
-        raise ToolError("the memory record is nested too deeply to compare") from None
-
-
-def _as_javascript(value: Any) -> Any:
-    """``value`` as JavaScript holds it for ``JSON.stringify``: a whole float is the number it
-    equals, and an object's array-index keys come first, in ascending order, before the others
-    in the order they were written."""
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_as_javascript(item) for item in value]
-    if isinstance(value, dict):
-        indexes = sorted((key for key in value if _is_array_index(key)), key=int)
-        others = [key for key in value if not _is_array_index(key)]
-        return {key: _as_javascript(value[key]) for key in (*indexes, *others)}
-    return value
-
-
-def _is_array_index(key: str) -> bool:
-    """A key JavaScript orders as an array index: a canonical whole number below 2**32 - 1."""
-    return (
-        0 < len(key) <= 10
-        and key.isascii()
-        and key.isdigit()
-        and (key == "0" or key[0] != "0")
-        and int(key) < 2**32 - 1
-    )
+    return compact_json(left) == compact_json(right)
 
 
 def memory_location(uri: str) -> tuple[str, str]:
