@@ -110,6 +110,7 @@ class _Loader:
         self.label_rule = label_rule
         self.permissions = permissions
         self.imports: list[Import] = []
+        self.merged: set[tuple[str, str, str]] = set()  # (kind, name, URI) of each import in the list
         self.agents: list[Agent] = []
         self.taken: set[tuple[str, str]] = set()  # (file, agent) imported or being imported
         self.loading: set[str] = set()  # the imported files being loaded (never the entry file)
@@ -126,7 +127,9 @@ class _Loader:
             added = _absolute(item, folder)
             if program is not self.entry:
                 added = replace(added, file=program.file_of(item))
-            if not any(_same_import(added, other) for other in self.imports):
+            key = (added.resource, added.name, added.uri)
+            if key not in self.merged:
+                self.merged.add(key)
                 self.imports.append(added)
 
     def load_agent(self, program: Program, item: Import, folder: Path) -> None:
@@ -184,10 +187,6 @@ def _identity(written: str) -> str:
     """A file's identity: its real path, so a symlink cannot make one file two (or a folder that
     links to itself an endless chain of files); a path with a NUL byte names no file and is kept."""
     return written if "\x00" in written else os.path.realpath(written)
-
-
-def _same_import(item: Import, other: Import) -> bool:
-    return (item.resource, item.name, item.uri) == (other.resource, other.name, other.uri)
 
 
 def _reason(exc: Exception, path: str) -> str:
