@@ -224,8 +224,8 @@ def test_a_programs_body_is_sent_as_json_stringify_writes_it(
     """Issue 36, fact 5: a non-string body is sent compact, with JavaScript's number text and key
     order; a string body as it is."""
     from promptwire import PluginHost
-    from promptwire.frontend import run
-    from promptwire.frontend.asrender.run import RunOptions
+    from promptwire.runs.options import RunOptions
+    from promptwire.runs.run import run
 
     base, _, _ = servers
     program = tmp_path / "http_body.as"
