@@ -25,7 +25,14 @@ _TYPE_NAMES = {"string": "string", "number": "number", "integer": "number", "boo
 
 
 class ResultError(ModelOutputError):
-    """The model's result does not match the contract (retryable: the repair text says why)."""
+    """The model's result does not match the contract (retryable: the repair text says why).
+
+    ``field`` is the field the check failed on, ``""`` when it failed on the whole result (not an
+    object, a field the contract does not have): where a front end locates the error."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def field_types(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -116,7 +123,7 @@ def _is_object_schema(schema: Mapping[str, Any]) -> bool:
 
 
 def _failure(message: str, field: str, where: Mapping[str, str]) -> ResultError:
-    return ResultError(message + (f" at {where[field]}" if field in where else ""))
+    return ResultError(message + (f" at {where[field]}" if field in where else ""), field)
 
 
 def _name(kind: Any) -> str:

@@ -10,17 +10,22 @@ import json
 import math
 from typing import Any, Final
 
+from ..core.json_text import escape_surrogates
 from ..core.tools import ToolError
 
 __all__ = [
     "DEFAULT_MAX_RESULTS",
     "expect_object",
     "js_json",
+    "js_number_text",
     "optional_string",
     "positive_integer",
     "required_string",
     "whole_number",
 ]
+
+_EXACT_INT: Final = 2**53  # every int within it is a double JavaScript prints digit for digit
+_ARRAY_INDEX_END: Final = 2**32 - 1
 
 DEFAULT_MAX_RESULTS: Final = 100
 """How many files, matches or lines a find, grep or sed returns unless ``max`` says otherwise."""
@@ -73,20 +78,92 @@ def _json(value: Any) -> str:
 
 
 def js_json(value: Any, separators: tuple[str, str] = (",", ":")) -> str:
-    """JSON as JavaScript's ``JSON.stringify`` writes it: characters as they are, and a number JSON
-    cannot hold (a program's ``1e999`` is infinity) as ``null``, where Python would write the
-    ``Infinity`` no JSON reader takes. Compact unless ``separators`` say otherwise."""
+    """JSON as JavaScript's ``JSON.stringify`` writes it (compact unless ``separators`` say
+    otherwise): characters as they are (half a character as its escape), numbers as JavaScript
+    prints them (:func:`js_number_text`; an int as the double JavaScript would hold), a number JSON
+    cannot hold (a program's ``1e999``) as ``null``, and an object's array-index keys first, in
+    ascending order, as a JavaScript object holds them."""
+    out: list[str] = []
+    _write(value, out, separators)
+    return "".join(out)
+
+
+def _write(value: Any, out: list[str], separators: tuple[str, str]) -> None:
+    if isinstance(value, str):
+        out.append(escape_surrogates(json.dumps(value, ensure_ascii=False)))
+    elif value is None or isinstance(value, bool):
+        out.append(json.dumps(value))
+    elif isinstance(value, int):
+        out.append(_int_text(value))
+    elif isinstance(value, float):
+        out.append(js_number_text(value) if math.isfinite(value) else "null")
+    elif isinstance(value, list):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(separators[0])
+            _write(item, out, separators)
+        out.append("]")
+    elif isinstance(value, dict):
+        out.append("{")
+        for index, key in enumerate(_javascript_order(value)):
+            if index:
+                out.append(separators[0])
+            out.append(escape_surrogates(json.dumps(str(key), ensure_ascii=False)) + separators[1])
+            _write(value[key], out, separators)
+        out.append("}")
+    else:
+        raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
+def _int_text(number: int) -> str:
+    if -_EXACT_INT <= number <= _EXACT_INT:
+        return str(number)
     try:
-        return json.dumps(value, ensure_ascii=False, separators=separators, allow_nan=False)
-    except ValueError:  # only an infinity or a NaN: the values are plain JSON data otherwise
-        return json.dumps(_finite(value), ensure_ascii=False, separators=separators)
+        return js_number_text(float(number))  # the double JavaScript holds for it
+    except OverflowError:
+        return "null"  # Infinity
 
 
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_finite(item) for item in value]
-    return value
+def _javascript_order(obj: dict[Any, Any]) -> list[Any]:
+    """An object's keys in the order JavaScript keeps them: array indexes ascending, then the rest."""
+    indexes = sorted((key for key in obj if _is_array_index(key)), key=int)
+    return [*indexes, *(key for key in obj if not _is_array_index(key))]
+
+
+def _is_array_index(key: Any) -> bool:
+    """A key JavaScript orders as an array index: a canonical whole number below 2**32 - 1."""
+    text = str(key)
+    return (
+        0 < len(text) <= 10
+        and text.isascii()
+        and text.isdigit()
+        and (text == "0" or text[0] != "0")
+        and int(text) < _ARRAY_INDEX_END
+    )
+
+
+def js_number_text(number: float) -> str:
+    """A finite double as JavaScript's ``Number::toString`` writes it: Python's ``repr`` gives the
+    same shortest digits, only the layout differs (no exponent from 1e-6 to 1e21, an unpadded
+    ``e+``/``e-`` one outside; ``-0`` is ``0``, ``2.0`` is ``2``)."""
+    if number == 0:
+        return "0"
+    if number < 0:
+        return "-" + js_number_text(-number)
+    if number <= _EXACT_INT and number.is_integer():
+        return str(int(number))
+    mantissa, _, exponent = repr(number).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    raw = whole + fraction
+    stripped = raw.lstrip("0")
+    point = len(whole) - (len(raw) - len(stripped)) + int(exponent or "0")
+    digits = stripped.rstrip("0")
+    if len(digits) <= point <= 21:
+        return digits + "0" * (point - len(digits))
+    if 0 < point <= 21:
+        return digits[:point] + "." + digits[point:]
+    if -6 < point <= 0:
+        return "0." + "0" * -point + digits
+    head = digits if len(digits) == 1 else digits[0] + "." + digits[1:]
+    return f"{head}e{'+' if point > 0 else '-'}{abs(point - 1)}"

@@ -18,7 +18,8 @@ that adds code containing ``$`` changes what it adds.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..core.confined import Location, Root, TooLarge, list_folder, locate, open_regular, read_limited, remove_file
@@ -40,10 +41,12 @@ def file_tool(request: ToolRequest, context: ToolContext) -> ToolOutcome:
     args = expect_object(request.args, f"File.{method}")
     if method == "read":
         path = required_string(args.get("path"), "File.read.path")
-        with workspace(context) as root:
+        with workspace(context) as root, _as_node(context, path, "open"):
             return ToolOutcome(_read(root, path, context.max_read_bytes)[0])
     if method == "list":
-        return ToolOutcome(_list(required_string(args.get("path"), "File.list.path"), context))
+        path = required_string(args.get("path"), "File.list.path")
+        with _as_node(context, path, "scandir"):
+            return ToolOutcome(_list(path, context))
     if method == "write":
         return _write(request.binding, args, context)
     if method == "patch":
@@ -51,9 +54,29 @@ def file_tool(request: ToolRequest, context: ToolContext) -> ToolOutcome:
     raise ToolError(f"Unsupported file method '{method}'. Supported: {_METHODS}")
 
 
+@contextmanager
+def _as_node(context: ToolContext, path: str, syscall: str) -> Iterator[None]:
+    """A missing file or folder, a folder read as a file, a file listed as a folder: Node's words,
+    as AgentScript's ``File.read`` and ``File.list`` fail (``ENOENT: no such file or directory,
+    open '<absolute path>'``), the path resolved from the workspace."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise ToolError(f"ENOENT: no such file or directory, {syscall} '{_resolved(context, path)}'") from None
+    except NotADirectoryError:
+        raise ToolError(f"ENOTDIR: not a directory, {syscall} '{_resolved(context, path)}'") from None
+    except IsADirectoryError:
+        raise ToolError("EISDIR: illegal operation on a directory, read") from None
+
+
+def _resolved(context: ToolContext, path: str) -> str:
+    """``path`` as Node's ``path.resolve`` makes it absolute from the workspace ('..' by name)."""
+    return os.path.normpath(os.path.join(context.workspace, path))
+
+
 def _read(root: Root, path: str, limit: int) -> tuple[str, str]:
     """A file's text and its workspace-relative path."""
-    with tool_errors(path):
+    with tool_errors(path, raw=True):
         fd, found = open_regular(root, names(root, path))
         try:
             return decode_text(read_limited(fd, limit, found.shown)), found.shown
@@ -65,13 +88,8 @@ def _read(root: Root, path: str, limit: int) -> tuple[str, str]:
 
 
 def _list(path: str, context: ToolContext) -> list[str]:
-    with workspace(context) as root, tool_errors(path):
-        try:
-            return list_folder(root, names(root, path))
-        except FileNotFoundError as exc:
-            raise ToolError(f"No such folder: {exc.filename}") from None
-        except NotADirectoryError as exc:
-            raise ToolError(f"Not a folder: {exc.filename}") from None
+    with workspace(context) as root, tool_errors(path, raw=True):
+        return list_folder(root, names(root, path))
 
 
 def _existing(root: Root, path: str, limit: int) -> str | None:
@@ -97,7 +115,7 @@ def _write(tool: str, args: dict[str, Any], context: ToolContext) -> ToolOutcome
         "existed": previous is not None,
         "previous": previous,
     }
-    return ToolOutcome({"ok": True, "effects": [effect]}, effects=[effect])
+    return ToolOutcome({"ok": True, "effects": [effect]})
 
 
 def _patch(tool: str, args: dict[str, Any], context: ToolContext) -> ToolOutcome:
@@ -119,7 +137,7 @@ def _patch(tool: str, args: dict[str, Any], context: ToolContext) -> ToolOutcome
         "undoable": True,
         "previous": previous,
     }
-    return ToolOutcome({"ok": True, "effects": [effect]}, effects=[effect])
+    return ToolOutcome({"ok": True, "effects": [effect]})
 
 
 def _undo(effects: Any, context: ToolContext) -> ToolOutcome:
@@ -129,7 +147,6 @@ def _undo(effects: Any, context: ToolContext) -> ToolOutcome:
     permission as a write, and one that names a folder is refused, not obeyed."""
     if not isinstance(effects, list):
         raise ToolError("File.undo expects a list of effects")
-    undone = []
     with workspace(context) as root:
         for effect in effects:
             if not _is_file_effect(effect):
@@ -139,12 +156,8 @@ def _undo(effects: Any, context: ToolContext) -> ToolOutcome:
                 _replace(root, path, effect["previous"], context)
             elif effect.get("existed") is False:
                 with tool_errors(path, "remove"):
-                    if not remove_file(root, names(root, path), _may_write(context)):
-                        continue
-            else:
-                continue
-            undone.append({"action": "undo", "path": path, "of": effect.get("id")})
-    return ToolOutcome({"ok": True}, effects=undone)
+                    remove_file(root, names(root, path), _may_write(context))
+    return ToolOutcome({"ok": True})  # traced with effects null, as AgentScript traces an undo
 
 
 def _is_file_effect(value: Any) -> bool:

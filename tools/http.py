@@ -9,7 +9,8 @@ The import's origin must be one the run allows (``asrender --allow-net ORIGIN``;
 default). ``url`` is resolved against the import URI and must keep its origin (scheme, host and
 port). A redirect is followed only while it stays on that origin: AgentScript lets ``fetch`` follow
 any redirect, so a same-origin URL could still carry a request, headers included, elsewhere. A
-``body`` that is not text is sent as JSON, an infinity as ``null``.
+``body`` that is not text is sent as ``JSON.stringify`` writes it: compact, JavaScript's number text
+(``1e21`` as ``1e+21``, ``-0`` as ``0``), an infinity as ``null``; a text body as it is.
 
 ``timeout`` is in milliseconds as in AgentScript, at most :data:`MAX_TIMEOUT_MS`; without it the
 run's ``--timeout`` applies. It bounds the whole call (connection, redirects, headers and body), not
@@ -61,7 +62,7 @@ def http_tool(request: ToolRequest, context: ToolContext) -> ToolOutcome:
     body = args.get("body")
     data = None
     if "body" in args:
-        data = (body if isinstance(body, str) else js_json(body, (", ", ": "))).encode()
+        data = (body if isinstance(body, str) else js_json(body)).encode()  # as JSON.stringify(body)
     with extra_secrets(*url_secrets(request.uri), *url_secrets(url)):
         status, text = _send(request.uri, url, request.method.upper(), sent, data, timeout)
     return ToolOutcome({"ok": 200 <= status < 300, "status": status, "body": text, "json": _json_or_none(text)})

@@ -21,7 +21,7 @@ import os
 from collections import deque
 from typing import Any, Final
 
-from ..core.tools import MemoryOutcome, ToolContext, ToolError, ToolRequest
+from ..core.tools import MemoryOutcome, MemoryProviderError, ToolContext, ToolError, ToolRequest
 from .memory_records import compact_json, envelope, is_envelope, matches, memory_location, query_of, record_of
 
 __all__ = ["jsonl_memory"]
@@ -36,12 +36,12 @@ def jsonl_memory(request: ToolRequest, context: ToolContext) -> MemoryOutcome:
     try:
         if request.method == "add":
             added = _add(context, path, record_of(request.args))
-            return MemoryOutcome(added, count=1, id=added["id"], record=added["record"])
+            return MemoryOutcome(added, id=added["id"], record=added["record"])
         query, limit = query_of(request.args)
         found = _query(context, path, query, limit)
     except OSError as exc:
         raise ToolError(f"Cannot open memory {path}: {exc.strerror or exc}") from None
-    return MemoryOutcome(found, count=len(found))
+    return MemoryOutcome(found)
 
 
 def _add(context: ToolContext, path: str, record: dict[str, Any]) -> dict[str, Any]:
@@ -108,11 +108,11 @@ def _query(context: ToolContext, path: str, query: dict[str, Any], limit: int) -
             try:
                 value = json.loads(line)
             except ValueError as exc:
-                raise ToolError(f"Invalid memory JSONL at {path}:{number}: {exc}") from None
+                raise MemoryProviderError(f"Invalid memory JSONL at {path}:{number}: {exc}") from None
             except RecursionError:
-                raise ToolError(f"Invalid memory JSONL at {path}:{number}: nested too deeply") from None
+                raise MemoryProviderError(f"Invalid memory JSONL at {path}:{number}: nested too deeply") from None
             if not is_envelope(value):
-                raise ToolError(f"Invalid memory JSONL envelope at {path}:{number}")
+                raise MemoryProviderError(f"Invalid memory JSONL envelope at {path}:{number}")
             if matches(value["record"], query):
                 found.append(value)
     return list(reversed(found))

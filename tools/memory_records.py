@@ -4,7 +4,8 @@ As AgentScript 0.1.5 defines them. ``add(record)`` stores the object in an envel
 ``{"id", "created_at", "updated_at", "record"}`` and returns the envelope. ``query({text?, kind?,
 where?, limit?})`` returns envelopes, newest first: ``kind`` must equal the record's ``kind``;
 ``text`` must occur, ignoring case, in the record's ``text`` or in its compact JSON; each ``where``
-field must be present and equal; ``limit`` defaults to 10.
+field must be present and write the same JSON text (``JSON.stringify``: key order counts);
+``limit`` defaults to 10.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
-from ..core.tools import ToolError
+from ..core.tools import MemoryProviderError, ToolError
 from .arguments import js_json, whole_number
 
 __all__ = [
@@ -49,7 +50,7 @@ def now() -> str:
 def record_of(args: list[Any]) -> dict[str, Any]:
     record = args[0] if args else None
     if not isinstance(record, dict):
-        raise ToolError("memory.add expects an object record")
+        raise MemoryProviderError("memory.add expects an object record")
     return record
 
 
@@ -57,14 +58,14 @@ def query_of(args: list[Any]) -> tuple[dict[str, Any], int]:
     """The query object and its limit."""
     query = args[0] if args else None
     if not isinstance(query, dict):
-        raise ToolError("memory.query expects an object query")
+        raise MemoryProviderError("memory.query expects an object query")
     if query.get("where") is not None and not isinstance(query["where"], dict):
-        raise ToolError("memory.query where must be an object")
+        raise MemoryProviderError("memory.query where must be an object")
     if query.get("limit") is None:
         return query, DEFAULT_LIMIT
     limit = whole_number(query["limit"])
     if limit is None or limit <= 0:
-        raise ToolError("memory.query limit must be a positive integer")
+        raise MemoryProviderError("memory.query limit must be a positive integer")
     return query, min(limit, sys.maxsize)  # a limit past any count is no limit (deque needs a C size)
 
 
@@ -82,8 +83,9 @@ def is_envelope(value: Any) -> bool:
 
 
 def compact_json(value: Any) -> str:
-    """JSON as JavaScript's ``JSON.stringify`` writes it: no spaces, characters as they are, an
-    infinity as ``null`` (a stored ``Infinity`` would make the memory file unreadable to others)."""
+    """JSON as JavaScript's ``JSON.stringify`` writes it (see :func:`.arguments.js_json`): no
+    spaces, numbers and key order as JavaScript writes them, an infinity as ``null`` (a stored
+    ``Infinity`` would make the memory file unreadable to others)."""
     try:
         return js_json(value)
     except RecursionError:
@@ -105,7 +107,7 @@ def matches(record: dict[str, Any], query: dict[str, Any]) -> bool:
     where = query.get("where")
     if where is not None:
         if not isinstance(where, dict):
-            raise ToolError("memory.query where must be an object")
+            raise MemoryProviderError("memory.query where must be an object")
         for key, expected in where.items():
             if key not in record or not _same(record[key], expected):
                 return False
@@ -113,10 +115,10 @@ def matches(record: dict[str, Any], query: dict[str, Any]) -> bool:
 
 
 def _same(left: Any, right: Any) -> bool:
-    """Equal as JSON values (``1 == 1.0``, but ``true`` is not ``1``)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return left is right
-    return bool(left == right)
+    """Equal as AgentScript compares a ``where`` field: the same ``JSON.stringify`` text, so an
+    object with the same entries in another key order is another value (``true`` is not ``1``,
+    but ``1.0`` read from a memory file is ``1``, as JavaScript reads it)."""
+    return compact_json(left) == compact_json(right)
 
 
 def memory_location(uri: str) -> tuple[str, str]:
@@ -129,5 +131,5 @@ def memory_location(uri: str) -> tuple[str, str]:
     parts = urlsplit(uri)
     raw = uri[len(parts.scheme) + 3 :].partition("#")[0]
     if not raw:
-        raise ToolError(f"Memory URI '{uri}' names no file")
+        raise MemoryProviderError(f"Memory URI '{uri}' names no file")
     return unquote(raw), unquote(parts.fragment) or DEFAULT_NAMESPACE

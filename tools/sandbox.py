@@ -46,8 +46,10 @@ def names(root: Root, path: str) -> list[str]:
 
 
 @contextmanager
-def tool_errors(path: str, doing: str = "read") -> Iterator[None]:
-    """File-system failures as the tools word them; ``path`` is the argument the program gave."""
+def tool_errors(path: str, doing: str = "read", *, raw: bool = False) -> Iterator[None]:
+    """File-system failures as the tools word them; ``path`` is the argument the program gave.
+    With ``raw``, a missing file and a file or folder of the wrong kind go on as they are, for the
+    caller to word (``File.read`` and ``File.list`` use Node's words)."""
     try:
         yield
     except NotAllowed:
@@ -58,14 +60,22 @@ def tool_errors(path: str, doing: str = "read") -> Iterator[None]:
         ) from None
     except NotRegularFile as exc:
         raise ToolError(str(exc)) from None
-    except FileNotFoundError as exc:
-        raise ToolError(f"No such file: {exc.filename or path}") from None
-    except IsADirectoryError as exc:
-        if doing != "read":
-            raise ToolError(f"Cannot {doing} {exc.filename or path}: Is a directory") from None
-        raise ToolError(f"Is a directory: {exc.filename or path}") from None
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
+        if raw:
+            raise
+        raise _worded(exc, path, doing) from None
     except OSError as exc:
         raise ToolError(f"Cannot {doing} {exc.filename or path}: {exc.strerror or exc}") from None
+
+
+def _worded(exc: OSError, path: str, doing: str) -> ToolError:
+    if isinstance(exc, FileNotFoundError):
+        return ToolError(f"No such file: {exc.filename or path}")
+    if isinstance(exc, IsADirectoryError) and doing == "read":
+        return ToolError(f"Is a directory: {exc.filename or path}")
+    if isinstance(exc, IsADirectoryError):
+        return ToolError(f"Cannot {doing} {exc.filename or path}: Is a directory")
+    return ToolError(f"Cannot {doing} {exc.filename or path}: {exc.strerror or exc}")
 
 
 def too_large(shown: str, limit: int) -> ToolError:

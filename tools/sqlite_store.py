@@ -22,7 +22,7 @@ from contextlib import closing
 from typing import Any, Final
 from urllib.parse import quote
 
-from ..core.tools import MemoryOutcome, ToolContext, ToolError, ToolRequest
+from ..core.tools import MemoryOutcome, MemoryProviderError, ToolContext, ToolError, ToolRequest
 from .memory_records import compact_json, envelope, matches, memory_location, query_of, record_of
 
 __all__ = ["sqlite_memory"]
@@ -50,11 +50,11 @@ def sqlite_memory(request: ToolRequest, context: ToolContext) -> MemoryOutcome:
             database = context.database(path, create=True)
             assert database is not None
             added = _add(database, namespace, record)
-            return MemoryOutcome(added, count=1, id=added["id"], record=added["record"])
+            return MemoryOutcome(added, id=added["id"], record=added["record"])
         query, limit = query_of(request.args)
         database = context.database(path, create=False)
         found = [] if database is None else _query(database, context.may_write(database), namespace, query, limit)
-        return MemoryOutcome(found, count=len(found))
+        return MemoryOutcome(found)
     except sqlite3.Error as exc:
         raise ToolError(f"SQLite memory {path}: {exc}") from None
     except OSError as exc:
@@ -127,11 +127,11 @@ def _query(path: str, writable: bool, namespace: str, query: dict[str, Any], lim
         try:
             record = json.loads(record_json)
         except ValueError as exc:
-            raise ToolError(f"Invalid sqlite memory record '{row_id}': {exc}") from None
+            raise MemoryProviderError(f"Invalid sqlite memory record '{row_id}': {exc}") from None
         except RecursionError:
-            raise ToolError(f"Invalid sqlite memory record '{row_id}': nested too deeply") from None
+            raise MemoryProviderError(f"Invalid sqlite memory record '{row_id}': nested too deeply") from None
         if not isinstance(record, dict):
-            raise ToolError(f"Invalid sqlite memory record '{row_id}': record_json must be an object")
+            raise MemoryProviderError(f"Invalid sqlite memory record '{row_id}': record_json must be an object")
         if matches(record, query):
             found.append({"id": row_id, "created_at": created_at, "updated_at": updated_at, "record": record})
             if len(found) >= limit:

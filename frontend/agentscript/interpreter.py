@@ -29,7 +29,7 @@ from ...calls.targets import Router
 from ...calls.watch import Watcher
 from ...core.budget import Budget as CoreBudget
 from ...core.call import ModelAdapter, ModelCall, Site
-from ...core.coercion import field_types, mismatch
+from ...core.coercion import ResultError, field_types, mismatch
 from ...core.errors import FieldError, ModelOutputError, ModelRouteError, PromptwireError, UnknownNameError
 from ...core.nesting import MAX_REPEATED_VALUES, REPEATED_VALUES_REFUSED, recursion_room
 from ...core.permissions import Permissions
@@ -420,7 +420,7 @@ class Interpreter:
         if isinstance(stmt, ForIn):
             items = self._eval(stmt.iterable, scope)
             if not isinstance(items, list):
-                raise self._error("for ... in requires a list value", stmt.iterable.span)
+                raise self._error("for loop requires a list value", stmt.iterable.span)
             for index, item in enumerate(items[: int(stmt.limit)]):
                 self.trace.append(
                     {"kind": "for", "data": {"item": stmt.item, "index": index, "value": _json_value(item)}}
@@ -535,8 +535,8 @@ class Interpreter:
         if isinstance(callee, Member):
             owner = self._eval(callee.object, scope)
             if isinstance(owner, list) and callee.property == "add":
-                if len(expr.args) != 1:
-                    raise self._error("List add expects exactly one argument", expr.span)
+                if len(expr.args) != 1:  # at the member expression: where the list expression starts
+                    raise self._error("list.add expects exactly one argument", callee.span)
                 owner.append(self._eval(expr.args[0], scope))
                 return owner
             if isinstance(owner, Binding) and owner.kind == "agent":
@@ -558,7 +558,7 @@ class Interpreter:
         raise self._error(f"'{name}' is not callable", expr.span)
 
     def _resource_call(self, binding: Binding, method: str, args: list[Any], span: Span, scope: _Scope) -> Any:
-        from ...core.tools import REDACTED, ToolRequest  # imported by the programs that call a tool
+        from ...core.tools import REDACTED, MemoryProviderError, ToolRequest  # imported by programs that call a tool
 
         uri = binding.uri or ""
         scheme_name = uri.partition("://")[0] if "://" in uri else ""
@@ -572,19 +572,22 @@ class Interpreter:
                 raise self._error(f"Memory {binding.name}.{method} expects exactly one argument", span)
             try:
                 outcome = scheme.call_memory(ToolRequest(binding.name, uri, method, plain_args), context)
+            except MemoryProviderError as exc:  # the memory's own words, as the reference shows them
+                raise self._error(str(exc), span) from None
             except PromptwireError as exc:
                 raise self._error(f"Memory {binding.name}.{method} ({uri}) failed: {exc}", span) from None
+            result = _json_value(outcome.result)  # a copy: what the program does to it later is not traced
             data: dict[str, Any] = {
                 "memory": binding.name,
                 "operation": method,
                 "uri": uri,
-                "args": plain_args,
-                "result": outcome.result,
-                "count": outcome.count,
+                "args": _json_value(args[0]),  # the one argument itself, as the reference traces it
+                "result": result,
+                "count": outcome.count if outcome.count is not None else _memory_count(result),
             }
             if method == "add":
                 data["id"] = outcome.id
-                data["record"] = outcome.record
+                data["record"] = _json_value(outcome.record)
             self.trace.append({"kind": "memory", "data": data})
             return outcome.result
         readable = _ProgramData(self._input, scope)
@@ -596,6 +599,8 @@ class Interpreter:
             tool_outcome = scheme.call_tool(ToolRequest(binding.name, uri, method, tool_args), context)
         except PromptwireError as exc:
             raise self._error(f"Tool {binding.name}.{method} ({uri}) failed: {exc}", span) from None
+        shown = REDACTED if tool_outcome.secret else _json_value(tool_outcome.result)
+        effects = tool_outcome.effects
         self.trace.append(
             {
                 "kind": "tool",
@@ -604,9 +609,9 @@ class Interpreter:
                     "method": method,
                     "scheme": scheme_name,
                     "uri": uri,
-                    "args": plain_args,
-                    "result": REDACTED if tool_outcome.secret else tool_outcome.result,
-                    "effects": tool_outcome.effects,
+                    "args": _json_value(args),  # its own copy: a tool may hand its arguments back
+                    "result": shown,
+                    "effects": _effects_of(shown) if effects is None else _json_value(effects),
                 },
             }
         )
@@ -696,15 +701,15 @@ class Interpreter:
                 raise self._error(str(exc), expr.span) from None
             if not isinstance(exc, ModelOutputError):
                 raise
-            start = expr.span.start
-            raise self._error(f"{exc} at {start.line}:{start.column}", expr.span) from None
+            where = _failed_check_span(exc, expr)
+            raise self._error(f"{exc} at {where.start.line}:{where.start.column}", where) from None
         self._record(result.calls)
         value = js_numbers(result.value)  # the model's numbers, as JSON.parse gives them to the program
         self.trace.append(
             generate_event(
                 prompt,
                 result,
-                value,
+                _json_value(value),  # a copy: the caller's later changes to the value are not its
                 shown.clips,
                 shown.last,
                 agent=agent_name,
@@ -876,6 +881,34 @@ class _Sanitizer:
             return {name: self.value(item, repeated=repeated) for name, item in value.items()}
         finally:
             self.open.discard(key)
+
+
+def _failed_check_span(error: ModelOutputError, generate: Generate) -> Span:
+    """Where a generate whose attempts ran out fails, as the reference locates it: a check on a
+    field (missing, or of the wrong type) at that field of the shape, whose place its message
+    already ends with; a check on the whole result (not an object, a strict extra field) and a
+    reply that is not JSON at the generate."""
+    if isinstance(error, ResultError) and generate.shape is not None:
+        for shape_field in generate.shape.fields:
+            if shape_field.name == error.field:
+                return shape_field.span
+    return generate.span
+
+
+def _effects_of(result: Any) -> list[Any] | None:
+    """A tool event's ``effects`` as the reference traces them: the result's own ``effects`` list
+    (``File.write``, ``File.patch``; ``[]`` for a patch whose search text is absent), else null
+    (a read, a list, an undo's ``{"ok": true}``, find, grep, sed, env, HTTP)."""
+    if isinstance(result, dict) and isinstance(result.get("effects"), list):
+        effects: list[Any] = result["effects"]
+        return effects
+    return None
+
+
+def _memory_count(result: Any) -> int | None:
+    """A memory event's ``count`` as the reference traces it: how many records a query returned,
+    null for an add (whose result is the envelope)."""
+    return len(result) if isinstance(result, list) else None
 
 
 def _type_text(shape_type: ShapeType) -> str:

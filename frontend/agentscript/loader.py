@@ -2,10 +2,22 @@
 
 Merged before the static checks, so calls to an imported agent are checked like any other, and
 ``asrender check`` loads a program exactly as a run does (:func:`load_program`). As AgentScript
-does: each imported file is parsed, its own agent imports resolved first, then checked (a file
-importing itself, directly or not, is an error), its non-agent imports are added (paths of
-``import file`` and of ``file://`` / ``sqlite://`` memories made absolute relative to the file that
-wrote them), and agent ``X`` joins the program as a non-main agent.
+0.1.5 loads one, an imported file is a source of agents, not a program: it is parsed, never checked
+on its own (it may hold several agents and no ``main agent``), and only the agent named is taken
+from it, as a non-main agent. Its own imports are followed where its ``import agent`` line stands:
+its agent imports in turn (paths relative to it), its other imports into the program's one list
+(paths of ``import file`` and of ``file://`` / ``sqlite://`` memories made absolute relative to the
+file that wrote them). The loaded program has one namespace: every agent and every import of every
+file is seen by every function. The same import (kind, name, URI) met again merges silently; the
+same name with another URI stays, and the checks report it (``DUPLICATE_IMPORT`` at the later one).
+
+An agent already imported (the same file and name), or being imported, is skipped, so two files may
+import each other's agents. The entry file is not one of them: an imported file that imports an
+agent of the entry file loads it a second time, and the checks report ``DUPLICATE_AGENT``. A file
+imported again, for another agent, while it is still loading is a cycle: ``Circular agent import
+detected at <uri>``. Loading errors are the reference's texts, wrapped once per level of loading
+(``Failed to load agent import 'X' from <absolute path>: ...``); promptwire locates them at the
+entry file's import that started the chain, where the reference gives no place.
 
 A program's own source is read by :func:`read_source`; each file it imports as an agent is read
 through the run's :class:`~promptwire.core.permissions.Permissions`, as ``import file`` is: a
@@ -30,10 +42,10 @@ from pathlib import Path
 from ...core.confined import NotRegularFile, TooLarge
 from ...core.permissions import NotAllowed, Permissions
 from ...core.text_files import DEFAULT_MAX_BYTES, UnreadableFileError, decode, read_text
-from . import ensure_valid, parse
+from . import parse
 from .diagnostics import AgentScriptError
 from .positions import SourceFile, line_text
-from .syntax import Import, Program
+from .syntax import Agent, Import, Program
 
 __all__ = ["default_permissions", "load_program", "program_folder", "read_source", "with_imported_agents"]
 
@@ -78,52 +90,114 @@ def with_imported_agents(
 ) -> Program:
     """``program`` with every ``import agent`` replaced by the agent it names, each file read
     through ``permissions`` (by default: :func:`default_permissions`)."""
-    allowed = permissions or default_permissions(program.path)
-    return _merge(program, label_rule, allowed, (Path(program.path).resolve(),) if program.path else ())
+    loader = _Loader(program, label_rule, permissions or default_permissions(program.path))
+    loader.merge(program, _folder(program.path))
+    return replace(program, imports=tuple(loader.imports), agents=(*program.agents, *loader.agents))
 
 
-def _merge(program: Program, label_rule: str, permissions: Permissions, stack: tuple[Path, ...]) -> Program:
-    """``stack`` holds the real paths of the files being merged, ``program``'s last (if it has one)."""
-    base = stack[-1].parent if stack else Path.cwd()
-    if not any(item.resource == "agent" for item in program.imports):
-        return replace(program, imports=tuple(_absolute(item, base) for item in program.imports))
-    imports: list[Import] = []
-    agents = list(program.agents)
-    names = {item.name for item in program.imports if item.resource != "agent"}
-    for item in program.imports:
-        if item.resource != "agent":
-            imports.append(_absolute(item, base))
-            continue
-        written = os.path.normpath(base / item.uri)  # '..' taken by name, as the reference's path.resolve
+def _folder(path: str | None) -> Path:
+    """The absolute folder of the file named ``path`` ('..' taken by name, as the reference's
+    ``path.resolve``): where that file's relative imports start."""
+    return Path(os.path.abspath(path)).parent if path else Path.cwd()
+
+
+class _Loader:
+    """One load: the program's single import list and the agents taken from other files, in the
+    order the reference merges them (depth-first, each file's imports in source order)."""
+
+    def __init__(self, entry: Program, label_rule: str, permissions: Permissions) -> None:
+        self.entry = entry
+        self.label_rule = label_rule
+        self.permissions = permissions
+        self.imports: list[Import] = []
+        self.merged: set[tuple[str, str, str]] = set()  # (kind, name, URI) of each import in the list
+        self.agents: list[Agent] = []
+        self.taken: set[tuple[str, str]] = set()  # (file, agent) imported or being imported
+        self.loading: set[str] = set()  # the imported files being loaded (never the entry file)
+
+    def merge(self, program: Program, folder: Path) -> None:
+        """``program``'s imports, from the file in ``folder``: an ``import agent`` brings in that
+        file's imports at its place; any other import joins the list, unless the same one (kind,
+        name and URI) is there already. The same name with another URI stays, for the checks to
+        report (``DUPLICATE_IMPORT`` at the later one, in its own file)."""
+        for item in program.imports:
+            if item.resource == "agent":
+                self.load_agent(program, item, folder)
+                continue
+            added = _absolute(item, folder)
+            if program is not self.entry:
+                added = replace(added, file=program.file_of(item))
+            key = (added.resource, added.name, added.uri)
+            if key not in self.merged:
+                self.merged.add(key)
+                self.imports.append(added)
+
+    def load_agent(self, program: Program, item: Import, folder: Path) -> None:
+        """Agent ``item.name`` of the file ``item.uri`` (from ``folder``), with everything that file
+        imports. An agent already taken, or being taken, is skipped: two files may import each
+        other's agents. A file imported again, for another agent, while it loads is a cycle."""
+        written = os.path.normpath(folder / item.uri)  # '..' taken by name, as the reference's path.resolve
+        identity = _identity(written)
+        if (identity, item.name) in self.taken:
+            return
+        if identity in self.loading:
+            raise _error(program, item, f"Circular agent import detected at {item.uri}")
+        self.taken.add((identity, item.name))
+        self.loading.add(identity)
+        try:
+            found = self.agent_of(program, item, written)
+        except _LoadFailed as failed:
+            raise failed.wrapped(program, item, written) from None
+        finally:
+            self.loading.discard(identity)
+        self.agents.append(found)
+
+    def agent_of(self, program: Program, item: Import, written: str) -> Agent:
+        """The agent ``item`` names, read from ``written`` after that file's imports were merged.
+        Its other agents are not taken, and the file is not checked alone: the one program is."""
         name = os.path.normpath(os.path.join(os.path.dirname(program.path or ""), item.uri))
         try:
-            source = decode(permissions.read_bytes(written), name)
+            source = decode(self.permissions.read_bytes(written), name)
         except (NotAllowed, NotRegularFile, TooLarge, UnreadableFileError, OSError) as exc:
-            raise _error(program, item, f"Cannot read agent file '{item.uri}': {_reason(exc)}") from None
-        path = Path(os.path.realpath(written))  # the file's identity (it was read: no NUL byte in it)
-        if path in stack:
-            raise _error(program, item, f"Circular agent import '{item.uri}'")
-        other = _merge(parse(source, name, label_rule=label_rule), label_rule, permissions, (*stack, path))
-        other = ensure_valid(other)
+            raise _LoadFailed(_reason(exc, written)) from None
+        other = parse(source, name, label_rule=self.label_rule)
+        try:
+            self.merge(other, Path(written).parent)
+        except AgentScriptError as exc:
+            if exc.code != IMPORT_ERROR:
+                raise  # a parse error in a file it imports: located in that file
+            raise _LoadFailed(exc.message) from None
         found = next((agent for agent in other.agents if agent.name == item.name), None)
         if found is None:
-            raise _error(program, item, f"Agent '{item.name}' is not defined in '{item.uri}'")
-        for imported in other.imports:
-            if imported.name not in names:
-                names.add(imported.name)
-                imports.append(replace(imported, file=other.file_of(imported)))
-        agents.append(replace(found, is_main=False, file=other.file_of(found)))
-    return replace(program, imports=tuple(imports), agents=tuple(agents))
+            raise _LoadFailed(f"Imported agent '{item.name}' was not found in {item.uri}")
+        return replace(found, is_main=False, file=other.file_of(found))
 
 
-def _reason(exc: Exception) -> str:
-    """Why an agent file could not be read, as a reason after its name (a refusal names the flag)."""
+class _LoadFailed(Exception):
+    """Why loading one imported file failed, before the import that asked for it words it."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def wrapped(self, program: Program, item: Import, written: str) -> AgentScriptError:
+        return _error(program, item, f"Failed to load agent import '{item.name}' from {written}: {self.reason}")
+
+
+def _identity(written: str) -> str:
+    """A file's identity: its real path, so a symlink cannot make one file two (or a folder that
+    links to itself an endless chain of files); a path with a NUL byte names no file and is kept."""
+    return written if "\x00" in written else os.path.realpath(written)
+
+
+def _reason(exc: Exception, path: str) -> str:
+    """Why an agent file could not be read: Node's words where the reference reads it (a missing
+    file, a folder), the refusal (which names the flag to add) or the reason otherwise."""
     if isinstance(exc, UnreadableFileError):
         return exc.reason
     if isinstance(exc, FileNotFoundError):
-        return "no such file"
+        return f"ENOENT: no such file or directory, open '{path}'"
     if isinstance(exc, IsADirectoryError):
-        return "is a directory, not a file"
+        return "EISDIR: illegal operation on a directory, read"
     if isinstance(exc, OSError):
         return f"cannot read ({exc.strerror or exc})"
     return str(exc)

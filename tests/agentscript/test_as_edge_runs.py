@@ -5,8 +5,9 @@ of the program, each with its ``input`` (and canned ``responses``; ``files`` wri
 program as UTF-8, ``raw_files`` as hex bytes) and what the reference gives: ``users`` (the final
 user message of every call), ``uses`` (the budget of each ``use`` event, as written), ``generate``
 (per generate event, the values at dotted paths of its data), ``value``, or ``error`` (message,
-line, column). ``bodies`` are the exact bytes each provider receives, sent by the real SDKs over real
-HTTP to the fake servers of ``promptwire.testing.provider_servers``. The expected values were worked
+line, column; ``{folder}`` in a message stands for the program's folder). ``bodies`` are the exact
+bytes each provider receives, sent by the real SDKs over real HTTP to the fake servers of
+``promptwire.testing.provider_servers``. The expected values were worked
 out from the reference's rules (and §11 of its notes for the body layout), not printed by promptwire.
 """
 
@@ -66,7 +67,8 @@ def test_a_program_runs_as_the_reference_runs_it(name: str, index: int, tmp_path
         with pytest.raises(RunError) as caught:
             run(program, case["input"], RunOptions(responses=case.get("responses") or ()), host=HOST)
         error = caught.value
-        assert {"message": error.message, "line": error.line, "column": error.column} == case["error"]
+        expected = {**case["error"], "message": case["error"]["message"].replace("{folder}", str(tmp_path))}
+        assert {"message": error.message, "line": error.line, "column": error.column} == expected
         return
     result = run(program, case["input"], RunOptions(responses=case.get("responses") or ()), host=HOST)
     assert result.value == case["value"]

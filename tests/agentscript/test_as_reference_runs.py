@@ -16,6 +16,7 @@ import pytest
 from test_agentscript_renderer import EXPECTED
 
 from promptwire import PluginHost
+from promptwire.frontend.agentscript.diagnostics import CheckError
 from promptwire.frontend.agentscript.interpreter import RunError
 from promptwire.runs.options import RunOptions
 from promptwire.runs.run import run
@@ -152,14 +153,16 @@ def test_an_imported_agent_runs_with_its_own_files(tmp_path: Path) -> None:
     assert result.trace[0]["data"]["agent"] == "Helper"
 
 
-def test_circular_agent_imports_are_refused(tmp_path: Path) -> None:
+def test_an_agent_file_that_imports_the_entry_file_loads_it_again(tmp_path: Path) -> None:
+    # As AgentScript loads it: the entry file is never marked as loading, so b.as reads a.as a
+    # second time (b.as, being imported, is skipped then) and A is declared twice.
     (tmp_path / "a.as").write_text(
         HEAD + 'import agent B from "./b.as"\n' + _agent("A", "        B(1)", main=True), encoding="utf-8"
     )
     (tmp_path / "b.as").write_text(
         HEAD + 'import agent A from "./a.as"\n' + _agent("B", "        A(1)"), encoding="utf-8"
     )
-    with pytest.raises(Exception, match=r"Circular agent import '\./a\.as'"):
+    with pytest.raises(CheckError, match=r"a\.as:3:1: error\[DUPLICATE_AGENT\]: Duplicate agent 'A'"):
         run(tmp_path / "a.as", {}, host=HOST)
 
 

@@ -160,7 +160,8 @@ def test_a_failed_run_shows_every_call_then_the_error(
     server.reply = _replies('{"spam": "yes"}')  # strict: a string is no boolean, three times
     code, out, err = _run(capsys, "spam.as", "--input", INPUT, "--provider", "openai", "-O", output)
     assert code == 1
-    assert err.startswith("spam.as:10:9: error[RUNTIME_ERROR]: LLM result field must be a boolean at 11:13 at 10:9\n")
+    # Located at the shape field the check failed on, as AgentScript locates it (issue 36, fact 9).
+    assert err.startswith("spam.as:11:13: error[RUNTIME_ERROR]: LLM result field must be a boolean at 11:13 at 11:13\n")
     reason = "LLM result field must be a boolean at 11:13"
     if output == "display":
         heads = [line for line in out.splitlines() if line.startswith("=== ")]

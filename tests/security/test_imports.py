@@ -89,7 +89,7 @@ def _refused(seen: dict[str, tuple[int, str]], reason: str) -> None:
     assert check_err == run_err, "check must read imports exactly as a run does"
     head, source, caret = check_err.splitlines()
     assert (check_code, run_code) == (1, 1)
-    assert head.startswith("prog/p.as:2:1: error[IMPORT_ERROR]: Cannot read agent file "), head
+    assert head.startswith("prog/p.as:2:1: error[IMPORT_ERROR]: Failed to load agent import 'X' from "), head
     assert head.endswith(reason), head
     assert source.startswith("import agent X from ") and caret == "^"
 

@@ -121,7 +121,7 @@ def test_methods_send_the_body_and_headers(servers: tuple[str, list[str], list[s
     base, _, _ = servers
     reply = call(base, method, {"url": "/echo", "body": {"a": 1}, "headers": {"X-Token": "t"}})
     assert reply["status"] == 201
-    assert reply["json"] == {"method": method.upper(), "body": '{"a": 1}', "x-token": "t"}
+    assert reply["json"] == {"method": method.upper(), "body": '{"a":1}', "x-token": "t"}  # compact
     assert call(base, method, {"url": "/echo", "body": "raw"})["json"]["body"] == "raw"
 
 
@@ -213,3 +213,28 @@ def test_bad_calls(method: str, args: Any, message: str) -> None:
     with pytest.raises(ToolError) as caught:
         call("http://127.0.0.1:9", method, args)
     assert str(caught.value) == message
+
+
+HTTP_BODY_PROGRAM = Path(__file__).parents[1] / "data" / "as" / "http_body.as"
+
+
+def test_a_programs_body_is_sent_as_json_stringify_writes_it(
+    servers: tuple[str, list[str], list[str]], tmp_path: Path
+) -> None:
+    """Issue 36, fact 5: a non-string body is sent compact, with JavaScript's number text and key
+    order; a string body as it is."""
+    from promptwire import PluginHost
+    from promptwire.runs.options import RunOptions
+    from promptwire.runs.run import run
+
+    base, _, _ = servers
+    program = tmp_path / "http_body.as"
+    program.write_text(HTTP_BODY_PROGRAM.read_text(encoding="utf-8").replace("{base}", base), encoding="utf-8")
+    tools = ToolContext(tmp_path, net=frozenset({ANY_ORIGIN}), timeout=5.0)
+    given = {"zero": -0.0, "whole": 2.0, "keys": {"b": 1, "2": 0}, "big": 12345678901234567890}
+    result = run(program, given, RunOptions(tools=tools), host=PluginHost(entry_points=False))
+    assert result.value == [
+        '{"n":1e+21,"zero":0,"whole":2,"small":1e-7,"tiny":0.000001,"big":12345678901234567000,'
+        '"keys":{"2":0,"b":1},"items":[1,"two",true,null,1.5]}',
+        "as it is, {not: json}",
+    ]

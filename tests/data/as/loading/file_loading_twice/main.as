@@ -1,0 +1,7 @@
+import agent Reader from "./reader.as"
+
+main agent Desk {
+    main func(input) {
+        Reader(input)
+    }
+}

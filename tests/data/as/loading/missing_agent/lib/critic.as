@@ -1,0 +1,5 @@
+agent Critic {
+    main func(text) {
+        text
+    }
+}

@@ -1,0 +1,7 @@
+import agent Middle from "lib/middle.as"
+
+main agent Desk {
+    main func(input) {
+        Middle(input)
+    }
+}

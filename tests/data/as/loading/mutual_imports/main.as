@@ -1,0 +1,7 @@
+import agent Planner from "./lib/planner.as"
+
+main agent Desk {
+    main func(input) {
+        Planner(input.topic)
+    }
+}
