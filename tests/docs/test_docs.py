@@ -349,3 +349,13 @@ def test_the_recording_format_is_documented_field_by_field(tmp_path: Path) -> No
     with Recorder(tmp_path / "run.jsonl") as recorder:
         recorder.begin("openai", None)
     assert (tmp_path / "run.jsonl").read_text(encoding="utf-8") == header.group(1) + "\n"
+
+
+# --- security.md ----------------------------------------------------------------------------------
+
+
+def test_the_file_tool_refusal_shown_is_the_one_given() -> None:
+    from promptwire.tools.sandbox import ONLY_THE_WORKSPACE
+
+    shown = re.search(r"failed: (Path escapes workspace: .*)", _text("security.md"))
+    assert shown is not None and shown.group(1) == "Path escapes workspace: ../outside.txt" + ONLY_THE_WORKSPACE
