@@ -237,8 +237,8 @@ def test_the_hook_reference_is_the_hook_specs() -> None:
 def my_plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     """The guide's renderer and adapter as one plugin module, importable as ``my_plugin``."""
     module = types.ModuleType("my_plugin")
-    renderer, adapter, streaming, _ = _snippets("plugins.md")
-    exec(renderer + "\n" + adapter + "\n" + streaming, module.__dict__)
+    renderer, adapter, keyed, streaming, _ = _snippets("plugins.md")
+    exec("\n".join((renderer, adapter, keyed, streaming)), module.__dict__)
     monkeypatch.setitem(sys.modules, "my_plugin", module)
     return module
 
@@ -246,7 +246,7 @@ def my_plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 def test_the_snippets_make_a_plugin(my_plugin: types.ModuleType) -> None:
     host = promptwire.PluginHost(entry_points=False, plugins=[my_plugin])
     info = host.plugins()[-1]
-    assert (info.name, info.registers["renderers"], info.registers["adapters"]) == ("my_plugin", ["memo"], ["compat"])
+    assert (info.name, info.registers["renderers"], info.registers["adapters"]) == ("my_plugin", ["memo"], ["compat", "compat-keyed"])
     with pytest.warns(promptwire.core.errors.UnsupportedFieldsWarning, match="left out: context"):
         rendered = promptwire.render({"instruction": "Hi.", "context": [{"value": 1}]}, format="note", host=host)
     assert rendered.text == "MEMO from nobody\n\nHi."
@@ -282,9 +282,31 @@ def test_the_streaming_snippet_streams_and_fails_as_the_built_in_adapters_do(
 
 def test_the_test_snippet_passes(my_plugin: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     namespace: dict[str, Any] = {}
-    exec(_snippets("plugins.md")[3], namespace)
+    exec(_snippets("plugins.md")[4], namespace)
     namespace["test_compat_over_http"](monkeypatch)
     namespace["test_compat_failures"](monkeypatch)
+
+
+def test_the_keyed_snippet_reads_requires_and_masks_its_key(
+    my_plugin: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host = promptwire.PluginHost(entry_points=False, plugins=[my_plugin])
+    prompt = {"instruction": "Say ok."}
+    with fake_provider() as server:
+        monkeypatch.setenv("COMPAT_BASE_URL", server.base_url)
+        monkeypatch.delenv("COMPAT_API_KEY", raising=False)
+        with pytest.raises(errors.AuthenticationError, match="^COMPAT_API_KEY is required for compat:// models"):
+            promptwire.generate(prompt, provider="compat-keyed", model="ok", host=host)
+        assert server.requests == []  # refused before anything was sent
+        monkeypatch.setenv("COMPAT_API_KEY", "sk-keyed-0123456789")
+        assert promptwire.generate(prompt, provider="compat-keyed", model="ok", host=host).value == '{"ok": true}'
+        with pytest.raises(errors.AuthenticationError) as echoed:
+            promptwire.generate(prompt, provider="compat-keyed", model="e401echo", host=host)
+        with pytest.raises(errors.QuotaExhaustedError):  # the provider's code, passed by keyword
+            promptwire.generate(prompt, provider="compat-keyed", model="e429q", host=host)
+    assert "sk-keyed" not in str(echoed.value) and "sk-keyed" not in str(echoed.value.body)
+    with pytest.raises(TypeError):  # what the guide warns of: the code by position
+        my_plugin.status_error(429, "{}", "insufficient_quota")
 
 
 def test_the_clash_message_is_what_asrender_prints(tmp_path: Path) -> None:
