@@ -1,4 +1,4 @@
-"""The README's synopsis names every flag each ``asrender`` command takes, and no flag it does not."""
+"""The synopsis of docs/cli.md names every flag each ``asrender`` command takes, and no flag it does not."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 from promptwire.frontend.asrender.cli import COMMANDS, _parser
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-SYNOPSIS = README.split("## asrender\n\n```sh\n", 1)[1].split("```", 1)[0]
+CLI_DOC = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+SYNOPSIS = CLI_DOC.split("## Synopsis\n\n```text\n", 1)[1].split("```", 1)[0]
 
 
 def _options(parser: argparse.ArgumentParser) -> list[tuple[str, ...]]:
