@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import re
 import subprocess
@@ -246,7 +247,11 @@ def my_plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 def test_the_snippets_make_a_plugin(my_plugin: types.ModuleType) -> None:
     host = promptwire.PluginHost(entry_points=False, plugins=[my_plugin])
     info = host.plugins()[-1]
-    assert (info.name, info.registers["renderers"], info.registers["adapters"]) == ("my_plugin", ["memo"], ["compat", "compat-keyed"])
+    assert (info.name, info.registers["renderers"], info.registers["adapters"]) == (
+        "my_plugin",
+        ["memo"],
+        ["compat", "compat-keyed"],
+    )
     with pytest.warns(promptwire.core.errors.UnsupportedFieldsWarning, match="left out: context"):
         rendered = promptwire.render({"instruction": "Hi.", "context": [{"value": 1}]}, format="note", host=host)
     assert rendered.text == "MEMO from nobody\n\nHi."
@@ -295,7 +300,7 @@ def test_the_keyed_snippet_reads_requires_and_masks_its_key(
     with fake_provider() as server:
         monkeypatch.setenv("COMPAT_BASE_URL", server.base_url)
         monkeypatch.delenv("COMPAT_API_KEY", raising=False)
-        with pytest.raises(errors.AuthenticationError, match="^COMPAT_API_KEY is required for compat:// models"):
+        with pytest.raises(errors.AuthenticationError, match=r"^COMPAT_API_KEY is required for compat:// models"):
             promptwire.generate(prompt, provider="compat-keyed", model="ok", host=host)
         assert server.requests == []  # refused before anything was sent
         monkeypatch.setenv("COMPAT_API_KEY", "sk-keyed-0123456789")
@@ -381,3 +386,36 @@ def test_the_file_tool_refusal_shown_is_the_one_given() -> None:
 
     shown = re.search(r"failed: (Path escapes workspace: .*)", _text("security.md"))
     assert shown is not None and shown.group(1) == "Path escapes workspace: ../outside.txt" + ONLY_THE_WORKSPACE
+
+
+# --- prompt-data.md -------------------------------------------------------------------------------
+
+
+def _reference() -> types.ModuleType:
+    """tests/docs/prompt_data_reference.py, the script that writes the page (run it to refresh)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "prompt_data_reference", Path(__file__).with_name("prompt_data_reference.py")
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_prompt_data_reference_is_the_models_schema() -> None:
+    reference = _reference()
+    full = reference.schema()
+    stale = "stale: run python tests/docs/prompt_data_reference.py"
+    assert _text("prompt-data.md") == reference.page(full), f"docs/prompt-data.md is {stale}"
+    assert json.loads(_text("prompt.schema.json")) == full, f"docs/prompt.schema.json is {stale}"
+    assert _text("prompt.schema.json") == reference.schema_text(full), f"docs/prompt.schema.json is {stale}"
+
+
+def test_every_key_of_the_prompt_data_has_a_note_and_every_note_a_key() -> None:
+    reference = _reference()
+    keys = reference.documented_keys(reference.schema())
+    assert sorted(keys - set(reference.NOTES)) == [], "say what these keys are for in NOTES"
+    assert sorted(set(reference.NOTES) - keys) == [], "these NOTES name no key of the model"
+    assert {key.split(".")[0] for key in keys} >= {"Prompt", "ContextItem", "GenerateConfig", "ImagePart"}
