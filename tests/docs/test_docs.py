@@ -91,12 +91,11 @@ def test_every_prompt_field_has_a_row() -> None:
 def test_the_rendered_prompt_example_is_what_the_messages_format_gives() -> None:
     import json
 
-    import promptwire
-    from promptwire.renderers.agentscript import shape_contract
-
     text = _text("rendered.md")
     python_example = text.split("```python\n", 1)[1].split("```", 1)[0]
-    prompt = eval(python_example, {"Prompt": Prompt, "shape_contract": shape_contract})  # the doc's own snippet
+    namespace: dict[str, Any] = {}
+    exec(python_example, namespace)  # the doc's own snippet
+    prompt = namespace["prompt"]
     json_example = text.split("```json\n", 1)[1].split("```", 1)[0]
     assert json.loads(json_example) == promptwire.render(prompt, "messages", host=HOST).to_dict()
 
@@ -174,7 +173,7 @@ CLASSES = {**vars(errors), "NotJsonError": generate.NotJsonError, "ResultError":
 def _tree() -> list[tuple[int, str, bool]]:
     """(depth, class name, marked retryable) for each line of the tree block."""
     text = _text("errors.md")
-    block = re.search(r"```\n(PromptwireError\n.*?)```", text, flags=re.DOTALL)
+    block = re.search(r"```text\n(PromptwireError\n.*?)```", text, flags=re.DOTALL)
     assert block is not None
     rows = []
     for line in block.group(1).splitlines():
@@ -371,7 +370,7 @@ def test_the_recording_format_is_documented_field_by_field(tmp_path: Path) -> No
     text = _text("recordings.md")
     rows = re.findall(r"^\| `(\w+)` \|", text, flags=re.MULTILINE)
     assert rows == list(CallRecord.__dataclass_fields__)  # every field, in the order written
-    header = re.search(r"```\n(\{\"format\".*?)\n```", text)
+    header = re.search(r"```json\n(\{\"format\".*?)\n```", text)
     assert header is not None and is_recording(header.group(1))
     with Recorder(tmp_path / "run.jsonl") as recorder:
         recorder.begin("openai", None)
