@@ -42,3 +42,10 @@ def test_every_command_is_in_the_synopsis_with_its_flags() -> None:
         options = _options(parser)
         assert [spellings for spellings in options if not named & set(spellings)] == [], name
         assert named <= {spelling for spellings in options for spelling in spellings}, name
+
+
+def test_allow_read_says_it_does_not_widen_file_tools() -> None:
+    # As the refusal and docs/security.md say: the flag widens imports and memories only.
+    for name in ("render", "batch"):
+        shown = " ".join(_commands()[name].format_help().split())
+        assert "imports and memories may also read this; file tools never leave its folder" in shown, name
