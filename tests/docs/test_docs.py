@@ -14,6 +14,12 @@
   are given.
 * recordings.md: its table names every field of a record, in order, and its header line is the one
   a recording starts with.
+* plugins.md: the keyed adapter reads, requires and masks its key, and passes the error code by keyword.
+* security.md: the file tools' refusal it shows is the one they give.
+* prompt-data.md and prompt.schema.json: what tests/docs/prompt_data_reference.py writes from the model.
+* agentscript.md: its first program prints the prompt shown, and checks to the error shown.
+
+Every snippet of every page also runs in test_snippets.py; every link leads somewhere (test_links.py).
 """
 
 from __future__ import annotations
@@ -418,3 +424,26 @@ def test_every_key_of_the_prompt_data_has_a_note_and_every_note_a_key() -> None:
     assert sorted(keys - set(reference.NOTES)) == [], "say what these keys are for in NOTES"
     assert sorted(set(reference.NOTES) - keys) == [], "these NOTES name no key of the model"
     assert {key.split(".")[0] for key in keys} >= {"Prompt", "ContextItem", "GenerateConfig", "ImagePart"}
+
+
+# --- agentscript.md -------------------------------------------------------------------------------
+
+
+def test_the_guide_shows_what_its_first_program_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shlex
+
+    from promptwire.frontend.asrender.cli import main
+
+    text = _text("agentscript.md")
+    program = text.split("```agentscript\n", 1)[1].split("```", 1)[0]
+    prompt_start, error = re.findall(r"```text\n(.*?)```", text, flags=re.DOTALL)
+    command = shlex.split(program.split("\n", 1)[0].removeprefix("// "))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qa.as").write_text(program, encoding="utf-8")
+    assert main(command[1:]) == 0
+    assert "--- user ---\n" + prompt_start in capsys.readouterr().out
+    (tmp_path / "qa.as").write_text(program.replace("attempts: 2", "attempts: 0"), encoding="utf-8")
+    assert main(["check", "qa.as"]) == 1
+    assert capsys.readouterr().err == error
