@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from promptwire.core import telemetry
+from promptwire.calls import telemetry
 from promptwire.frontend.asrender.cli import main
 from promptwire.testing.provider_servers import FakeProvider, fake_provider
 
