@@ -4,7 +4,8 @@ A program's (or a model's) path is untrusted. Every path is walked beneath the w
 :mod:`promptwire.core.confined`: opened relative to an open folder, one name at a time, without
 following a symlink out, whatever another process swaps in between two system calls. ``..`` above
 the workspace, an absolute path elsewhere, a symlink that points out (to a file or a folder, a
-dangling one included) are refused with AgentScript's message, ``Path escapes workspace: <path>``;
+dangling one included) are refused with AgentScript's message, ``Path escapes workspace: <path>``,
+followed by why no flag widens it (``--allow-read`` covers imports and memories, never file tools);
 symlinks that stay inside are followed. Walks never follow symlinks, as AgentScript's do not. FIFOs,
 sockets and devices are never opened, and nothing under /proc, /sys or /dev, whatever the workspace.
 """
@@ -24,6 +25,11 @@ from ..core.tools import ToolContext, ToolError
 __all__ = ["glob_matcher", "line_range", "lines_of", "names", "tool_errors", "workspace"]
 
 _CHUNK: Final = 1 << 16
+
+ONLY_THE_WORKSPACE: Final = (
+    " (file tools reach only the folder of the program run; --allow-read widens imports and memories, not them)"
+)
+"""Said after AgentScript's words on an escape: which flag the reader would try, and that it does not help."""
 
 
 @contextmanager
@@ -55,9 +61,8 @@ def tool_errors(path: str, doing: str = "read", *, raw: bool = False) -> Iterato
     except NotAllowed:
         raise  # the permission's own words
     except PathEscapes:
-        raise ToolError(
-            f"Path escapes workspace: {path!r}" if "\x00" in path else f"Path escapes workspace: {path}"
-        ) from None
+        shown = repr(path) if "\x00" in path else path
+        raise ToolError(f"Path escapes workspace: {shown}{ONLY_THE_WORKSPACE}") from None
     except NotRegularFile as exc:
         raise ToolError(str(exc)) from None
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:

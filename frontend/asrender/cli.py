@@ -372,7 +372,10 @@ def _language_arguments(command: argparse.ArgumentParser, run: Callable[[argpars
 def _permission_flags(parser: argparse.ArgumentParser) -> None:
     """What a program may touch besides its own folder (``render`` and ``batch`` take the same)."""
     parser.add_argument(
-        "--allow-read", action="append", metavar="PATH", help="a program may also read this (repeatable)"
+        "--allow-read",
+        action="append",
+        metavar="PATH",
+        help="a program's imports and memories may also read this; file tools never leave its folder (repeatable)",
     )
     parser.add_argument(
         "--allow-write",

@@ -1,4 +1,5 @@
-"""Every ``asrender examples/...`` command the README gives works as written, from the repository root."""
+"""Every ``asrender examples/...`` command the README and docs/cli.md give works as written, from the
+repository root, and between them they show how to run every example program."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ import pytest
 from promptwire.frontend.asrender.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGES = "\n".join((ROOT / page).read_text(encoding="utf-8") for page in ("README.md", "docs/cli.md"))
 # In code blocks and inline code alike: `asrender [check] examples/...` up to the end of the command.
-COMMANDS = [match.group(1) for match in re.finditer(r"\basrender ((?:check |parse )?examples/[^`\n]*)", README)]
+COMMANDS = [match.group(1) for match in re.finditer(r"\basrender ((?:check |parse )?examples/[^`\n]*)", PAGES)]
 
 
 def test_the_readme_shows_how_to_run_every_example_program() -> None:

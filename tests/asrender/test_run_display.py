@@ -27,10 +27,10 @@ from promptwire.testing.provider_servers import FakeProvider, fake_provider
 from hypothesis_profile import examples
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-SHOWN = README.split("**What a real run shows.**", 1)[1]
+CLI_DOC = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+SHOWN = CLI_DOC.split("### What a real run shows", 1)[1]
 PROGRAM = SHOWN.split("```agentscript\n", 1)[1].split("```", 1)[0]
-"""The README's program: a classifier whose model (below) answers in words, then in JSON."""
+"""The program docs/cli.md shows: a classifier whose model (below) answers in words, then in JSON."""
 CONSOLE = SHOWN.split("```console\n", 1)[1].split("```", 1)[0]
 INPUT = '{"text": "WIN A PRIZE!!!"}'
 USAGE = {"prompt_tokens": 61, "completion_tokens": 4, "total_tokens": 65}
@@ -70,7 +70,7 @@ def _replies(*texts: str, delay: float = 0.0) -> Callable[[dict[str, Any]], dict
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeProvider]:
-    """The fake provider, the README's model on it, the program in ``tmp_path`` (the current folder)."""
+    """The fake provider, the documented model on it, the program in ``tmp_path`` (the current folder)."""
     (tmp_path / "spam.as").write_text(PROGRAM, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     with fake_provider() as provider:
@@ -87,7 +87,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 def _pattern(shown: str) -> re.Pattern[str]:
-    """The README's output as a pattern: ``...`` stands for lines left out, seconds for any."""
+    """The documented output as a pattern: ``...`` stands for lines left out, seconds for any."""
     parts = []
     for line in shown.splitlines(keepends=True):
         if line == "...\n":
@@ -97,7 +97,7 @@ def _pattern(shown: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
-def test_the_readme_shows_what_a_real_run_prints(server: FakeProvider, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_doc_shows_what_a_real_run_prints(server: FakeProvider, capsys: pytest.CaptureFixture[str]) -> None:
     command, rest = CONSOLE.split("\n", 1)
     stdout, progress = rest.split("$ cat progress.txt\n")
     assert command == f"$ asrender spam.as --input '{INPUT}' --provider openai --progress 2>progress.txt"

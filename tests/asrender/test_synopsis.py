@@ -1,4 +1,4 @@
-"""The README's synopsis names every flag each ``asrender`` command takes, and no flag it does not."""
+"""The synopsis of docs/cli.md names every flag each ``asrender`` command takes, and no flag it does not."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 from promptwire.frontend.asrender.cli import COMMANDS, _parser
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-SYNOPSIS = README.split("## asrender\n\n```sh\n", 1)[1].split("```", 1)[0]
+CLI_DOC = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+SYNOPSIS = CLI_DOC.split("## Synopsis\n\n```text\n", 1)[1].split("```", 1)[0]
 
 
 def _options(parser: argparse.ArgumentParser) -> list[tuple[str, ...]]:
@@ -42,3 +42,10 @@ def test_every_command_is_in_the_synopsis_with_its_flags() -> None:
         options = _options(parser)
         assert [spellings for spellings in options if not named & set(spellings)] == [], name
         assert named <= {spelling for spellings in options for spelling in spellings}, name
+
+
+def test_allow_read_says_it_does_not_widen_file_tools() -> None:
+    # As the refusal and docs/security.md say: the flag widens imports and memories only.
+    for name in ("render", "batch"):
+        shown = " ".join(_commands()[name].format_help().split())
+        assert "imports and memories may also read this; file tools never leave its folder" in shown, name

@@ -14,11 +14,18 @@
   are given.
 * recordings.md: its table names every field of a record, in order, and its header line is the one
   a recording starts with.
+* plugins.md: the keyed adapter reads, requires and masks its key, and passes the error code by keyword.
+* security.md: the file tools' refusal it shows is the one they give.
+* prompt-data.md and prompt.schema.json: what tests/docs/prompt_data_reference.py writes from the model.
+* agentscript.md: its first program prints the prompt shown, and checks to the error shown.
+
+Every snippet of every page also runs in test_snippets.py; every link leads somewhere (test_links.py).
 """
 
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import re
 import subprocess
@@ -90,12 +97,11 @@ def test_every_prompt_field_has_a_row() -> None:
 def test_the_rendered_prompt_example_is_what_the_messages_format_gives() -> None:
     import json
 
-    import promptwire
-    from promptwire.renderers.agentscript import shape_contract
-
     text = _text("rendered.md")
     python_example = text.split("```python\n", 1)[1].split("```", 1)[0]
-    prompt = eval(python_example, {"Prompt": Prompt, "shape_contract": shape_contract})  # the doc's own snippet
+    namespace: dict[str, Any] = {}
+    exec(python_example, namespace)  # the doc's own snippet
+    prompt = namespace["prompt"]
     json_example = text.split("```json\n", 1)[1].split("```", 1)[0]
     assert json.loads(json_example) == promptwire.render(prompt, "messages", host=HOST).to_dict()
 
@@ -173,7 +179,7 @@ CLASSES = {**vars(errors), "NotJsonError": generate.NotJsonError, "ResultError":
 def _tree() -> list[tuple[int, str, bool]]:
     """(depth, class name, marked retryable) for each line of the tree block."""
     text = _text("errors.md")
-    block = re.search(r"```\n(PromptwireError\n.*?)```", text, flags=re.DOTALL)
+    block = re.search(r"```text\n(PromptwireError\n.*?)```", text, flags=re.DOTALL)
     assert block is not None
     rows = []
     for line in block.group(1).splitlines():
@@ -237,8 +243,8 @@ def test_the_hook_reference_is_the_hook_specs() -> None:
 def my_plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     """The guide's renderer and adapter as one plugin module, importable as ``my_plugin``."""
     module = types.ModuleType("my_plugin")
-    renderer, adapter, streaming, _ = _snippets("plugins.md")
-    exec(renderer + "\n" + adapter + "\n" + streaming, module.__dict__)
+    renderer, adapter, keyed, streaming, _ = _snippets("plugins.md")
+    exec("\n".join((renderer, adapter, keyed, streaming)), module.__dict__)
     monkeypatch.setitem(sys.modules, "my_plugin", module)
     return module
 
@@ -246,7 +252,11 @@ def my_plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 def test_the_snippets_make_a_plugin(my_plugin: types.ModuleType) -> None:
     host = promptwire.PluginHost(entry_points=False, plugins=[my_plugin])
     info = host.plugins()[-1]
-    assert (info.name, info.registers["renderers"], info.registers["adapters"]) == ("my_plugin", ["memo"], ["compat"])
+    assert (info.name, info.registers["renderers"], info.registers["adapters"]) == (
+        "my_plugin",
+        ["memo"],
+        ["compat", "compat-keyed"],
+    )
     with pytest.warns(promptwire.core.errors.UnsupportedFieldsWarning, match="left out: context"):
         rendered = promptwire.render({"instruction": "Hi.", "context": [{"value": 1}]}, format="note", host=host)
     assert rendered.text == "MEMO from nobody\n\nHi."
@@ -282,9 +292,31 @@ def test_the_streaming_snippet_streams_and_fails_as_the_built_in_adapters_do(
 
 def test_the_test_snippet_passes(my_plugin: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     namespace: dict[str, Any] = {}
-    exec(_snippets("plugins.md")[3], namespace)
+    exec(_snippets("plugins.md")[4], namespace)
     namespace["test_compat_over_http"](monkeypatch)
     namespace["test_compat_failures"](monkeypatch)
+
+
+def test_the_keyed_snippet_reads_requires_and_masks_its_key(
+    my_plugin: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host = promptwire.PluginHost(entry_points=False, plugins=[my_plugin])
+    prompt = {"instruction": "Say ok."}
+    with fake_provider() as server:
+        monkeypatch.setenv("COMPAT_BASE_URL", server.base_url)
+        monkeypatch.delenv("COMPAT_API_KEY", raising=False)
+        with pytest.raises(errors.AuthenticationError, match=r"^COMPAT_API_KEY is required for compat:// models"):
+            promptwire.generate(prompt, provider="compat-keyed", model="ok", host=host)
+        assert server.requests == []  # refused before anything was sent
+        monkeypatch.setenv("COMPAT_API_KEY", "sk-keyed-0123456789")
+        assert promptwire.generate(prompt, provider="compat-keyed", model="ok", host=host).value == '{"ok": true}'
+        with pytest.raises(errors.AuthenticationError) as echoed:
+            promptwire.generate(prompt, provider="compat-keyed", model="e401echo", host=host)
+        with pytest.raises(errors.QuotaExhaustedError):  # the provider's code, passed by keyword
+            promptwire.generate(prompt, provider="compat-keyed", model="e429q", host=host)
+    assert "sk-keyed" not in str(echoed.value) and "sk-keyed" not in str(echoed.value.body)
+    with pytest.raises(TypeError):  # what the guide warns of: the code by position
+        my_plugin.status_error(429, "{}", "insufficient_quota")
 
 
 def test_the_clash_message_is_what_asrender_prints(tmp_path: Path) -> None:
@@ -344,8 +376,74 @@ def test_the_recording_format_is_documented_field_by_field(tmp_path: Path) -> No
     text = _text("recordings.md")
     rows = re.findall(r"^\| `(\w+)` \|", text, flags=re.MULTILINE)
     assert rows == list(CallRecord.__dataclass_fields__)  # every field, in the order written
-    header = re.search(r"```\n(\{\"format\".*?)\n```", text)
+    header = re.search(r"```json\n(\{\"format\".*?)\n```", text)
     assert header is not None and is_recording(header.group(1))
     with Recorder(tmp_path / "run.jsonl") as recorder:
         recorder.begin("openai", None)
     assert (tmp_path / "run.jsonl").read_text(encoding="utf-8") == header.group(1) + "\n"
+
+
+# --- security.md ----------------------------------------------------------------------------------
+
+
+def test_the_file_tool_refusal_shown_is_the_one_given() -> None:
+    from promptwire.tools.sandbox import ONLY_THE_WORKSPACE
+
+    shown = re.search(r"failed: (Path escapes workspace: .*)", _text("security.md"))
+    assert shown is not None and shown.group(1) == "Path escapes workspace: ../outside.txt" + ONLY_THE_WORKSPACE
+
+
+# --- prompt-data.md -------------------------------------------------------------------------------
+
+
+def _reference() -> types.ModuleType:
+    """tests/docs/prompt_data_reference.py, the script that writes the page (run it to refresh)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "prompt_data_reference", Path(__file__).with_name("prompt_data_reference.py")
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_prompt_data_reference_is_the_models_schema() -> None:
+    reference = _reference()
+    full = reference.schema()
+    stale = "stale: run python tests/docs/prompt_data_reference.py"
+    assert _text("prompt-data.md") == reference.page(full), f"docs/prompt-data.md is {stale}"
+    assert json.loads(_text("prompt.schema.json")) == full, f"docs/prompt.schema.json is {stale}"
+    assert _text("prompt.schema.json") == reference.schema_text(full), f"docs/prompt.schema.json is {stale}"
+
+
+def test_every_key_of_the_prompt_data_has_a_note_and_every_note_a_key() -> None:
+    reference = _reference()
+    keys = reference.documented_keys(reference.schema())
+    assert sorted(keys - set(reference.NOTES)) == [], "say what these keys are for in NOTES"
+    assert sorted(set(reference.NOTES) - keys) == [], "these NOTES name no key of the model"
+    assert {key.split(".")[0] for key in keys} >= {"Prompt", "ContextItem", "GenerateConfig", "ImagePart"}
+
+
+# --- agentscript.md -------------------------------------------------------------------------------
+
+
+def test_the_guide_shows_what_its_first_program_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shlex
+
+    from promptwire.frontend.asrender.cli import main
+
+    text = _text("agentscript.md")
+    program = text.split("```agentscript\n", 1)[1].split("```", 1)[0]
+    prompt_start, error = re.findall(r"```text\n(.*?)```", text, flags=re.DOTALL)
+    command = shlex.split(program.split("\n", 1)[0].removeprefix("// "))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qa.as").write_text(program, encoding="utf-8")
+    assert main(command[1:]) == 0
+    assert "--- user ---\n" + prompt_start in capsys.readouterr().out
+    (tmp_path / "qa.as").write_text(program.replace("attempts: 2", "attempts: 0"), encoding="utf-8")
+    assert main(["check", "qa.as"]) == 1
+    assert capsys.readouterr().err == error

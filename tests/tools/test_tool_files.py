@@ -170,3 +170,25 @@ def test_any_path_resolves_inside_the_workspace_or_is_refused(path: str) -> None
         except (PathEscapes, OSError):
             return
     assert resolved == root or root in resolved.parents
+
+
+def test_the_refusal_says_allow_read_does_not_widen_file_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The flag a reader would try is named, with what it does widen: docs/security.md says the same.
+    from promptwire.frontend.asrender.cli import main
+
+    (tmp_path / "work").mkdir()
+    (tmp_path / "outside.txt").write_text("outside", encoding="utf-8")
+    (tmp_path / "work" / "read.as").write_text(
+        'import llm M from "openai://m"\nimport tool File from "file://."\n\n'
+        'main agent A {\n    model M\n    main func(input) {\n        File.read({ path: "../outside.txt" })\n    }\n}\n',
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path / "work")
+    assert main(["read.as", "--allow-read", "../outside.txt"]) == 1
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(
+        "Path escapes workspace: ../outside.txt (file tools reach only the folder of the program run;"
+        " --allow-read widens imports and memories, not them)"
+    )

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from promptwire.core.tools import ToolContext, ToolError, ToolRequest
+from promptwire.tools.sandbox import ONLY_THE_WORKSPACE
 from promptwire.tools.shell import shell_tool
 
 
@@ -96,9 +97,9 @@ def test_shells_are_forbidden(workspace: Path, shell: str) -> None:
         ("grep", {"path": ".", "pattern": "x", "max": 0}, "Expected a positive integer, got 0"),
         ("grep", {"path": ".", "pattern": "x", "include": 3}, "Expected a string, got 3"),
         ("sed", {"path": "src/app.py", "start": 1.5}, "Expected a positive integer, got 1.5"),
-        ("find", {"path": "../"}, "Path escapes workspace: ../"),
-        ("grep", {"path": "/", "pattern": "TODO"}, "Path escapes workspace: /"),
-        ("sed", {"path": "src/out/outside.py"}, "Path escapes workspace: src/out/outside.py"),
+        ("find", {"path": "../"}, "Path escapes workspace: ../" + ONLY_THE_WORKSPACE),
+        ("grep", {"path": "/", "pattern": "TODO"}, "Path escapes workspace: /" + ONLY_THE_WORKSPACE),
+        ("sed", {"path": "src/out/outside.py"}, "Path escapes workspace: src/out/outside.py" + ONLY_THE_WORKSPACE),
     ],
 )
 def test_bad_calls_and_escapes_are_refused(workspace: Path, command: str, args: Any, message: str) -> None:
