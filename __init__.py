@@ -10,9 +10,8 @@ for pydantic and the core model.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .core.exports import lazy_exports
+import importlib
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .api import (
@@ -122,7 +121,15 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_exports(__name__, _HOMES)
+def __getattr__(name: str) -> Any:
+    # Not core.exports.lazy_exports: importing it would import promptwire.core, which every pytest
+    # run of a project with promptwire installed would pay for (the snapshot fixture imports this).
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'promptwire' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
 
 
 def __dir__() -> list[str]:

@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 
 __all__ = ["make_server", "run", "serve_stdio"]
 
-MISSING = "asrender lsp needs pygls and lsprotocol: pip install 'promptwire[lsp]'"
+MISSING = (
+    "asrender lsp needs pygls and lsprotocol: pip install 'promptwire[lsp]' (in a checkout: pip install -e '.[lsp]')"
+)
 
 
 def run() -> int:

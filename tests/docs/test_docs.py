@@ -284,7 +284,8 @@ def test_the_streaming_snippet_streams_and_fails_as_the_built_in_adapters_do(
         with pytest.raises(promptwire.ProviderError) as failed:
             run_generate(prompt, render=renderer.render, adapter=adapter, model="streamrate", on_text=shown.append)
     assert shown[:2] == ['{"ok": ', "true}"] and result.value == awaited.value == {"ok": True}
-    assert result.calls[0].reply is not None and result.calls[0].reply.usage["total_tokens"] == 15  # type: ignore[index]
+    usage = result.calls[0].reply and result.calls[0].reply.usage
+    assert usage is not None and (usage.input, usage.output, usage.as_data()["total_tokens"]) == (12, 3, 15)
     assert server.requests[0]["stream_options"] == {"include_usage": True} and "stream" not in server.requests[1]
     assert "stream ended before the reply was complete" in str(caught.value)
     assert type(failed.value).__name__ == "RateLimitedError"

@@ -15,6 +15,8 @@ Each fenced block must name its language. What each language means here:
 * ``yaml``: prompt data, rendered as ``asrender FILE.yaml`` renders it.
 * ``text``, ``json``, ``toml``: what a command prints or a file holds, not run (the tests beside
   each page hold those that show real output to the code).
+* ``lua``, ``elisp``: an editor's own configuration (docs/editors.md), not run here:
+  tests/lsp/test_editors_doc.py holds its settings to the server's.
 
 What does not run here is in ``SKIPPED`` (a command or block, and the reason: it needs the network,
 a real provider or the suite itself) or ``RUN_ELSEWHERE`` (the test that runs it with what it needs).
@@ -44,7 +46,7 @@ PAGES = ["README.md", *sorted(f"docs/{path.name}" for path in (ROOT / "docs").gl
 FILES = Path(__file__).with_name("pages")
 
 RUN = frozenset({"python", "sh", "console", "agentscript", "yaml"})
-SHOWN = frozenset({"text", "json", "toml"})
+SHOWN = frozenset({"text", "json", "toml", "lua", "elisp"})
 
 SKIPPED: dict[tuple[str, str], str] = {
     ("README.md", "python3 -m venv .venv"): "makes the environment the commands below install into",
@@ -57,6 +59,8 @@ SKIPPED: dict[tuple[str, str], str] = {
     ("README.md", "bash scripts/real-model-setup.sh"): "builds llama-server and fetches model weights (network)",
     ("README.md", "python3 -m pytest -m real_model"): "needs the model that setup fetches (the real_model tier)",
     ("docs/telemetry.md", "pip install"): "installs from PyPI (network)",
+    ("docs/editors.md", "python3 -m pip install -e '.[lsp]'"): "installs from PyPI (network)",
+    ("docs/editors.md", "asrender lsp"): "serves an editor on standard input until it exits; tests/lsp drives it",
     ("docs/telemetry.md", "OTEL_SERVICE_NAME=triage opentelemetry-instrument"): (
         "exports to an OpenTelemetry collector over OTLP (network); test_the_telemetry_snippet_runs covers the spans"
     ),
