@@ -651,6 +651,17 @@ def _run_program(args: argparse.Namespace) -> int:
     options = _run_options(args)  # the plugin host is loaded by what needs a registry, if anything does
     label, source = _read_program(args)
     input_value = program_input(args.input, args.input_file, args.max_input_size)
+    if args.file != "-":  # NAME.input.json and NAME.responses.json, as snapshot and serve take them
+        from .beside import open_siblings
+
+        input_open = args.input is None and args.input_file is None
+        replies_open = args.responses is None and options.adapter == "offline"
+        options, found, note = open_siblings(
+            label, options, input_open=input_open, replies_open=replies_open, max_bytes=args.max_input_size
+        )
+        input_value = input_value if found is None else found
+        if note is not None:
+            error_line(note)
     return _run_shown(
         args,
         options,
