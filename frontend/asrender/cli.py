@@ -1084,9 +1084,11 @@ def _print_calls(result: RunResult, options: RunOptions, output: str, show: RunS
             + "\n"
         )
     elif output == "text":
+        from .run import call_heading
         from .text_form import model_text
 
-        write_output("".join(model_text(rendered) for rendered in renders))
+        texts = zip(result.calls, renders, strict=True)  # each call's text under its heading: where one ends
+        write_output("".join(f"{call_heading(call)}\n{model_text(rendered)}" for call, rendered in texts))
     else:
         blocks = []
         for call, rendered in zip(result.calls, renders, strict=True):

@@ -71,7 +71,9 @@ def test_a_providers_run_takes_the_input_but_not_the_canned_replies(
 
 def test_without_siblings_nothing_is_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copy(EXAMPLES / "evidence-qa.as", tmp_path)
-    code, _, err = _asrender(capsys, str(tmp_path / "evidence-qa.as"), "--input", '{"question": "q", "evidence": [], "notes": ""}')
+    code, _, err = _asrender(
+        capsys, str(tmp_path / "evidence-qa.as"), "--input", '{"question": "q", "evidence": [], "notes": ""}'
+    )
     assert (code, err) == (0, "")
 
 
