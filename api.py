@@ -114,6 +114,7 @@ def generate(
     on_text: TextCallback | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
     **config: Any,
 ) -> GenerateResult:
     """Ask ``provider`` for the prompt's output: attempts, the repair text, coercion and validation
@@ -132,9 +133,14 @@ def generate(
     sends; ``replay`` (a :class:`~promptwire.core.recording.Recording`) answers every call from one
     instead, with the provider (and model) it was recorded with unless ``provider`` names another,
     and raises :class:`~promptwire.core.errors.PromptDrift` for a request that was not recorded.
+
+    ``adapter`` sends the calls instead of a named provider: an object with the
+    :class:`~promptwire.core.generate.ModelAdapter` methods, or
+    :class:`~promptwire.adapters.function.FunctionAdapter` around a function of your framework's
+    model (no plugin or :class:`PluginHost` needed); ``provider`` and ``responses`` are then left out.
     """
     prepared, render, adapter = _prepared(
-        prompt, provider, model, format, host, timeout, responses, config, record, replay
+        prompt, provider, model, format, host, timeout, responses, config, record, replay, adapter
     )
     return _core.generate(prepared, render=render, adapter=adapter, model=model, timeout=timeout, on_text=on_text)
 
@@ -151,13 +157,14 @@ async def agenerate(
     on_text: TextCallback | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
     **config: Any,
 ) -> GenerateResult:
     """:func:`generate`, awaited: each call is made with the provider SDK's async client (a plugin
     adapter without one sends from a worker thread), so many run at once on one event loop.
     Cancelling it cancels the call in flight: its connection is closed."""
     prepared, render, adapter = _prepared(
-        prompt, provider, model, format, host, timeout, responses, config, record, replay
+        prompt, provider, model, format, host, timeout, responses, config, record, replay, adapter
     )
     return await _core.agenerate(
         prepared, render=render, adapter=adapter, model=model, timeout=timeout, on_text=on_text
@@ -175,13 +182,14 @@ def stream(
     responses: list[Any] | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
     **config: Any,
 ) -> Iterator[str | GenerateResult]:
     """:func:`generate`, streamed, as an iterator: the text of each attempt's reply as it arrives
     (``str``), then the :class:`GenerateResult`, last. Closing the iterator early (leaving a ``for``
     loop) closes the call in flight."""
     prepared, render, adapter = _prepared(
-        prompt, provider, model, format, host, timeout, responses, config, record, replay
+        prompt, provider, model, format, host, timeout, responses, config, record, replay, adapter
     )
     return _core.generate_stream(prepared, render=render, adapter=adapter, model=model, timeout=timeout)
 
@@ -197,12 +205,13 @@ def astream(
     responses: list[Any] | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
     **config: Any,
 ) -> AsyncIterator[str | GenerateResult]:
     """:func:`stream` on an event loop, as an async iterator (``async for``), with the SDK's async
     client."""
     prepared, render, adapter = _prepared(
-        prompt, provider, model, format, host, timeout, responses, config, record, replay
+        prompt, provider, model, format, host, timeout, responses, config, record, replay, adapter
     )
     return _core.agenerate_stream(prepared, render=render, adapter=adapter, model=model, timeout=timeout)
 
@@ -218,9 +227,10 @@ def _prepared(
     config: Mapping[str, Any],
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
 ) -> tuple[Prompt, Callable[[Prompt], RenderedPrompt], ModelAdapter]:
-    """The prompt with ``config`` applied, the format's render and the adapter, as every
-    ``generate`` above takes them."""
+    """The prompt with ``config`` applied, the format's render and the adapter (``adapter``, when
+    one is handed over), as every ``generate`` above takes them."""
     from .frontend.asrender.run import RunOptions, model_adapter
 
     host = host or default_host()
@@ -237,7 +247,24 @@ def _prepared(
     )
     render = host.load("renderers", format).render
     _warn(render(model_prompt), stacklevel=4)  # at the caller's line, once (each request notes it too)
+    if adapter is not None:
+        return model_prompt, render, _handed(adapter, provider, responses, options)
     return model_prompt, render, model_adapter(host, options)
+
+
+def _handed(adapter: Any, provider: str, responses: Sequence[Any] | None, options: RunOptions) -> ModelAdapter:
+    """An adapter handed to ``adapter=``, checked (it replaces ``provider`` and ``responses``) and
+    recorded or replayed as ``options`` ask."""
+    from .frontend.asrender.run import recorded_or_replayed
+
+    if provider != "offline" or responses is not None:
+        raise _FieldError("adapter", "an adapter handed over sends the calls: give it without provider or responses")
+    missing = [name for name in ("build_request", "send", "parse_reply") if not callable(getattr(adapter, name, None))]
+    if missing or not isinstance(getattr(adapter, "name", None), str):
+        needs = ", ".join(missing + ([] if isinstance(getattr(adapter, "name", None), str) else ["a name"]))
+        raise _FieldError("adapter", f"{type(adapter).__name__} is no model adapter: it lacks {needs}")
+    checked: ModelAdapter = adapter
+    return recorded_or_replayed(checked, checked.name, options)
 
 
 def _warn(rendered: RenderedPrompt, stacklevel: int) -> None:
@@ -265,6 +292,7 @@ def run(
     path: str | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
 ) -> RunResult:
     """Run an AgentScript program as ``asrender`` does: parsed, checked, its model calls made
     offline (canned ``responses``, then mock values) unless ``provider`` names one, or ``"auto"``
@@ -276,7 +304,8 @@ def run(
     ``provider`` and answers it offline. The result holds the program's ``value``, the reference's
     ``trace`` and every model call (``calls``: prompt, render, request, reply); a failure is raised
     with the calls made before it (``error.calls``). ``record`` and ``replay`` record the run's
-    replies or answer them from a recording, as they do for :func:`generate`."""
+    replies or answer them from a recording, as they do for :func:`generate`; ``adapter`` sends
+    every call instead of a named provider, as it does for :func:`generate`."""
     from .frontend.asrender.run import run as run_program
 
     host = host or default_host()
@@ -286,7 +315,8 @@ def run(
     if record is not None and replay is not None:
         raise _FieldError("record", "a replay sends nothing to record")
     options = replace(options, agent=agent, function=function, record=record, replay=replay)
-    return run_program(source, input, options, host=host, path=path)
+    handed = None if adapter is None else _handed(adapter, provider, responses, options)
+    return run_program(source, input, options, host=host, path=path, adapter=handed)
 
 
 async def arun(
@@ -307,6 +337,7 @@ async def arun(
     path: str | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
 ) -> RunResult:
     """:func:`run`, awaited: the program runs in a thread of its own and each of its model calls is
     made on the caller's event loop with the provider SDK's async client; ``on_text`` is called on
@@ -320,7 +351,8 @@ async def arun(
     if record is not None and replay is not None:
         raise _FieldError("record", "a replay sends nothing to record")
     options = replace(options, agent=agent, function=function, record=record, replay=replay)
-    return await arun_program(source, input, options, host=host, path=path)
+    handed = None if adapter is None else _handed(adapter, provider, responses, options)
+    return await arun_program(source, input, options, host=host, path=path, adapter=handed)
 
 
 def _run_options(
