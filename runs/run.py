@@ -25,7 +25,7 @@ from .options import RunOptions
 
 if TYPE_CHECKING:
     from ..calls.watch import Watcher
-    from ..core.call import GenerateResult
+    from ..core.call import GenerateResult, ModelAdapter
     from ..core.prompt import Prompt
     from ..core.rendered import RenderedPrompt
     from ..plugins.manager import PluginHost
@@ -40,6 +40,7 @@ __all__ = [
     "call_block",
     "call_heading",
     "calls_for",
+    "calls_to",
     "request_dict",
     "run",
     "run_prompt",
@@ -104,6 +105,15 @@ def calls_for(host: PluginHost | None, options: RunOptions) -> Calls:
 
     router = Named(Routes(loaded(host), options.base_urls), name, model)
     return Calls(router, (DryRun(answers), *links) if options.dry_run else links)
+
+
+def calls_to(adapter: ModelAdapter, options: RunOptions) -> Calls:
+    """The calls of a run whose adapter is handed over (``promptwire.generate(adapter=...)``): that
+    adapter for every call, recorded or replayed as ``options`` ask, answered offline in a dry run."""
+    links = _recorded_or_replayed(adapter.name, options)
+    if options.dry_run:
+        links = (DryRun(OfflineAdapter(options.responses)), *links)
+    return Calls(Direct(adapter), links)
 
 
 def _recorded_or_replayed(name: str, options: RunOptions) -> tuple[Link, ...]:

@@ -17,7 +17,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ...core.errors import FieldError, PromptDrift, PromptwireError, ProviderError, SourceError
+from ...core.errors import FieldError, PluginWarning, PromptDrift, PromptwireError, ProviderError, SourceError
 from ...core.text_files import DEFAULT_MAX_BYTES, MAX_INPUT_SIZE
 from ...core.timeout import DEFAULT_TIMEOUT, check_timeout
 from ..agentscript.diagnostics import CheckError
@@ -30,6 +30,7 @@ from .terminal import (
     json_text,
     one_line,
     safe_json,
+    warnings_as_lines,
     write_output,
 )
 
@@ -80,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _usage_error("an argument holds a NUL byte, which no path, name or value may")
     args = _parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     try:
-        status = int(args.run(args))
+        with warnings_as_lines(PluginWarning):  # a plugin that failed to load: the rest goes on
+            status = int(args.run(args))
         finish_output()
         return status
     except CliError as exc:
@@ -110,6 +112,17 @@ def _host() -> PluginHost:
     from ...plugins.manager import default_host
 
     return default_host()
+
+
+def _known(kind: str, name: str, flag: str) -> None:
+    """A name on the command line that no plugin registered is a bad command line (exit 2), as a
+    bad ``--output`` is; a plugin that failed to load stays an error of its own (exit 1)."""
+    from ...core.errors import UnknownNameError
+
+    try:
+        _host().get(kind, name)
+    except UnknownNameError as exc:
+        _usage_error(f"{flag}: {exc}")
 
 
 def _fail(message: str) -> int:
@@ -199,7 +212,12 @@ def _render_parser(commands: Any) -> None:
         help="render a prompt file (JSON or YAML), or run a .as program and render its model calls",
         formatter_class=_Help,
     )
-    render.add_argument("file", metavar="FILE", help="a .as program or prompt data; '-' reads prompt data from stdin")
+    render.add_argument(
+        "file",
+        metavar="FILE",
+        help="a .as program or prompt data; '-' reads stdin: a program when its first word is import, main or "
+        "agent, else prompt data",
+    )
     render.add_argument(
         "--format",
         "-f",
@@ -289,7 +307,7 @@ def _render_parser(commands: Any) -> None:
         metavar="BYTES",
         help=f"refuse prompt files larger than this (default {DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
     )
-    render.set_defaults(run=_cmd_render)
+    render.set_defaults(run=_cmd_render, stdin_program=None)
 
 
 def _snapshot_parser(commands: Any) -> None:
@@ -318,6 +336,14 @@ def _serve_parser(commands: Any) -> None:
     serve.add_argument("path", metavar="FILE.as|DIR", help="a program, or a folder of programs to pick from")
     serve.add_argument(
         "--port", type=int, default=7878, help="the port on 127.0.0.1 (default 7878; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a renderer option, for every format that takes it: -o template=PATH for the template tab (repeatable)",
     )
     serve.set_defaults(run=_cmd_serve)
 
@@ -419,6 +445,7 @@ def _batch_parser(commands: Any) -> None:
     batch = commands.add_parser(
         "batch",
         help="run a .as program on every row of a JSONL file (or ask each row's prompt), one result line per row",
+        formatter_class=_Help,
     )
     batch.add_argument(
         "file", metavar="FILE", help="a .as program (with --inputs), or a JSONL file of prompt data, one prompt a line"
@@ -430,7 +457,12 @@ def _batch_parser(commands: Any) -> None:
     batch.add_argument(
         "--from", dest="reader", default="prompt", metavar="READER", help="the reader of prompt rows (default: prompt)"
     )
-    batch.add_argument("--format", "-f", default="agentscript", help="the format of each call's prompt in the results")
+    batch.add_argument(
+        "--format",
+        "-f",
+        default="agentscript",
+        help=f"the format of each call's prompt in the results: {_FORMATS} (default: agentscript)",
+    )
     batch.add_argument(
         "--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a renderer option (repeatable)"
     )
@@ -535,7 +567,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     host = _host()
     options = _run_options(args)
     if not program:
-        host.reader(args.reader)  # an unknown reader fails once, before any row
+        _known("readers", args.reader, "--from")  # an unknown reader fails once, before any row
         if options.adapter != "offline" and args.model is None:
             _usage_error(f"--provider {options.adapter} needs --model for prompt rows (prompt data names no model)")
     label, source = _read_program(args) if program else (args.file, None)
@@ -610,24 +642,29 @@ def _count(text: str) -> int:
 
 
 def _cmd_plugins(args: argparse.Namespace) -> int:
+    """Every plugin, loaded or not: one that failed to load is listed with why (exit 1)."""
     infos = _host().plugins()
+    status = 1 if any(info.error is not None for info in infos) else 0
     if args.json:
         write_output(json_text([info.to_dict() for info in infos]) + "\n")
-        return 0
+        return status
     lines = []
     for info in infos:
         lines.append(f"{one_line(info.name)} {one_line(info.version or '(no version)')}")
+        if info.error is not None:
+            lines.append(f"  BROKEN, not loaded: {one_line(info.error)}")
         for kind, names in info.registers.items():
             if names:
                 lines.append(f"  {kind.replace('_', ' ')}: {one_line(', '.join(names))}")
     write_output("".join(line + "\n" for line in lines))
-    return 0
+    return status
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
     if args.otel:
         _enable_telemetry()
-    if args.file.endswith(".as"):
+    stdin_text = _read_stdin(args) if args.file == "-" else None
+    if args.file.endswith(".as") or args.stdin_program is not None:
         return _run_program(args)
     program_only = [flag for flag, value in _program_flags(args) if value is not None]
     if program_only:
@@ -635,7 +672,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
     host = _host()
     label = "<stdin>" if args.file == "-" else args.file
     options = _run_options(args)
-    data = _load_data(args.file, label, args.max_input_size)
+    _known("readers", args.reader, "--from")
+    data = _load_data(args.file, label, args.max_input_size, text=stdin_text)
     renderer = host.renderer(args.format)
     try:
         prompt = host.reader(args.reader).read(data)
@@ -668,6 +706,17 @@ def _run_program(args: argparse.Namespace) -> int:
     options = _run_options(args)  # the plugin host is loaded by what needs a registry, if anything does
     label, source = _read_program(args)
     input_value = program_input(args.input, args.input_file, args.max_input_size)
+    if args.file != "-":  # NAME.input.json and NAME.responses.json, as snapshot and serve take them
+        from .beside import open_siblings
+
+        input_open = args.input is None and args.input_file is None
+        replies_open = args.responses is None and options.adapter == "offline"
+        options, found, note = open_siblings(
+            label, options, input_open=input_open, replies_open=replies_open, max_bytes=args.max_input_size
+        )
+        input_value = input_value if found is None else found
+        if note is not None:
+            error_line(note)
     return _run_shown(
         args,
         options,
@@ -746,7 +795,7 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         options=_render_options(args),
         agent=args.agent,
         function=args.function,
-        tools=_tool_context(args, label) if args.file.endswith(".as") else None,
+        tools=_tool_context(args, label) if args.file.endswith(".as") or getattr(args, "stdin_program", None) else None,
         debug=DebugStream(),
         replay=replay,
         record=_recorder(args, replay),
@@ -771,7 +820,11 @@ def _recorder(args: argparse.Namespace, replay: Recording | None) -> Recorder | 
 def _render_options(args: argparse.Namespace) -> dict[str, Any]:
     """The ``-o`` options (and ``--strict``) for the format, checked against what it takes before
     anything is read or run."""
+    if args.format != "agentscript":  # AgentScript's own format is always there: no plugins to load
+        _known("renderers", args.format, "--format")
     options = _parse_options(args.option)
+    if not isinstance(options.get("strict", False), bool):
+        _usage_error(f"-o strict takes true or false, got {one_line(json.dumps(options['strict']))}")
     if args.strict:
         options["strict"] = True
     accepted = _host().renderer_options(args.format) if options else None
@@ -782,6 +835,7 @@ def _render_options(args: argparse.Namespace) -> dict[str, Any]:
         plural = "s" if len(unknown) > 1 else ""
         _usage_error(f"format {args.format!r} takes no option{plural} {names} (it takes: {takes})")
     if "layout" in options:
+        _known("renderers", str(options["layout"]), "-o layout")
         options["layout"] = _host().renderer(str(options["layout"]))
     return options
 
@@ -836,8 +890,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
     if not directory.is_dir():
         raise CliError(f"{args.directory}: not a directory")
     host = _host()
-    host.renderer(args.format)  # an unknown format fails once, before any program runs
-    _render_options(args)  # so does a malformed --option
+    _render_options(args)  # an unknown format or a malformed --option fails once, before any program runs
     args.option = [_from_here(option) for option in args.option]  # programs run from their own folder
     options = RunOptions(format=args.format, options=_render_options(args), debug=DebugStream())
 
@@ -891,12 +944,20 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .inspector.server import serve
 
     root = Path(args.path)
+    if not root.exists():
+        raise CliError(f"{args.path}: no such file or folder")
     if not (root.is_dir() or (root.is_file() and root.suffix == ".as")):
         raise CliError(f"{args.path}: not a .as program or a folder")
     if not 0 <= args.port <= 65535:
         _usage_error(f"--port takes 0 to 65535, got {args.port}")
+    from .inspector.state import options_by_format
+
     try:
-        serve(root, args.port, lambda url: error_line(f"serving {url} (read-only; Ctrl-C stops)"))
+        options = options_by_format(_host(), _parse_options([_from_here(option) for option in args.option]))
+    except ValueError as exc:
+        _usage_error(f"-o: {exc}")
+    try:
+        serve(root, args.port, lambda url: error_line(f"serving {url} (read-only; Ctrl-C stops)"), options)
     except OSError as exc:
         raise CliError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
     return 0
@@ -973,7 +1034,7 @@ def _provider(args: argparse.Namespace) -> str:
         _usage_error("--dry-run needs --provider (auto, openai, openai-responses, anthropic, ollama, or a plugin's)")
     try:
         if provider not in ("auto", "offline"):  # the offline adapter is no plugin's: always there
-            _host().adapter(provider)
+            _known("adapters", provider, "--provider")
     except PromptwireError as exc:
         raise CliError(str(exc)) from None
     return str(provider)
@@ -1091,9 +1152,11 @@ def _print_calls(result: RunResult, options: RunOptions, output: str, show: RunS
             + "\n"
         )
     elif output == "text":
+        from ...runs.run import call_heading
         from .text_form import model_text
 
-        write_output("".join(model_text(rendered) for rendered in renders))
+        texts = zip(result.calls, renders, strict=True)  # each call's text under its heading: where one ends
+        write_output("".join(f"{call_heading(call)}\n{model_text(rendered)}" for call, rendered in texts))
     else:
         blocks = []
         for call, rendered in zip(result.calls, renders, strict=True):
@@ -1165,6 +1228,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if diagnostics:
         error_block(format_diagnostics(diagnostics, source, label, limit=MAX_SHOWN_DIAGNOSTICS))
         return 1
+    write_output(f"{one_line(label)}: ok, no diagnostics\n")  # as a compiler's check says it passed
     return 0
 
 
@@ -1182,15 +1246,31 @@ def _read_program(args: argparse.Namespace) -> tuple[str, str]:
     from ..agentscript.loader import read_source
 
     label = "<stdin>" if args.file == "-" else args.file
-    return label, read_source(args.file, label, args.max_input_size)
+    given = getattr(args, "stdin_program", None)  # ``asrender -`` read it already
+    return label, given if given is not None else read_source(args.file, label, args.max_input_size)
 
 
-def _load_data(file: str, label: str, max_bytes: int) -> Any:
+def _read_stdin(args: argparse.Namespace) -> str | None:
+    """``asrender -``: standard input, read once; a program (``args.stdin_program``, ``None`` returned)
+    when its first word is one a program starts with, else prompt data (returned)."""
+    from ...core.text_files import read_text
+    from ...runs.inputs import starts_a_program
+
+    text = read_text("-", "<stdin>", args.max_input_size)
+    if starts_a_program(text):
+        args.stdin_program = text
+        return None
+    return text
+
+
+def _load_data(file: str, label: str, max_bytes: int, *, text: str | None = None) -> Any:
     from ...core.text_files import read_text
     from ...runs.inputs import parse_data
 
     notes: list[str] = []
-    loaded = parse_data(read_text(file, label, max_bytes), label, json_by_name=file.endswith(".json"), warnings=notes)
+    if text is None:
+        text = read_text(file, label, max_bytes)
+    loaded = parse_data(text, label, json_by_name=file.endswith(".json"), warnings=notes)
     for note in notes:
         error_line(f"warning: {note}")
     return loaded

@@ -17,6 +17,9 @@ import io
 import os
 import re
 import sys
+import warnings
+from collections.abc import Iterator
+from typing import TextIO
 
 from ...core.json_text import safe_json
 from ...core.printable import escape_unsafe, one_line
@@ -31,6 +34,7 @@ __all__ = [
     "json_text",
     "one_line",
     "safe_json",
+    "warnings_as_lines",
     "write_output",
 ]
 
@@ -49,6 +53,31 @@ def error_line(message: str) -> None:
     """Print one ``asrender:`` line on stderr; a failing stderr is ignored (nothing else to tell)."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
         print(f"asrender: {one_line(message)}", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def warnings_as_lines(ours: type[Warning]) -> Iterator[None]:
+    """Each warning of class ``ours`` raised meanwhile as one ``asrender: warning:`` line, every time
+    (Python's own form names a source line of ours, which is no use to a user); others as Python shows them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", ours)
+        python_shows = warnings.showwarning
+
+        def show(
+            message: Warning | str,
+            category: type[Warning],
+            filename: str,
+            lineno: int,
+            file: TextIO | None = None,
+            line: str | None = None,
+        ) -> None:
+            if issubclass(category, ours):
+                error_line(f"warning: {message}")
+            else:
+                python_shows(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        yield
 
 
 def json_text(value: object) -> str:
@@ -96,6 +125,9 @@ def write_output(text: str) -> None:
         text = escape_unsafe(text, _UNSAFE_IN_TEXT)
     try:
         stream.write(text)
+    except BrokenPipeError:  # the reader has gone (``| head``): not an error, and nothing to say
+        _silence_stdout()
+        raise
     except OSError as exc:
         raise OutputError(exc.strerror or str(exc)) from None
     except ValueError as exc:  # a closed file object

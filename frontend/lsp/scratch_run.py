@@ -34,7 +34,8 @@ def evaluated(program: Path, source: str, format_name: str, provider: str | None
     from ...plugins.manager import default_host
     from ...runs.options import RunOptions
     from ..agentscript.diagnostics import CheckError
-    from ..asrender.snapshot import run_beside, scratch_copy, siblings
+    from ..asrender.beside import siblings
+    from ..asrender.snapshot import run_beside, scratch_copy
 
     host = default_host()
     home = program.parent

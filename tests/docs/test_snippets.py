@@ -60,6 +60,16 @@ SKIPPED: dict[tuple[str, str], str] = {
     ("README.md", "python3 -m pytest -m real_model"): "needs the model that setup fetches (the real_model tier)",
     ("docs/telemetry.md", "pip install"): "installs from PyPI (network)",
     ("docs/editors.md", "python3 -m pip install -e '.[lsp]'"): "installs from PyPI (network)",
+    ("docs/embedding.md", "python -m promptwire.testing.provider_servers --port 8900"): (
+        "serves until stopped; tests/adapters/test_fake_provider_command.py starts it on a free port"
+    ),
+    ("docs/embedding.md", "OPENAI_BASE_URL=http://127.0.0.1:8900/v1"): "runs the reader's own tests against that server",
+    ("docs/plugins.md", "python -m promptwire.testing.provider_servers --port 8900"): (
+        "serves until stopped; tests/adapters/test_fake_provider_command.py starts it on a free port"
+    ),
+    ("docs/plugins.md", "OPENAI_API_KEY=x asrender examples/evidence-qa.as --provider openai"): (
+        "sends to that server; tests/adapters/test_fake_provider_command.py runs every example against it"
+    ),
     ("docs/editors.md", "asrender lsp"): "serves an editor on standard input until it exits; tests/lsp drives it",
     ("docs/telemetry.md", "OTEL_SERVICE_NAME=triage opentelemetry-instrument"): (
         "exports to an OpenTelemetry collector over OTLP (network); test_the_telemetry_snippet_runs covers the spans"
