@@ -153,7 +153,8 @@ class ProviderAdapter(ABC):
     def with_base_url(self, url: str) -> Self:
         """This adapter sending to ``url`` instead of its base URL (``asrender --base-url``): a copy,
         with clients of its own, since the registered adapter is shared by every run. For Ollama it
-        is the host a model URI without one goes to (a URI's own host still wins)."""
+        is the host a model URI without one goes to (a URI's own host is reached where the run
+        allows it, without the key)."""
         moved = copy.copy(self)
         moved.base_url = url.rstrip("/")
         moved._clients = {}

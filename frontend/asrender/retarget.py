@@ -14,7 +14,7 @@ a streamed run sends it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...core import exchange
@@ -34,7 +34,8 @@ class Retargeted:
     """``adapter`` (registered as ``name``) asked for the run's model, retargeted to it or replaced by
     ``model``; ``routes`` finds the adapter serving a URI's scheme. With ``answers`` (the offline
     adapter) it is a dry run: each request is built, then answered by ``answers`` instead of being
-    sent. Each request names ``name`` as its provider."""
+    sent. Each request names ``name`` as its provider. ``reach`` checks the program's model URI
+    before each request to be sent is built (a host it names must be allowed: see :mod:`.model_reach`)."""
 
     def __init__(
         self,
@@ -43,12 +44,14 @@ class Retargeted:
         model: str | None,
         routes: Routes,
         answers: ModelAdapter | None = None,
+        reach: Callable[[str | None], None] | None = None,
     ) -> None:
         self.adapter = adapter
         self.name = name
         self.model = model
         self.routes = routes
         self.answers = answers
+        self.reach = reach
         self._answered: ProviderRequest | None = None
 
     def model_for(self, uri: str | None) -> str | None:
@@ -69,6 +72,8 @@ class Retargeted:
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
     ) -> ProviderRequest:
+        if self.reach is not None and self.model is None and self.answers is None:
+            self.reach(model)  # the program's URI, not the user's --model; a dry run reaches nothing
         if self.answers is not None:
             self._answered = self.answers.build_request(rendered, config, contract, model)
         sent = self.model_for(model)

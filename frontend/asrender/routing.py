@@ -30,9 +30,11 @@ from ...core.printable import one_line
 from ...core.prompt import GenerateConfig
 from ...core.rendered import RenderedPrompt
 from ...core.secrets import shown_url
+from .model_reach import model_reach
 from .retarget import Retargeted
 
 if TYPE_CHECKING:
+    from ...core.permissions import Permissions
     from ...plugins.manager import PluginHost
 
 __all__ = ["AUTO", "EVERY_PROVIDER", "Routed", "Routes", "base_url_entry", "check_base_urls", "check_url"]
@@ -107,6 +109,7 @@ class Routed:
         model: str | None = None,
         answers: ModelAdapter | None = None,
         wrap: Callable[[ModelAdapter, str], ModelAdapter] | None = None,
+        permissions: Permissions | None = None,
     ) -> None:
         self.name = AUTO
         self.routes = routes
@@ -114,6 +117,8 @@ class Routed:
         self.answers = answers
         self.wrap = wrap
         """Wraps each provider's adapter (a recording's, by its name) before it is retargeted."""
+        self.permissions = permissions
+        """What the program may reach: a server its model URI names must be allowed (:mod:`.model_reach`)."""
         self._targets: dict[str, Retargeted] = {}
         self._current: Retargeted | None = None
 
@@ -155,9 +160,10 @@ class Routed:
             raise self.routes.unserved(scheme)
         if name not in self._targets:
             sender = self.routes.sender(name)
+            reach = model_reach(sender, self.permissions)
             if self.wrap is not None:
                 sender = self.wrap(sender, name)
-            self._targets[name] = Retargeted(sender, name, self.model, self.routes, self.answers)
+            self._targets[name] = Retargeted(sender, name, self.model, self.routes, self.answers, reach)
         return self._targets[name]
 
 

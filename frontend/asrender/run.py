@@ -131,6 +131,7 @@ def model_adapter(host: PluginHost | None, options: RunOptions) -> ModelAdapter:
         name, model = options.replay.provider or name, model or options.replay.model
     if name == "offline":
         return recorded_or_replayed(answers, name, options)
+    from .model_reach import model_reach
     from .routing import AUTO, Routed, Routes  # a provider's run only
 
     routes = Routes(loaded(host), options.base_urls)
@@ -138,8 +139,11 @@ def model_adapter(host: PluginHost | None, options: RunOptions) -> ModelAdapter:
     if name == AUTO:  # each provider's calls recorded, or replayed, under its own name
         if options.record is not None and options.replay is None and not options.dry_run:
             options.record.begin(AUTO, options.model)
-        return Routed(routes, model, dry, lambda adapter, each: recorded_or_replayed(adapter, each, options))
-    return Retargeted(recorded_or_replayed(routes.sender(name), name, options), name, model, routes, dry)
+        wrap = lambda adapter, each: recorded_or_replayed(adapter, each, options)  # noqa: E731
+        return Routed(routes, model, dry, wrap, options.tools)
+    sender = routes.sender(name)
+    reach = model_reach(sender, options.tools)
+    return Retargeted(recorded_or_replayed(sender, name, options), name, model, routes, dry, reach)
 
 
 def recorded_or_replayed(adapter: ModelAdapter, name: str, options: RunOptions) -> ModelAdapter:
