@@ -48,11 +48,9 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import errno
 import hashlib
 import json
 import os
-import stat
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
@@ -60,7 +58,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from . import exchange
-from .confined import never_opened
 from .contract import OutputContract
 from .errors import PromptDrift, RecordingError
 from .generate import ModelAdapter, ProviderRequest, Reply
@@ -219,42 +216,12 @@ class Recorder:
 
 
 def _open_for_recording(path: str) -> int:
-    """``path`` opened to be written from its start, never through a symbolic link (``O_NOFOLLOW``:
-    a link planted at the name fails to open instead), never a FIFO, device or a file with other
-    hard links (each checked before the open and again on the open file), never under /proc, /sys
-    or /dev."""
-    if never_opened(os.path.join(os.path.realpath(os.path.dirname(path) or "."), os.path.basename(path))):
-        raise RecordingError(f"{path}: under /proc, /sys or /dev: a recording is never written there")
-    with contextlib.suppress(OSError):
-        _refuse(path, os.lstat(path))
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-    try:
-        fd = os.open(path, flags, 0o666)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP and os.path.islink(path):
-            _refuse(path, os.lstat(path))  # planted since the check
-        raise RecordingError(f"{path}: cannot write the recording: {exc.strerror or exc}") from None
-    try:
-        _refuse(path, os.fstat(fd))
-    except RecordingError:
-        os.close(fd)
-        raise
-    os.set_blocking(fd, True)
-    os.ftruncate(fd, 0)
-    return fd
+    """``path`` opened to be written from its start, as every file ``asrender`` writes by name is
+    (:func:`promptwire.core.written_files.open_written`): never through a symbolic link, never a
+    FIFO, device or a file with other hard links, never under /proc, /sys or /dev."""
+    from .written_files import open_written
 
-
-def _refuse(path: str, info: os.stat_result) -> None:
-    """:class:`RecordingError` unless ``info`` is a regular file's with no other hard links."""
-    if stat.S_ISLNK(info.st_mode):
-        problem = "a symbolic link; a recording is never written through one (remove it or record elsewhere)"
-    elif not stat.S_ISREG(info.st_mode):
-        problem = "not a regular file (FIFOs, sockets and devices are never written)"
-    elif info.st_nlink > 1:
-        problem = "a file with other hard links, which writing it would change too"
-    else:
-        return
-    raise RecordingError(f"{path}: {problem}")
+    return open_written(path, "a recording", RecordingError, truncate=True)
 
 
 class Recorded:

@@ -18,11 +18,13 @@ that write) is refused unless ``--replay-writes`` says repeating its writes is f
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...adapters.batch_files import Answer, read_results, reply_object, request_line
 from ...core.errors import PromptwireError
+from ...core.written_files import open_written
 from .batch import Batch, Outcome, Progress, RowRunner, Summary, chunks, rows_to_run
 from .batch_io import ResultsFile, Row
 
@@ -126,10 +128,9 @@ def run_round(
     runner = RowRunner(batch, host)
     summary = Summary()
     waiting = 0
-    try:
-        asked = open(requests, "wb") if requests is not None else None  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise PromptwireError(f"{requests}: cannot write: {exc.strerror or exc}") from None
+    asked = None
+    if requests is not None:  # opened as every file asrender writes by name: no link, FIFO or device
+        asked = os.fdopen(open_written(requests, "a batch file", PromptwireError, truncate=True), "wb")
     results_file, done = ResultsFile.open(out)
     try:
         with results_file, Progress(batch.rows, summary, report) as progress:
