@@ -531,8 +531,18 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         prompt=args.prompt,
         max_wait=args.max_wait,
     )
-    if os.path.abspath(args.out) == os.path.abspath(batch.rows):
-        raise CliError(f"--out {args.out} is the rows' own file")
+    from ...core.written_files import refuse_same_file
+
+    refuse_same_file(
+        [("--out", args.out), ("--batch-file", args.batch_file[1] if args.batch_file else None)],
+        [
+            ("the program" if program else "the rows file", args.file),
+            ("--inputs", args.inputs),
+            ("--responses", args.responses),
+            *(("--batch-results", path) for path in args.batch_results or ()),
+        ],
+        _usage_error,
+    )
     if kind is not None:
         return _batch_round(args, batch, kind, host)
     summary = run_batch(batch, args.out, jobs=args.jobs, concurrency=args.concurrency, report=error_line, host=host)
@@ -745,7 +755,11 @@ def _recorder(args: argparse.Namespace, replay: Recording | None) -> Recorder | 
         why = "--dry-run" if args.dry_run else "a replay" if replay is not None else "an offline run"
         _usage_error(f"--record records a real run (--provider P); {why} sends nothing")
     from ...core.recording import Recorder
+    from ...core.written_files import refuse_same_file
 
+    inputs = [("the program" if args.file.endswith(".as") else "the prompt file", args.file)]
+    inputs += [("--input-file", args.input_file), ("--responses", args.responses)]
+    refuse_same_file([("--record", args.record)], inputs, _usage_error)
     recorder = Recorder(args.record)
     recorder.begin(args.provider, args.model)
     return recorder
