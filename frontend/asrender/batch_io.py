@@ -1,12 +1,14 @@
 """The two files of ``asrender batch``: the rows read in, and the results written out, both one
 JSON object a line and both streamed, so a batch holds one row (or one chunk of rows) at a time.
 
-The results file is what makes a batch resumable and safe to kill. It is only ever appended to,
+The results file is what makes a batch resumable and safe to kill. It is opened as every file
+``asrender`` writes by name is (:func:`promptwire.core.written_files.open_written`: no symbolic
+link, FIFO, device or file with other hard links). It is only ever appended to,
 each write a whole number of complete lines (one ``os.write`` of bytes ending in a newline), so a
 process killed at any moment leaves every line it finished intact and at most one unfinished line
-at the end, which has no newline and is not a JSON object (a prefix of one never is). Reopening the
-file (:meth:`ResultsFile.open`) cuts that unfinished line off and returns the ids of the rows
-already done, which the batch then skips. An exclusive lock keeps a second batch from appending to
+at the end, which has no newline and starts as every result line does. Reopening the file
+(:meth:`ResultsFile.open`) cuts that unfinished line off (any other line is refused: the file is
+not results) and returns the ids of the rows already done, which the batch then skips. An exclusive lock keeps a second batch from appending to
 the same file at the same time.
 """
 
@@ -121,10 +123,9 @@ class ResultsFile:
         the ids (:func:`id_key`) of the rows it already holds."""
         import fcntl
 
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
-        except OSError as exc:
-            raise BatchFileError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        from ...core.written_files import open_written
+
+        fd = open_written(path, "a results file", BatchFileError, truncate=False, readable=True)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -172,13 +173,27 @@ def _done_rows(path: str, fd: int) -> tuple[set[str], int]:
         stream.seek(0)
         for number, raw in enumerate(stream, 1):
             if not raw.endswith(b"\n"):
+                if not _unfinished_result(raw):
+                    raise _not_results(path, number)
                 break  # unfinished: cut off
             try:
                 result = json.loads(raw)
                 done.add(id_key(result["id"]))
             except (ValueError, TypeError, KeyError):
-                raise BatchFileError(
-                    f"{path}:{number}: not a result line; give --out a new file or the results of this batch"
-                ) from None
+                raise _not_results(path, number) from None
             end += len(raw)
     return done, end
+
+
+_RESULT_START = b'{"id":'
+"""How every result line starts (:func:`result_line` writes the id first)."""
+
+
+def _unfinished_result(raw: bytes) -> bool:
+    """Whether a last line without its newline is what a killed batch leaves (the start of a
+    result line), not the end of a note or a settings file, which must not be cut."""
+    return raw.startswith(_RESULT_START) or _RESULT_START.startswith(raw)
+
+
+def _not_results(path: str, number: int) -> BatchFileError:
+    return BatchFileError(f"{path}:{number}: not a result line; give --out a new file or the results of this batch")

@@ -85,3 +85,46 @@ def test_a_batch_file_is_written_as_before_when_its_name_is_free(
         "row1",
         "row2",
     ]
+
+
+@pytest.mark.parametrize("text", ["my notes", "# settings\nverbose = true", '{"theme": "dark"}'])
+def test_out_on_a_file_that_is_not_results_is_refused_even_without_a_last_newline(
+    program: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    out = tmp_path / "notes.txt"
+    out.write_text(text, encoding="utf-8")
+    code, err = _batch(capsys, program, "--out", str(out))
+    assert code == 1 and "not a result line; give --out a new file" in err
+    assert out.read_text(encoding="utf-8") == text
+
+
+def test_out_never_follows_a_link_not_even_a_dangling_one(
+    program: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    dangling = tmp_path / "results.jsonl"
+    dangling.symlink_to(outside / "made.jsonl")
+    code, err = _batch(capsys, program, "--out", str(dangling))
+    assert code == 1 and "a symbolic link" in err
+    assert list(outside.iterdir()) == []
+
+
+def test_out_that_is_a_fifo_is_refused_not_an_internal_error(
+    program: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "results.jsonl"
+    os.mkfifo(fifo)
+    code, err = _batch(capsys, program, "--out", str(fifo))
+    assert code == 1 and "not a regular file" in err and "internal error" not in err
+
+
+def test_a_killed_batchs_unfinished_line_is_still_cut_off(
+    program: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results.jsonl"
+    for cut in ('{"id":1,"li', "{"):
+        out.write_text(cut, encoding="utf-8")
+        code, err = _batch(capsys, program, "--out", str(out))
+        assert code == 0 and "2 ok" in err, err
+        assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == [1, 2]
