@@ -201,9 +201,11 @@ def _chat_completion(text: str, model: str | None) -> dict[str, Any]:
 
 def _without_line(outcome: Outcome) -> dict[str, Any]:
     """The row's result line as data, without ``line`` (its place in a batch of the dataset, which
-    says nothing: the ``id`` names the row)."""
+    says nothing: the ``id`` names the row) and ``source`` (what binds a results file of ``asrender
+    batch`` to its batch, to resume it; a dataset is not resumed)."""
     result: dict[str, Any] = json.loads(outcome.line)
     result.pop("line", None)
+    result.pop("source", None)
     return result
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -122,14 +122,19 @@ def run_batch(
     concurrency: int = 8,
     report: Callable[[str], None],
     host: PluginHost | None = None,
+    resume_anyway: bool = False,
 ) -> Summary:
     """Run ``batch`` over its rows into ``out`` (resuming it), offline or live as its options say;
-    ``report`` gets each failed or bad row's line as it comes."""
+    ``report`` gets each failed or bad row's line as it comes. Rows sharing an id, or results of
+    another batch in ``out``, are refused before any row runs (:mod:`.batch_binding`; the latter
+    kept as done with ``resume_anyway``)."""
     from ...plugins.manager import default_host
+    from .batch_binding import check_rows, run_digest
 
     summary = Summary()
     results, done = ResultsFile.open(out)
     with results, Progress(batch.rows, summary, report) as progress:
+        check_rows(batch.rows, done, run_digest(batch), out, anyway=resume_anyway)
 
         def take(outcomes: Iterable[Outcome]) -> None:
             outcomes = list(outcomes)
@@ -154,7 +159,7 @@ def run_batch(
     return summary
 
 
-def rows_to_run(path: str, done: set[str], summary: Summary, progress: Progress) -> Iterator[tuple[int, str]]:
+def rows_to_run(path: str, done: Container[str], summary: Summary, progress: Progress) -> Iterator[tuple[int, str]]:
     """The rows of ``path`` not done yet. Telling which are done means reading each line's id, so
     a first run (nothing done) leaves every line to be read where it runs."""
     for number, text in read_rows(path):
@@ -278,9 +283,13 @@ class RowRunner:
     """Runs rows of ``batch`` and makes their result lines."""
 
     def __init__(self, batch: Batch, host: PluginHost) -> None:
+        from .batch_binding import run_digest
+
         self.batch = batch
         self.host = host
         self.reader = None if batch.program is not None else host.reader(batch.reader)
+        self.run_digest = run_digest(batch)
+        """What the rows' results were made by, in each line's ``source`` (:mod:`.batch_binding`)."""
 
     def run_chunk(self, chunk: Iterable[tuple[int, str]]) -> list[Outcome]:
         return [self.run_row(number, text) for number, text in chunk]
@@ -291,8 +300,9 @@ class RowRunner:
         from .run import run, run_prompt
 
         row = parse_row(self.batch.rows, number, text)
+        source = self._source(text)
         if isinstance(row, BadRow):
-            return self._bad(row)
+            return self._bad(row, source)
         options = self.batch.options
         given = None if adapter is None else adapter(row)
         try:
@@ -310,16 +320,17 @@ class RowRunner:
                     self._prompt(row), self.batch.rows, options, host=self.host, adapter=given, line=row.line
                 )
         except _ROW_FAILURES as exc:
-            return self._failed(row, exc)
-        return self._ok(row, result)
+            return self._failed(row, exc, source)
+        return self._ok(row, result, source)
 
     async def arun_row(self, number: int, text: str, adapter: ModelAdapter) -> Outcome:
         """Row ``number`` run on the event loop, its calls sent with ``adapter``."""
         from .run import arun, arun_prompt
 
         row = parse_row(self.batch.rows, number, text)
+        source = self._source(text)
         if isinstance(row, BadRow):
-            return self._bad(row)
+            return self._bad(row, source)
         options = self.batch.options
         try:
             if self.batch.program is not None:
@@ -336,30 +347,44 @@ class RowRunner:
                     self._prompt(row), self.batch.rows, options, host=self.host, adapter=adapter, line=row.line
                 )
         except _ROW_FAILURES as exc:
-            return self._failed(row, exc)
-        return self._ok(row, result)
+            return self._failed(row, exc, source)
+        return self._ok(row, result, source)
 
     def _prompt(self, row: Row) -> Any:
         assert self.reader is not None
         return self.reader.read(row.data)
 
-    def _ok(self, row: Row, result: RunResult) -> Outcome:
+    def _source(self, text: str) -> dict[str, str]:
+        """What a row's result was made from: this batch's run, and the row's line."""
+        from .batch_binding import row_digest
+
+        return {"run": self.run_digest, "row": row_digest(text)}
+
+    def _ok(self, row: Row, result: RunResult, source: dict[str, str]) -> Outcome:
         from ..agentscript.interpreter import json_of
 
         value = json_of(result.value) if self.batch.program is not None else result.value
         calls = [self._call(call, result) for call in result.calls]
-        return self._outcome({"id": row.id, "line": row.line, "status": "ok", "value": value, "calls": calls}, calls)
+        data = {"id": row.id, "line": row.line, "status": "ok", "value": value, "calls": calls, "source": source}
+        return self._outcome(data, calls)
 
-    def _failed(self, row: Row, error: BaseException) -> Outcome:
+    def _failed(self, row: Row, error: BaseException, source: dict[str, str]) -> Outcome:
         message = _error_text(error)
         made: tuple[ProgramCall, ...] = getattr(error, "calls", ())
         calls = [self._call(call, None) for call in made]
-        result = {"id": row.id, "line": row.line, "status": "failed", "error": message, "calls": calls}
+        result = {
+            "id": row.id,
+            "line": row.line,
+            "status": "failed",
+            "error": message,
+            "calls": calls,
+            "source": source,
+        }
         first = message.splitlines()[0] if message else type(error).__name__
         return self._outcome(result, calls, f"{self.batch.rows}:{row.line}: row {id_key(row.id)} failed: {first}")
 
-    def _bad(self, row: BadRow) -> Outcome:
-        result = {"id": row.id, "line": row.line, "status": "bad", "error": row.reason}
+    def _bad(self, row: BadRow, source: dict[str, str]) -> Outcome:
+        result = {"id": row.id, "line": row.line, "status": "bad", "error": row.reason, "source": source}
         return Outcome(result_line(result), "bad", report=f"{self.batch.rows}:{row.line}: bad row: {row.reason}")
 
     def _outcome(self, result: dict[str, Any], calls: list[dict[str, Any]], report: str | None = None) -> Outcome:

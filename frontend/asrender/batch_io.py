@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ...core.errors import PromptwireError
 from ...core.json_text import dumps
 
-__all__ = ["BadRow", "ResultsFile", "Row", "id_key", "read_rows", "result_line"]
+__all__ = ["BadRow", "ResultsFile", "Row", "id_key", "read_rows", "result_line", "source_of"]
 
 
 class BatchFileError(PromptwireError):
@@ -118,9 +118,11 @@ class ResultsFile:
         self._fd = fd
 
     @classmethod
-    def open(cls, path: str) -> tuple[ResultsFile, set[str]]:
-        """``path`` opened (created if need be) and locked, its unfinished last line cut off; with
-        the ids (:func:`id_key`) of the rows it already holds."""
+    def open(cls, path: str) -> tuple[ResultsFile, dict[str, tuple[str, str] | None]]:
+        """``path`` opened (created if need be) and locked, its unfinished last line cut off (a
+        complete one that lacks only its newline is kept and given it); with the ids
+        (:func:`id_key`) of the rows it already holds, each to the digests its line was made from
+        (:func:`source_of`)."""
         import fcntl
 
         from ...core.written_files import open_written
@@ -132,9 +134,11 @@ class ResultsFile:
             os.close(fd)
             raise BatchFileError(f"{path}: another batch is writing to it") from None
         try:
-            done, end = _done_rows(path, fd)
+            done, end, complete = _done_rows(path, fd)
             if end != os.fstat(fd).st_size:
                 os.ftruncate(fd, end)  # the line a killed batch did not finish
+            if not complete:
+                os.write(fd, b"\n")  # a last result whole but for its newline: kept, not paid for again
         except BaseException:
             os.close(fd)
             raise
@@ -165,24 +169,44 @@ class ResultsFile:
         self.close()
 
 
-def _done_rows(path: str, fd: int) -> tuple[set[str], int]:
-    """The ids of the results in the file, and where its last complete line ends."""
-    done: set[str] = set()
+def _done_rows(path: str, fd: int) -> tuple[dict[str, tuple[str, str] | None], int, bool]:
+    """The ids of the results in the file (each to its :func:`source_of`), where its last result
+    ends, and whether that result ends with its newline."""
+    done: dict[str, tuple[str, str] | None] = {}
     end = 0
+    complete = True
     with os.fdopen(os.dup(fd), "rb") as stream:
         stream.seek(0)
         for number, raw in enumerate(stream, 1):
+            result = _result(raw)
             if not raw.endswith(b"\n"):
-                if not _unfinished_result(raw):
+                if result is None and not _unfinished_result(raw):
                     raise _not_results(path, number)
-                break  # unfinished: cut off
-            try:
-                result = json.loads(raw)
-                done.add(id_key(result["id"]))
-            except (ValueError, TypeError, KeyError):
-                raise _not_results(path, number) from None
+                if result is None:
+                    break  # unfinished: cut off
+                complete = False
+            elif result is None:
+                raise _not_results(path, number)
+            done[id_key(result["id"])] = source_of(result)
             end += len(raw)
-    return done, end
+    return done, end, complete
+
+
+def _result(raw: bytes) -> dict[str, Any] | None:
+    """A result line's data, or None when the line is none."""
+    try:
+        result = json.loads(raw)
+    except ValueError:
+        return None
+    return result if isinstance(result, dict) and "id" in result else None
+
+
+def source_of(result: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The digests of the run and the row a result was made from (its ``source``), if it says."""
+    source = result.get("source")
+    if isinstance(source, dict) and isinstance(source.get("run"), str) and isinstance(source.get("row"), str):
+        return source["run"], source["row"]
+    return None
 
 
 _RESULT_START = b'{"id":'

@@ -10,8 +10,11 @@ its call's output contract, with attempts left, is simply the next call of the r
 call goes in the next round's file. An errored entry fails its row; an expired or cancelled one is
 asked again in the next round.
 
-A call's ``custom_id`` is ``row<LINE>-call<N>``: the row's line in the rows file and the call's
-place among the row's calls. The rows file must therefore stay as it is between rounds.
+A call's ``custom_id`` is ``row<LINE>-call<N>-<DIGEST>``: the row's line in the rows file, the
+call's place among the row's calls and the request's digest, so an answer is used only for the
+request it answers: after the program, the rows or the options change, a changed request is asked
+again, never answered by an old reply. The results file is bound to the batch as a live batch's is
+(:mod:`.batch_binding`).
 Replaying a program runs its tools again, so a program given ``--allow-write`` (tools or memory
 that write) is refused unless ``--replay-writes`` says repeating its writes is fine.
 """
@@ -26,6 +29,7 @@ from ...adapters.batch_files import Answer, read_results, reply_object, request_
 from ...core.errors import PromptwireError
 from ...core.written_files import open_written
 from .batch import Batch, Outcome, Progress, RowRunner, Summary, chunks, rows_to_run
+from .batch_binding import check_rows
 from .batch_io import ResultsFile, Row
 
 if TYPE_CHECKING:
@@ -38,9 +42,16 @@ if TYPE_CHECKING:
 __all__ = ["custom_id", "replay_row", "run_round"]
 
 
-def custom_id(line: int, call: int) -> str:
-    """The id of a row's call in a batch file (at most 64 of ``[A-Za-z0-9_-]``, as Anthropic asks)."""
-    return f"row{line}-call{call}"
+def custom_id(line: int, call: int, request: ProviderRequest, provider: str, path: str) -> str:
+    """The id of a row's call in a batch file (at most 64 of ``[A-Za-z0-9_-]``, as Anthropic asks):
+    the row's line, the call's place, and the first 32 hex digits of the request's digest as a
+    recording keys it (:func:`promptwire.core.recording.request_digest`), so an answer is taken
+    only for the very request it answers."""
+    from ...core.json_text import to_bytes
+    from ...core.recording import request_digest
+
+    digest = request_digest(provider, path, to_bytes(request.kwargs)).removeprefix("sha256:")
+    return f"row{line}-call{call}-{digest[:32]}"
 
 
 class _Unanswered(BaseException):
@@ -71,7 +82,8 @@ class _Replayed:
 
     def send(self, request: ProviderRequest, timeout: float | None) -> Any:
         self.calls += 1
-        asked = custom_id(self.line, self.calls)
+        sender = getattr(self.adapter, "adapter", self.adapter)  # the provider's, under its retargeting
+        asked = custom_id(self.line, self.calls, request, self.provider, str(getattr(sender, "path", "")))
         answer = self.answers.get(asked)
         if answer is None or answer.unanswered is not None:
             raise _Unanswered(asked, request)
@@ -114,6 +126,7 @@ def run_round(
     results: Iterable[str],
     report: Callable[[str], None],
     host: PluginHost,
+    resume_anyway: bool = False,
 ) -> tuple[Summary, int]:
     """One round: every row not done replayed with the answers of ``results`` (later files win);
     done rows written to ``out``, the next call of every other row to ``requests`` (a new file).
@@ -129,11 +142,12 @@ def run_round(
     summary = Summary()
     waiting = 0
     asked = None
-    if requests is not None:  # opened as every file asrender writes by name: no link, FIFO or device
-        asked = os.fdopen(open_written(requests, "a batch file", PromptwireError, truncate=True), "wb")
     results_file, done = ResultsFile.open(out)
     try:
         with results_file, Progress(batch.rows, summary, report) as progress:
+            check_rows(batch.rows, done, runner.run_digest, out, anyway=resume_anyway)
+            if requests is not None:  # opened as every file asrender writes by name: no link, FIFO or device
+                asked = os.fdopen(open_written(requests, "a batch file", PromptwireError, truncate=True), "wb")
             for chunk in chunks(rows_to_run(batch.rows, done, summary, progress), 64):
                 outcomes: list[Outcome] = []
                 for number, text in chunk:

@@ -452,6 +452,11 @@ def _batch_parser(commands: Any) -> None:
         help="write each row's next call to FILE, the provider's batch input, instead of sending it",
     )
     batch.add_argument(
+        "--resume-anyway",
+        action="store_true",
+        help="keep the results --out holds though another program, other rows or other options made them",
+    )
+    batch.add_argument(
         "--batch-results",
         action="append",
         metavar="FILE",
@@ -545,7 +550,15 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     )
     if kind is not None:
         return _batch_round(args, batch, kind, host)
-    summary = run_batch(batch, args.out, jobs=args.jobs, concurrency=args.concurrency, report=error_line, host=host)
+    summary = run_batch(
+        batch,
+        args.out,
+        jobs=args.jobs,
+        concurrency=args.concurrency,
+        report=error_line,
+        host=host,
+        resume_anyway=args.resume_anyway,
+    )
     error_line(summary.line())
     return 0 if summary.failed == summary.bad == 0 else 1
 
@@ -587,7 +600,14 @@ def _batch_round(args: argparse.Namespace, batch: Any, kind: str, host: PluginHo
 
     requests = args.batch_file[1] if args.batch_file is not None else None
     summary, waiting = run_round(
-        batch, args.out, kind=kind, requests=requests, results=args.batch_results or (), report=error_line, host=host
+        batch,
+        args.out,
+        kind=kind,
+        requests=requests,
+        results=args.batch_results or (),
+        report=error_line,
+        host=host,
+        resume_anyway=args.resume_anyway,
     )
     if waiting:
         where = f"written to {requests}" if requests else "not written: give --batch-file"
