@@ -1019,6 +1019,12 @@ def _base_urls(given: list[tuple[str, str]] | None, provider: str) -> dict[str, 
         check_base_urls(Routes(_host()), provider, base_urls)
     except PromptwireError as exc:
         _usage_error(str(exc))
+    from .base_url_credentials import credential_note
+
+    for key, url in base_urls.items():
+        note = credential_note(url, key or provider)
+        if note is not None:
+            error_line(f"warning: {note}")
     return base_urls
 
 
