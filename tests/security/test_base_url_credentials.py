@@ -63,9 +63,9 @@ def test_an_echoed_basic_header_is_masked_and_the_run_says_where_the_password_go
 
 
 def test_the_python_api_warns_and_masks_too(program: Path) -> None:
-    with fake_provider() as server, pytest.warns(UserWarning, match="in place of openai's API key"):
-        with pytest.raises(AuthenticationError) as failure:
-            promptwire.run(program, provider="openai", base_url=_with_user(server.base_url))
+    warned = pytest.warns(UserWarning, match="in place of openai's API key")
+    with fake_provider() as server, warned, pytest.raises(AuthenticationError) as failure:
+        promptwire.run(program, provider="openai", base_url=_with_user(server.base_url))
     assert BASIC not in str(failure.value) and BASIC not in (failure.value.body or "")
 
 
