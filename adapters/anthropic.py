@@ -96,6 +96,8 @@ def _thinking_budget(kwargs: dict[str, Any], config: GenerateConfig, notes: list
 class AnthropicAdapter(StreamingAdapter):
     name = "anthropic"
     description = "Anthropic Messages API through the official SDK (pip install 'promptwire[anthropic]')"
+    sdk = "anthropic"
+    extra = "anthropic"
     protocol = "anthropic"
     path = "v1/messages"
     default_url = "https://api.anthropic.com"

@@ -91,6 +91,8 @@ def host_origin(host: str) -> tuple[str, str, int]:
 class OllamaAdapter(StreamingAdapter):
     name = "ollama"
     description = "Ollama /api/chat through the official SDK (pip install 'promptwire[ollama]')"
+    sdk = "ollama"
+    extra = "ollama"
     protocol = "ollama"
     path = "api/chat"
     no_parameters: ClassVar[Mapping[str, Any]] = {"type": "object"}

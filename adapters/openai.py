@@ -39,6 +39,8 @@ EFFORTS = {True: "medium", "low": "low", "medium": "medium", "high": "high"}
 class OpenAIAdapter(StreamingAdapter):
     name = "openai"
     description = "OpenAI Chat Completions through the official SDK (pip install 'promptwire[openai]')"
+    sdk = "openai"
+    extra = "openai"
     protocol = "openai"
     path = "chat/completions"
     default_url = "https://api.openai.com/v1"

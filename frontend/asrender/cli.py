@@ -627,12 +627,19 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
     if args.json:
         write_output(json_text([info.to_dict() for info in infos]) + "\n")
         return 0
+    from ...adapters.sdk import missing_sdk
+
+    host = _host()
     lines = []
     for info in infos:
         lines.append(f"{one_line(info.name)} {one_line(info.version or '(no version)')}")
         for kind, names in info.registers.items():
             if names:
                 lines.append(f"  {kind.replace('_', ' ')}: {one_line(', '.join(names))}")
+            for name in names if kind == "adapters" else ():
+                missing = missing_sdk(host.load("adapters", name))
+                if missing is not None:
+                    lines.append(f"    {one_line(name)} cannot send: {one_line(missing)}")
     write_output("".join(line + "\n" for line in lines))
     return 0
 
@@ -990,6 +997,12 @@ def _provider(args: argparse.Namespace) -> str:
     try:
         if provider not in ("auto", "offline"):  # the offline adapter is no plugin's: always there
             _host().adapter(provider)
+            from ...adapters.sdk import missing_sdk
+
+            # A dry run only builds requests: it needs no SDK.
+            missing = None if args.dry_run else missing_sdk(_host().load("adapters", provider))
+            if missing is not None:
+                _usage_error(f"--provider {provider}: {missing}")
     except PromptwireError as exc:
         raise CliError(str(exc)) from None
     return str(provider)
