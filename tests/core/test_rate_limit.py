@@ -83,11 +83,9 @@ def test_a_rate_limited_call_waits_and_is_sent_again_synchronously_and_on_a_loop
 
 def test_the_waits_of_a_call_are_bounded_in_all() -> None:
     flaky = _Flaky(10, _limited(0.3))
-    started = time.monotonic()
     with pytest.raises(RateLimitedError):
         WaitOnRateLimits(flaky, max_wait=1.0).send(ProviderRequest({}), None)
-    assert flaky.sent == 4  # three waits of 0.3 s fit in 1 s, a fourth does not
-    assert time.monotonic() - started < 1.0
+    assert flaky.sent == 4  # three waits of 0.3 s fit in 1 s, a fourth does not: the waits are counted
     flaky = _Flaky(10, _limited(None))  # no Retry-After: 1 s, then 2 s...
     with pytest.raises(RateLimitedError):
         WaitOnRateLimits(flaky, max_wait=0.5).send(ProviderRequest({}), None)
