@@ -37,7 +37,7 @@ from .base import (
     split_data_url,
     usage_of,
 )
-from .status import missing_part, refused
+from .status import missing_part, refused, unchecked_reply
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicAdapter", "adapter"]
 
@@ -171,7 +171,7 @@ class AnthropicAdapter(StreamingAdapter):
         as the SDK builds the one it receives (without validating it)."""
         import anthropic
 
-        return anthropic.types.Message.construct(**data)
+        return unchecked_reply(anthropic.types.Message, data)
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import anthropic

@@ -27,7 +27,7 @@ from ..core.generate import ProviderRequest, Reply
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import Message, RenderedPrompt
 from .base import Endpoint, StreamingAdapter, StreamReader, api_stream, returns_left_out, tool_arguments, usage_of
-from .status import missing_part, refused
+from .status import missing_part, refused, unchecked_reply
 
 __all__ = ["OpenAIAdapter", "adapter"]
 
@@ -112,7 +112,7 @@ class OpenAIAdapter(StreamingAdapter):
     def replayed_reply(self, data: Any) -> Any:
         """A recorded reply (:mod:`promptwire.core.recording`) as the SDK's object again, built
         as the SDK builds the one it receives (without validating it)."""
-        return _sdk_type(self.reply_type).construct(**data)
+        return unchecked_reply(_sdk_type(self.reply_type), data)
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import openai

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from ..core.errors import (
@@ -258,6 +258,15 @@ def _long_integers_told(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_long_integers_told(item) for item in value]
     return value
+
+
+def unchecked_reply(model_type: Any, data: Mapping[str, Any]) -> Any:
+    """``data`` (a reply's JSON object) as the SDK's ``model_type``, built unchecked as the SDK
+    builds what it receives (``construct``). A key ``construct`` would take as its own argument
+    (``_fields_set``) is no reply's: a malformed reply quoting it, not an AttributeError."""
+    if "_fields_set" in data:
+        raise missing_part("LLM provider response holds the key '_fields_set', which no reply has", _quoted(data))
+    return model_type.construct(**data)
 
 
 _Reply = TypeVar("_Reply")

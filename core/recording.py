@@ -63,6 +63,7 @@ from .errors import PromptDrift, RecordingError
 from .generate import ModelAdapter, ProviderRequest, Reply
 from .json_text import dumps, to_bytes
 from .origin import call_origin
+from .printable import one_line
 from .prompt import GenerateConfig
 from .rendered import RenderedPrompt
 from .text_files import DEFAULT_MAX_BYTES, read_text
@@ -173,7 +174,7 @@ class Recorder:
                 digest=request_digest(provider, path, to_bytes(request.kwargs)),
                 streamed=streamed,
                 request=dict(request.kwargs),
-                reply=reply,
+                reply=_masked(reply),
                 usage=None if usage is None else dict(usage),
             )
             self._write(record.to_data())
@@ -213,6 +214,21 @@ class Recorder:
                 view = view[os.write(self._fd, view) :]
         except OSError as exc:
             raise RecordingError(f"{self.path}: cannot write the recording: {exc.strerror or exc}") from None
+
+
+def _masked(data: Any) -> Any:
+    """A reply's data with every secret taken out of its text (:func:`promptwire.core.secrets.mask`):
+    a provider may echo the key in a reply's ``id``, ``model`` or ``system_fingerprint``, and a
+    recording holds no key."""
+    from .secrets import mask
+
+    if isinstance(data, str):
+        return mask(data)
+    if isinstance(data, dict):
+        return {key: _masked(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_masked(value) for value in data]
+    return data
 
 
 def _open_for_recording(path: str) -> int:
@@ -452,14 +468,16 @@ class Recording:
                 f"  current  {digest} ({provider} {path})"
             )
         record = self.records[expected]
+        # What the recording says is shown on one line each, escaped: a crafted file could
+        # otherwise write lines of its own (an "asrender: ..." line) into the report.
         lines = [
-            f"{head}; the next recorded call is call {record.call}, at {record.where()}",
-            f"  recorded {record.digest} ({record.provider} {record.path})",
+            f"{head}; the next recorded call is call {record.call}, at {one_line(record.where())}",
+            f"  recorded {one_line(record.digest)} ({one_line(record.provider)} {one_line(record.path)})",
             f"  current  {digest} ({provider} {path})",
         ]
         difference = first_difference(record.request, dict(request.kwargs))
         if difference is not None:
-            at, was, now = difference
+            at, was, now = (one_line(part) for part in difference)
             lines += [f"  first difference, at {at}:", f"    recorded: {was}", f"    current:  {now}"]
         return "\n".join(lines)
 
