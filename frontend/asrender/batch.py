@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ...core.errors import PromptwireError
 from ...core.json_text import dumps
+from ...core.text_files import DEFAULT_MAX_BYTES
 from ..agentscript.diagnostics import CheckError
 from .batch_io import BadRow, ResultsFile, Row, id_key, parse_row, read_rows, result_line
 from .run import RunOptions, RunResult, request_dict
@@ -59,6 +60,8 @@ class Batch:
     """Each call's rendered prompt in full (its ``to_dict()``), or only its digest."""
     max_wait: float = 300.0
     """Seconds one call may wait out rate limits, in all."""
+    max_row_bytes: int = DEFAULT_MAX_BYTES
+    """The longest row line run (``--max-input-size``): a longer one is a bad row, never read whole."""
 
 
 @dataclass
@@ -134,7 +137,7 @@ def run_batch(
     summary = Summary()
     results, done = ResultsFile.open(out)
     with results, Progress(batch.rows, summary, report) as progress:
-        check_rows(batch.rows, done, run_digest(batch), out, anyway=resume_anyway)
+        check_rows(batch.rows, done, run_digest(batch), out, anyway=resume_anyway, limit=batch.max_row_bytes)
 
         def take(outcomes: Iterable[Outcome]) -> None:
             outcomes = list(outcomes)
@@ -145,7 +148,7 @@ def run_batch(
                     progress.write(outcome.report)
             progress.update(len(outcomes))
 
-        rows = rows_to_run(batch.rows, done, summary, progress)
+        rows = rows_to_run(batch.rows, done, summary, progress, batch.max_row_bytes)
         if batch.options.adapter != "offline" and not batch.options.dry_run:
             import asyncio
 
@@ -159,10 +162,13 @@ def run_batch(
     return summary
 
 
-def rows_to_run(path: str, done: Container[str], summary: Summary, progress: Progress) -> Iterator[tuple[int, str]]:
-    """The rows of ``path`` not done yet. Telling which are done means reading each line's id, so
-    a first run (nothing done) leaves every line to be read where it runs."""
-    for number, text in read_rows(path):
+def rows_to_run(
+    path: str, done: Container[str], summary: Summary, progress: Progress, limit: int = DEFAULT_MAX_BYTES
+) -> Iterator[tuple[int, str]]:
+    """The rows of ``path`` not done yet (a line longer than ``limit`` bytes is not kept: see
+    :func:`.batch_io.read_rows`). Telling which are done means reading each line's id, so a first
+    run (nothing done) leaves every line to be read where it runs."""
+    for number, text in read_rows(path, limit):
         if done:
             row = parse_row(path, number, text)
             if id_key(row.id) in done:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...core.json_text import dumps
+from ...core.text_files import DEFAULT_MAX_BYTES
 from .batch_io import BatchFileError, id_key, parse_row, read_rows
 
 if TYPE_CHECKING:
@@ -58,14 +59,16 @@ def _sha256(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def check_rows(path: str, done: Mapping[str, Any], run: str, out: str, *, anyway: bool = False) -> None:
+def check_rows(
+    path: str, done: Mapping[str, Any], run: str, out: str, *, anyway: bool = False, limit: int = DEFAULT_MAX_BYTES
+) -> None:
     """Refuse the rows of ``path`` when two share an id, or when a row ``done`` (by id, to the
     run and row digests its result line holds: :func:`.batch_io.source_of`) was not made by this batch (``run``) from this row, unless
     ``anyway``. Reads every line of ``path`` once; keeps one id per row."""
     seen: set[str] = set()
     repeated: set[str] = set()
     differ: list[int] = []
-    for number, text in read_rows(path):
+    for number, text in read_rows(path, limit):
         row = parse_row(path, number, text)
         key = id_key(row.id)
         if key in seen:
@@ -74,7 +77,7 @@ def check_rows(path: str, done: Mapping[str, Any], run: str, out: str, *, anyway
         if key in done and not anyway and done[key] != (run, row_digest(text)):
             differ.append(number)
     if repeated:
-        raise BatchFileError(_repeated(path, repeated))
+        raise BatchFileError(_repeated(path, repeated, limit))
     if differ:
         raise BatchFileError(
             f"{out} holds results made by another program, from other rows or with other options "
@@ -83,10 +86,10 @@ def check_rows(path: str, done: Mapping[str, Any], run: str, out: str, *, anyway
         )
 
 
-def _repeated(path: str, repeated: set[str]) -> str:
+def _repeated(path: str, repeated: set[str], limit: int) -> str:
     """The refusal of ids two rows share, each with its lines (a second reading: this is rare)."""
     lines: dict[str, list[int]] = {}
-    for number, text in read_rows(path):
+    for number, text in read_rows(path, limit):
         key = id_key(parse_row(path, number, text).id)
         if key in repeated:
             lines.setdefault(key, []).append(number)

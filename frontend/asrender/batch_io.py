@@ -22,6 +22,7 @@ from typing import Any
 
 from ...core.errors import PromptwireError
 from ...core.json_text import dumps
+from ...core.text_files import DEFAULT_MAX_BYTES
 
 __all__ = ["BadRow", "ResultsFile", "Row", "id_key", "read_rows", "result_line", "source_of"]
 
@@ -53,17 +54,43 @@ class BadRow:
         return self.line
 
 
-def read_rows(path: str) -> Iterator[tuple[int, str]]:
-    """Each non-blank line of ``path`` with its line number (from 1), read as it is needed."""
+class OversizedRow(str):
+    """A line longer than the batch reads (``--max-input-size``), read past, never kept: its
+    text is empty and ``size`` says how many bytes it held. :func:`parse_row` makes it a bad row."""
+
+    size: int
+    limit: int
+
+
+def read_rows(path: str, limit: int = DEFAULT_MAX_BYTES) -> Iterator[tuple[int, str]]:
+    """Each non-blank line of ``path`` with its line number (from 1), read as it is needed; a
+    line of more than ``limit`` bytes is read past in pieces and given as an :class:`OversizedRow`."""
     try:
         stream = open(path, "rb")  # noqa: SIM115 - closed by the generator's end or its close()
     except OSError as exc:
         raise BatchFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     with stream:
-        for number, raw in enumerate(stream, 1):
+        number = 0
+        while raw := stream.readline(limit + 1):
+            number += 1
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                yield number, _read_past(stream, raw, limit)
+                continue
             text = raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
             if text.strip():
                 yield number, text
+
+
+def _read_past(stream: Any, start: bytes, limit: int) -> OversizedRow:
+    """The rest of a line too long to keep, read in pieces up to its newline."""
+    size = len(start)
+    while piece := stream.readline(1 << 20):
+        size += len(piece)
+        if piece.endswith(b"\n"):
+            break
+    row = OversizedRow()
+    row.size, row.limit = size, limit
+    return row
 
 
 def parse_row(label: str, number: int, text: str) -> Row | BadRow:
@@ -71,6 +98,8 @@ def parse_row(label: str, number: int, text: str) -> Row | BadRow:
     and too deep nesting refused), or why it is not one."""
     from .inputs import PromptFileError, parse_data
 
+    if isinstance(text, OversizedRow):
+        return BadRow(number, f"the row is {text.size:,} bytes, more than --max-input-size ({text.limit:,} bytes)")
     where = f"{label}:{number}"
     try:
         data = parse_data(text, where, json_by_name=True)

@@ -145,10 +145,10 @@ def run_round(
     results_file, done = ResultsFile.open(out)
     try:
         with results_file, Progress(batch.rows, summary, report) as progress:
-            check_rows(batch.rows, done, runner.run_digest, out, anyway=resume_anyway)
+            check_rows(batch.rows, done, runner.run_digest, out, anyway=resume_anyway, limit=batch.max_row_bytes)
             if requests is not None:  # opened as every file asrender writes by name: no link, FIFO or device
                 asked = os.fdopen(open_written(requests, "a batch file", PromptwireError, truncate=True), "wb")
-            for chunk in chunks(rows_to_run(batch.rows, done, summary, progress), 64):
+            for chunk in chunks(rows_to_run(batch.rows, done, summary, progress, batch.max_row_bytes), 64):
                 outcomes: list[Outcome] = []
                 for number, text in chunk:
 

@@ -535,6 +535,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         reader=args.reader,
         prompt=args.prompt,
         max_wait=args.max_wait,
+        max_row_bytes=args.max_input_size,
     )
     from ...core.written_files import refuse_same_file
 

@@ -141,3 +141,19 @@ def test_an_old_answer_never_answers_a_changed_request(capsys: pytest.CaptureFix
     (again,) = [json.loads(line) for line in round2.read_text(encoding="utf-8").splitlines()]
     assert again["custom_id"] != asked["custom_id"]
     assert "Is it really ok?" in json.dumps(again["body"])
+
+
+def test_a_row_longer_than_max_input_size_is_a_bad_row_never_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    program = _program(tmp_path)
+    data = tmp_path / "rows.jsonl"
+    big = json.dumps({"x": "y" * 2_000_000})
+    data.write_text('{"x": "a"}\n' + big + '\n{"x": "c"}\n', encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    code, err = _batch(capsys, str(program), "--inputs", str(data), "--out", str(out), "--max-input-size", "1M")
+    assert code == 1 and "2 ok, 0 failed, 1 bad" in err
+    lines = {line["id"]: line for line in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert lines[2]["status"] == "bad"
+    assert lines[2]["error"] == f"the row is {len(big) + 1:,} bytes, more than --max-input-size (1,048,576 bytes)"
+    assert [lines[1]["status"], lines[3]["status"]] == ["ok", "ok"]
