@@ -124,7 +124,7 @@ class ProviderAdapter(ABC):
     """The environment variable that holds the API key when the adapter is given none; when set,
     the key is required."""
     sdk: ClassVar[str | None] = None
-    """The module the adapter sends with, when it is an optional extra (see :mod:`.sdk`)."""
+    """The module the adapter sends with, when it is an optional extra (see :mod:`promptwire.core.sdk`)."""
     extra: ClassVar[str | None] = None
     """The extra of ``promptwire`` that installs :attr:`sdk` (``pip install 'promptwire[EXTRA]'``)."""
     no_parameters: ClassVar[Mapping[str, Any]] = {"type": "object", "properties": {}}
@@ -236,7 +236,7 @@ class ProviderAdapter(ABC):
                 await aclose(client)
 
     def _where(self, request: ProviderRequest, timeout: float | None) -> tuple[float, Endpoint]:
-        from .sdk import require_sdk
+        from ..core.sdk import require_sdk
 
         require_sdk(self)  # the extra to install, before anything is sent (not a ModuleNotFoundError)
         return timeout or DEFAULT_TIMEOUT, self.endpoint(request)

@@ -628,7 +628,7 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
     if args.json:
         write_output(json_text([info.to_dict() for info in infos]) + "\n")
         return 0
-    from ...adapters.sdk import missing_sdk
+    from ...core.sdk import missing_sdk
 
     host = _host()
     lines = []
@@ -998,7 +998,7 @@ def _provider(args: argparse.Namespace) -> str:
     try:
         if provider not in ("auto", "offline"):  # the offline adapter is no plugin's: always there
             _host().adapter(provider)
-            from ...adapters.sdk import missing_sdk
+            from ...core.sdk import missing_sdk
 
             # A dry run only builds requests: it needs no SDK.
             missing = None if args.dry_run else missing_sdk(_host().load("adapters", provider))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import promptwire
-from promptwire.adapters.sdk import SdkMissing
+from promptwire.core.sdk import SdkMissing
 from promptwire.frontend.asrender.cli import main
 
 

@@ -3,10 +3,11 @@
 The README's plain install (``pip install promptwire``) has no provider SDK: each is an extra
 (``promptwire[openai]``...). An adapter names the module it sends with (``sdk``) and the extra that
 installs it (``extra``); a call made without it is a :class:`SdkMissing` saying what to install,
-raised before anything is sent (``ProviderAdapter._where``), never a bare ``ModuleNotFoundError``.
-``asrender`` checks the provider it is given before the run starts (exit 2), and ``asrender
-plugins`` marks the adapters that cannot send. Building a request needs no SDK: a dry run works
-without it.
+raised before anything is sent (``ProviderAdapter._where`` in :mod:`promptwire.adapters.base`),
+never a bare ``ModuleNotFoundError``. ``asrender`` checks the provider it is given before the run
+starts (exit 2), and ``asrender plugins`` marks the adapters that cannot send. Building a request
+needs no SDK: a dry run works without it. (In core, as :mod:`.telemetry`'s ``TelemetryUnavailable``
+is: the front end asks it as the adapters do, and may not import the adapters' package.)
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from ..core.errors import PromptwireError
+from .errors import PromptwireError
 
 __all__ = ["SdkMissing", "missing_sdk", "require_sdk"]
 
