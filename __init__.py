@@ -10,6 +10,8 @@ for pydantic and the core model.
 
 from __future__ import annotations
 
+# First, before typing (not loaded at start-up): python -m promptwire takes the current folder off sys.path.
+from . import _module_entry  # noqa: F401  # isort: skip
 import importlib
 from typing import TYPE_CHECKING, Any
 

@@ -418,6 +418,12 @@ def _run_options(
         except ValueError as exc:
             raise _FieldError("base_url", str(exc)) from None
     check_base_urls(Routes(host), provider, base_urls)
+    from .calls.base_url_credentials import credential_note
+
+    for key, url in base_urls.items():
+        note = credential_note(url, key or provider)
+        if note is not None:
+            warnings.warn(note, UserWarning, stacklevel=4)
     options = RunOptions(
         adapter=provider,
         model=model,

@@ -83,14 +83,21 @@ class RunRows:
         """One batch of rows (a pyarrow Table) to its ``id``, ``status`` and ``result`` columns."""
         if "id" not in rows.column_names:
             raise ValueError("promptwire.batch: every row needs an 'id' column (a dataset has no line numbers)")
-        numbered = [(number, json.dumps(row, ensure_ascii=False)) for number, row in enumerate(rows.to_pylist(), 1)]
+        given = rows.to_pylist()
+        texts = [row_text(row) for row in given]
+        numbered = [(number, text) for number, text in enumerate(texts, 1) if not isinstance(text, _NotJson)]
         if self.batch.options.adapter == "offline" or self.batch.options.dry_run:
-            outcomes = self.runner.run_chunk(numbered)
+            outcomes = iter(self.runner.run_chunk(numbered))
         else:
             import asyncio
 
-            outcomes = asyncio.run(self._live(numbered))
-        results = [_without_line(outcome) for outcome in outcomes]
+            outcomes = iter(asyncio.run(self._live(numbered)))
+        results = [
+            {"id": row["id"], "status": "bad", "error": text.reason}
+            if isinstance(text, _NotJson)
+            else {**_without_line(next(outcomes)), "id": row["id"]}  # its own id, whatever it is
+            for row, text in zip(given, texts, strict=True)
+        ]
         return {
             "id": [result["id"] for result in results],
             "status": [result["status"] for result in results],
@@ -148,7 +155,14 @@ class _OneCall:
         if self._runner is None:
             self._runner = RunRows(self.program, prompt=self.prompt, **self.settings)
         data = {key: value for key, value in row.items() if key not in _OUR_COLUMNS}
-        return replay_row(self._runner.runner, 1, json.dumps(data, ensure_ascii=False), answers)
+        text = row_text(data)
+        if isinstance(text, _NotJson):
+            return {"status": "done", "result": {"id": data.get("id"), "status": "bad", "error": text.reason}}
+        done = replay_row(self._runner.runner, 1, text, answers)
+        if done["status"] == "done":
+            result = {key: value for key, value in done["result"].items() if key not in ("line", "source")}
+            done["result"] = {**result, "id": data.get("id")}  # its own id, whatever it is
+        return done
 
 
 _OUR_COLUMNS = frozenset({"payload", "messages", "promptwire", "http_response", "generated_text"})
@@ -183,12 +197,70 @@ class CheckReply(_OneCall):
             body = row.get("http_response")
             if body is None:
                 body = _chat_completion(row.get("generated_text") or "", self.model)
-            asked = self.replay(row, {asked["custom_id"]: Answer(body=body)})
+            answer = Answer(body=body) if isinstance(body, dict) else Answer(failure=_not_a_reply(body))
+            asked = self.replay(row, {asked["custom_id"]: answer})
         request = asked.pop("request", None)
         result = asked.get("result")
         status = result["status"] if result is not None else "waiting"
         payload = dict(request.kwargs) if request is not None else {}
         return {**row, "status": status, "result": json.dumps(result), "payload": payload}
+
+
+def _not_a_reply(body: Any) -> Any:
+    """The failure of a reply that is no JSON object (a list, text, a number): the row fails with
+    it, as a live call's would, quoting what came."""
+    from .adapters.status import missing_part
+
+    return missing_part("LLM provider response is not a JSON object", body if isinstance(body, str) else repr(body))
+
+
+class _NotJson:
+    """A row that is no JSON data: the reason, for its ``bad`` result."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def row_text(row: Mapping[str, Any]) -> str | _NotJson:
+    """A dataset's row as the JSON line ``asrender batch`` would read, or why it cannot be one: a
+    value JSON has no form for (Ray Data reads a date-like text as a timestamp, a binary column as
+    bytes, a decimal column as ``Decimal``) fails that row only."""
+    try:
+        found = _not_json(row, "")
+    except RecursionError:
+        return _NotJson("the row is nested too deeply to process")
+    if found is not None:
+        where, value = found
+        hint = " (Ray Data reads date-like text as a timestamp: cast the column to text)" if _is_date(value) else ""
+        return _NotJson(f"{where or 'the row'}: a {type(value).__name__} is no JSON value{hint}")
+    return json.dumps(row, ensure_ascii=False)
+
+
+def _not_json(value: Any, where: str) -> tuple[str, Any] | None:
+    """The first place in ``value`` holding what JSON cannot, and what it holds."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{where}.{key!r}".lstrip("."), key
+            found = _not_json(item, f"{where}.{key}".lstrip("."))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            found = _not_json(item, f"{where}[{index}]")
+            if found is not None:
+                return found
+        return None
+    return where, value
+
+
+def _is_date(value: Any) -> bool:
+    import datetime
+
+    return isinstance(value, datetime.date | datetime.time | datetime.timedelta)
 
 
 def _chat_completion(text: str, model: str | None) -> dict[str, Any]:
@@ -200,9 +272,11 @@ def _chat_completion(text: str, model: str | None) -> dict[str, Any]:
 
 def _without_line(outcome: Outcome) -> dict[str, Any]:
     """The row's result line as data, without ``line`` (its place in a batch of the dataset, which
-    says nothing: the ``id`` names the row)."""
+    says nothing: the ``id`` names the row) and ``source`` (what binds a results file of ``asrender
+    batch`` to its batch, to resume it; a dataset is not resumed)."""
     result: dict[str, Any] = json.loads(outcome.line)
     result.pop("line", None)
+    result.pop("source", None)
     return result
 
 

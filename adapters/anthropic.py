@@ -36,7 +36,7 @@ from .base import (
     split_data_url,
     usage_of,
 )
-from .status import missing_part, refused
+from .status import missing_part, refused, unchecked_reply
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicAdapter", "adapter"]
 
@@ -95,6 +95,8 @@ def _thinking_budget(kwargs: dict[str, Any], config: GenerateConfig, notes: list
 class AnthropicAdapter(StreamingAdapter):
     name = "anthropic"
     description = "Anthropic Messages API through the official SDK (pip install 'promptwire[anthropic]')"
+    sdk = "anthropic"
+    extra = "anthropic"
     protocol = "anthropic"
     path = "v1/messages"
     default_url = "https://api.anthropic.com"
@@ -168,7 +170,7 @@ class AnthropicAdapter(StreamingAdapter):
         as the SDK builds the one it receives (without validating it)."""
         import anthropic
 
-        return anthropic.types.Message.construct(**data)
+        return unchecked_reply(anthropic.types.Message, data)
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import anthropic

@@ -125,6 +125,10 @@ class ProviderAdapter(ABC):
     key_variable: ClassVar[str | None] = None
     """The environment variable that holds the API key when the adapter is given none; when set,
     the key is required."""
+    sdk: ClassVar[str | None] = None
+    """The module the adapter sends with, when it is an optional extra (see :mod:`promptwire.core.sdk`)."""
+    extra: ClassVar[str | None] = None
+    """The extra of ``promptwire`` that installs :attr:`sdk` (``pip install 'promptwire[EXTRA]'``)."""
     no_parameters: ClassVar[Mapping[str, Any]] = {"type": "object", "properties": {}}
     """The parameter schema of a tool that takes none, as the provider wants it spelt. This one is
     JSON Schema's empty object as OpenAI documents it: OpenAI refuses ``{}`` and an object schema
@@ -155,7 +159,8 @@ class ProviderAdapter(ABC):
     def with_base_url(self, url: str) -> Self:
         """This adapter sending to ``url`` instead of its base URL (``asrender --base-url``): a copy,
         with clients of its own, since the registered adapter is shared by every run. For Ollama it
-        is the host a model URI without one goes to (a URI's own host still wins)."""
+        is the host a model URI without one goes to (a URI's own host is reached where the run
+        allows it, without the key)."""
         moved = copy.copy(self)
         moved.base_url = url.rstrip("/")
         moved._clients = {}
@@ -233,6 +238,9 @@ class ProviderAdapter(ABC):
                 await aclose(client)
 
     def _where(self, request: ProviderRequest, timeout: float | None) -> tuple[float, Endpoint]:
+        from ..core.sdk import require_sdk
+
+        require_sdk(self)  # the extra to install, before anything is sent (not a ModuleNotFoundError)
         return timeout or DEFAULT_TIMEOUT, self.endpoint(request)
 
     def _kept(self, endpoint: Endpoint, seconds: float) -> Any:

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from ..core.call import ProviderRequest
 from ..core.errors import PromptwireError, ProviderError
 from ..core.json_text import dumps, to_bytes
-from .status import status_error, status_of_kind
+from .status import status_error, status_of_kind, unchecked_reply
 
 __all__ = ["KINDS", "Answer", "BatchResultsError", "check_adapter", "read_results", "reply_object", "request_line"]
 
@@ -128,11 +128,11 @@ def reply_object(adapter: str, body: dict[str, Any]) -> Any:
     if adapter == "anthropic":
         import anthropic
 
-        return anthropic.types.Message.construct(**body)
+        return unchecked_reply(anthropic.types.Message, body)
     if adapter == "openai-responses":
         from openai.types.responses import Response
 
-        return Response.construct(**body)
+        return unchecked_reply(Response, body)
     from openai.types.chat import ChatCompletion
 
-    return ChatCompletion.construct(**body)
+    return unchecked_reply(ChatCompletion, body)

@@ -4,6 +4,10 @@
 (``model``, ``stream``, ``think``, ``messages``, ``format``, ``options`` with ``num_predict`` then
 ``temperature``, then ``tools``) and the host: the one the model URI names
 (``ollama://HOST:PORT/MODEL``), else the adapter's, else ``OLLAMA_BASE_URL``, then ``OLLAMA_HOST``.
+The user's ``OLLAMA_API_KEY`` goes only to the configured host (the adapter's, else the
+environment's, else the default): a host a URI names that is not it gets no key (the SDK would add
+it to every request), and a program's run asks the user before sending there at all
+(:meth:`OllamaAdapter.named_host`).
 Ollama takes images as bare base64 on the message; what it cannot carry is in the notes. The SDK is
 imported only to send (``client``, ``post``), with an explicit timeout (its default waits forever).
 
@@ -31,18 +35,17 @@ from ..core.rendered import Message, RenderedPrompt
 from .base import Endpoint, StreamingAdapter, StreamReader, check_key, part_left_out, returns_left_out, split_data_url
 from .status import connection_failed, missing_part, status_error, stream_failure
 
-__all__ = ["OllamaAdapter", "adapter", "model_and_host"]
+__all__ = ["OllamaAdapter", "adapter", "configured_host", "model_and_host"]
 
 DEFAULT_HOST = "http://localhost:11434"
+_SCHEME_PORTS = {"http": 80, "https": 443}
 
 
 def model_and_host(model: str | None, default_host: str | None = None) -> tuple[str, str]:
     """``ollama://HOST:PORT/MODEL`` -> (MODEL, ``http://HOST:PORT``); ``ollama://MODEL`` or a bare name
     uses ``default_host``, then ``OLLAMA_BASE_URL`` (AgentScript's), then ``OLLAMA_HOST`` (the SDK's,
     which also reads forms like ``0.0.0.0`` or ``host:port``), then ``http://localhost:11434``."""
-    fallback = (
-        default_host or os.environ.get("OLLAMA_BASE_URL") or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
-    ).rstrip("/")
+    fallback = configured_host(default_host)
     if not model:
         raise BadRequestError("ollama URI must include a model name")
     if model_scheme(model) is None:
@@ -58,9 +61,37 @@ def model_and_host(model: str | None, default_host: str | None = None) -> tuple[
     return unquote(parts.netloc), fallback
 
 
+def configured_host(default_host: str | None = None) -> str:
+    """The host a call goes to when its model URI names none: ``default_host`` (the adapter's),
+    else ``OLLAMA_BASE_URL``, then ``OLLAMA_HOST``, then ``http://localhost:11434``."""
+    return (default_host or os.environ.get("OLLAMA_BASE_URL") or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST).rstrip(
+        "/"
+    )
+
+
+def host_origin(host: str) -> tuple[str, str, int]:
+    """A host as the SDK reads it (``host``, ``host:port``, ``http://host``...) reduced to its
+    origin: scheme, host in lower case, port (11434 when neither the host nor its scheme gives one,
+    as in the SDK). Two hosts with one origin are one server."""
+    scheme, separator, rest = host.partition("://")
+    scheme, port = scheme.lower(), 11434
+    if not separator:
+        scheme, rest = "http", host
+    elif scheme in _SCHEME_PORTS:
+        port = _SCHEME_PORTS[scheme]
+    try:
+        parts = urlsplit(f"{scheme}://{rest}")
+        port = parts.port or port
+    except ValueError:
+        return scheme, rest.lower(), -1  # no port the SDK could reach: equal to itself only
+    return scheme.lower(), (parts.hostname or "127.0.0.1").lower(), port
+
+
 class OllamaAdapter(StreamingAdapter):
     name = "ollama"
     description = "Ollama /api/chat through the official SDK (pip install 'promptwire[ollama]')"
+    sdk = "ollama"
+    extra = "ollama"
     protocol = "ollama"
     path = "api/chat"
     no_parameters: ClassVar[Mapping[str, Any]] = {"type": "object"}
@@ -73,6 +104,18 @@ class OllamaAdapter(StreamingAdapter):
     def model_name(self, uri: str | None) -> str:
         """``ollama://HOST:PORT/MODEL`` -> ``MODEL``: see :func:`model_and_host`."""
         return model_and_host(uri, self.base_url)[0]
+
+    def named_host(self, uri: str | None) -> str | None:
+        """The host ``uri`` (``ollama://HOST:PORT/MODEL``) sends its calls to when that is not the
+        configured one (:func:`configured_host`), else None. A program's URI choosing a server is a
+        network reach the run must allow (``asrender --allow-net``), as a tool's URL is."""
+        if model_scheme(uri) != "ollama":
+            return None
+        try:
+            host = model_and_host(uri, self.base_url)[1]
+        except BadRequestError:
+            return None  # no model: refused when the request is built
+        return None if host_origin(host) == host_origin(configured_host(self.base_url)) else host
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -106,22 +149,26 @@ class OllamaAdapter(StreamingAdapter):
         return ProviderRequest(kwargs, tuple(notes), endpoint=host)
 
     def endpoint(self, request: ProviderRequest) -> Endpoint:
-        """The host the request names. No key: the SDK sends ``OLLAMA_API_KEY`` (for ollama.com)
-        itself, so it is checked here as other adapters check theirs, and masked like theirs."""
-        key = os.environ.get("OLLAMA_API_KEY")
+        """The host the request names, with ``OLLAMA_API_KEY`` (for ollama.com) when that host is
+        the configured one, checked as other adapters check theirs and masked like theirs. A host
+        only a model URI names gets no key: the user gave it to the server they configured."""
+        host = request.endpoint or configured_host(self.base_url)
+        key = os.environ.get("OLLAMA_API_KEY") or None
         if key:
             check_key(key, "OLLAMA_API_KEY")
-        return Endpoint(request.endpoint or self.base_url or DEFAULT_HOST)
+        if host_origin(host) != host_origin(configured_host(self.base_url)):
+            key = None
+        return Endpoint(host, key)
 
     def client(self, endpoint: Endpoint, seconds: float) -> Any:
         import ollama
 
-        return ollama.Client(host=endpoint.url, timeout=seconds)
+        return _keyed(ollama.Client(host=endpoint.url, timeout=seconds), endpoint)
 
     def async_client(self, endpoint: Endpoint, seconds: float) -> Any:
         import ollama
 
-        return ollama.AsyncClient(host=endpoint.url, timeout=seconds)
+        return _keyed(ollama.AsyncClient(host=endpoint.url, timeout=seconds), endpoint)
 
     def post(self, client: Any, body: bytes) -> Any:
         # Client.chat would encode the body itself (its HTTP client fails on half a character), so
@@ -183,6 +230,14 @@ class OllamaAdapter(StreamingAdapter):
             finish_reason=raw.done_reason,
             tool_calls=calls,
         )
+
+
+def _keyed(client: Any, endpoint: Endpoint) -> Any:
+    """The SDK's client without the bearer header it adds from ``OLLAMA_API_KEY`` whatever the
+    host, unless ``endpoint`` carries the key (it is the configured host)."""
+    if endpoint.key is None:
+        client._client.headers.pop("authorization", None)
+    return client
 
 
 async def _read_when_sent(sent: Any) -> Any:

@@ -26,7 +26,7 @@ from ..core.errors import ProviderError
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import Message, RenderedPrompt
 from .base import Endpoint, StreamingAdapter, StreamReader, api_stream, returns_left_out, tool_arguments, usage_of
-from .status import missing_part, refused
+from .status import missing_part, refused, unchecked_reply
 
 __all__ = ["OpenAIAdapter", "adapter"]
 
@@ -38,6 +38,8 @@ EFFORTS = {True: "medium", "low": "low", "medium": "medium", "high": "high"}
 class OpenAIAdapter(StreamingAdapter):
     name = "openai"
     description = "OpenAI Chat Completions through the official SDK (pip install 'promptwire[openai]')"
+    sdk = "openai"
+    extra = "openai"
     protocol = "openai"
     path = "chat/completions"
     default_url = "https://api.openai.com/v1"
@@ -109,7 +111,7 @@ class OpenAIAdapter(StreamingAdapter):
     def replayed_reply(self, data: Any) -> Any:
         """A recorded reply (:mod:`promptwire.calls.recording`) as the SDK's object again, built
         as the SDK builds the one it receives (without validating it)."""
-        return _sdk_type(self.reply_type).construct(**data)
+        return unchecked_reply(_sdk_type(self.reply_type), data)
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         import openai

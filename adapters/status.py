@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from ..core.errors import (
@@ -232,13 +232,53 @@ def missing_part(message: str, raw: object) -> MalformedResponseError:
         # As data, then our JSON writer: pydantic's own fails on half a character ("\\ud800"),
         # which a provider may send, and the error describing the reply must not fail itself.
         try:
-            text = dumps(raw.model_dump(exclude_unset=True, warnings=False), separators=(",", ":"), default=repr)
+            text = _quoted(raw.model_dump(exclude_unset=True, warnings=False))
         except UnicodeEncodeError:  # half a character in a key: pydantic's dump refuses even to Python data
-            text = repr(raw)
+            text = _repr(raw)
     else:
-        text = repr(raw)
+        text = _repr(raw)
     excerpt = body_excerpt(text)
     return MalformedResponseError(message, status=200, body=excerpt)
+
+
+def _quoted(data: Any) -> str:
+    """Reply data as JSON text for a message, an integer too long for Python to write as digits
+    (more than 4,300 of them: a ValueError otherwise) shown as how many digits it has."""
+    try:
+        return dumps(data, separators=(",", ":"), default=repr)
+    except ValueError:
+        try:
+            return dumps(_long_integers_told(data), separators=(",", ":"), default=repr)
+        except (ValueError, RecursionError):
+            return "(a reply that cannot be quoted)"
+    except RecursionError:
+        return "(a reply nested too deeply to quote)"
+
+
+def _repr(value: Any) -> str:
+    try:
+        return repr(value)
+    except (ValueError, RecursionError):  # a 5,000-digit integer, or a nesting past the limit
+        return _quoted(value)
+
+
+def _long_integers_told(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14_000:
+        return f"(an integer of about {int(value.bit_length() * 0.30103):,} digits)"
+    if isinstance(value, dict):
+        return {key: _long_integers_told(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_long_integers_told(item) for item in value]
+    return value
+
+
+def unchecked_reply(model_type: Any, data: Mapping[str, Any]) -> Any:
+    """``data`` (a reply's JSON object) as the SDK's ``model_type``, built unchecked as the SDK
+    builds what it receives (``construct``). A key ``construct`` would take as its own argument
+    (``_fields_set``) is no reply's: a malformed reply quoting it, not an AttributeError."""
+    if "_fields_set" in data:
+        raise missing_part("LLM provider response holds the key '_fields_set', which no reply has", _quoted(data))
+    return model_type.construct(**data)
 
 
 _Reply = TypeVar("_Reply")

@@ -50,11 +50,9 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import errno
 import hashlib
 import json
 import os
-import stat
 import threading
 import weakref
 from collections.abc import Callable, Mapping
@@ -62,9 +60,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..core.call import Call, ModelAdapter, ProviderRequest, Site, Whole
-from ..core.confined import never_opened
 from ..core.errors import PromptDrift, RecordingError
 from ..core.json_text import dumps, to_bytes
+from ..core.printable import one_line
 from ..core.text_files import DEFAULT_MAX_BYTES, read_text
 from .links import Answering, ASend, AsyncItems, Items, Link, Send
 
@@ -192,7 +190,7 @@ class Recorder:
                 digest=_digest(provider, path, request),
                 streamed=streamed,
                 request=dict(request.kwargs),
-                reply=reply,
+                reply=_masked(reply),
                 usage=None if usage is None else dict(usage),
             )
             self._write(record.to_data())
@@ -234,43 +232,28 @@ class Recorder:
             raise RecordingError(f"{self.path}: cannot write the recording: {exc.strerror or exc}") from None
 
 
+def _masked(data: Any) -> Any:
+    """A reply's data with every secret taken out of its text (:func:`promptwire.core.secrets.mask`):
+    a provider may echo the key in a reply's ``id``, ``model`` or ``system_fingerprint``, and a
+    recording holds no key."""
+    from ..core.secrets import mask
+
+    if isinstance(data, str):
+        return mask(data)
+    if isinstance(data, dict):
+        return {key: _masked(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_masked(value) for value in data]
+    return data
+
+
 def _open_for_recording(path: str) -> int:
-    """``path`` opened to be written from its start, never through a symbolic link (``O_NOFOLLOW``:
-    a link planted at the name fails to open instead), never a FIFO, device or a file with other
-    hard links (each checked before the open and again on the open file), never under /proc, /sys
-    or /dev."""
-    if never_opened(os.path.join(os.path.realpath(os.path.dirname(path) or "."), os.path.basename(path))):
-        raise RecordingError(f"{path}: under /proc, /sys or /dev: a recording is never written there")
-    with contextlib.suppress(OSError):
-        _refuse(path, os.lstat(path))
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-    try:
-        fd = os.open(path, flags, 0o666)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP and os.path.islink(path):
-            _refuse(path, os.lstat(path))  # planted since the check
-        raise RecordingError(f"{path}: cannot write the recording: {exc.strerror or exc}") from None
-    try:
-        _refuse(path, os.fstat(fd))
-    except RecordingError:
-        os.close(fd)
-        raise
-    os.set_blocking(fd, True)
-    os.ftruncate(fd, 0)
-    return fd
+    """``path`` opened to be written from its start, as every file ``asrender`` writes by name is
+    (:func:`promptwire.core.written_files.open_written`): never through a symbolic link, never a
+    FIFO, device or a file with other hard links, never under /proc, /sys or /dev."""
+    from ..core.written_files import open_written
 
-
-def _refuse(path: str, info: os.stat_result) -> None:
-    """:class:`RecordingError` unless ``info`` is a regular file's with no other hard links."""
-    if stat.S_ISLNK(info.st_mode):
-        problem = "a symbolic link; a recording is never written through one (remove it or record elsewhere)"
-    elif not stat.S_ISREG(info.st_mode):
-        problem = "not a regular file (FIFOs, sockets and devices are never written)"
-    elif info.st_nlink > 1:
-        problem = "a file with other hard links, which writing it would change too"
-    else:
-        return
-    raise RecordingError(f"{path}: {problem}")
+    return open_written(path, "a recording", RecordingError, truncate=True)
 
 
 class Record(Link):
@@ -476,14 +459,16 @@ class Recording:
                 f"  current  {digest} ({provider} {path})"
             )
         record = self.records[expected]
+        # What the recording says is shown on one line each, escaped: a crafted file could
+        # otherwise write lines of its own (an "asrender: ..." line) into the report.
         lines = [
-            f"{head}; the next recorded call is call {record.call}, at {record.where()}",
-            f"  recorded {record.digest} ({record.provider} {record.path})",
+            f"{head}; the next recorded call is call {record.call}, at {one_line(record.where())}",
+            f"  recorded {one_line(record.digest)} ({one_line(record.provider)} {one_line(record.path)})",
             f"  current  {digest} ({provider} {path})",
         ]
         difference = first_difference(record.request, dict(request.kwargs))
         if difference is not None:
-            at, was, now = difference
+            at, was, now = (one_line(part) for part in difference)
             lines += [f"  first difference, at {at}:", f"    recorded: {was}", f"    current:  {now}"]
         return "\n".join(lines)
 

@@ -25,7 +25,7 @@ for every adapter of the run. Its password is masked in every message, as every 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -33,9 +33,11 @@ from ..core.errors import ModelRouteError, PromptwireError
 from ..core.model_uri import model_name, model_scheme
 from ..core.printable import one_line
 from ..core.secrets import shown_url
+from .model_reach import model_reach
 from .targets import Router, Target
 
 if TYPE_CHECKING:
+    from ..core.permissions import Permissions
     from ..plugins.manager import PluginHost
 
 __all__ = ["AUTO", "EVERY_PROVIDER", "Named", "Routes", "base_url_entry", "check_base_urls", "check_url"]
@@ -105,17 +107,33 @@ class Named(Router):
     adapter reads it: a bare name or a URI of the provider's own protocol as it is, one of another
     as the adapter serving that protocol reads its model name."""
 
-    def __init__(self, routes: Routes, provider: str, model: str | None = None) -> None:
+    def __init__(
+        self,
+        routes: Routes,
+        provider: str,
+        model: str | None = None,
+        *,
+        permissions: Permissions | None = None,
+        reach: bool = True,
+    ) -> None:
         self.routes = routes
         self.name = provider
         self.model = model
+        self.permissions = permissions
+        """What the program may reach: a server its model URI names must be allowed
+        (:mod:`.model_reach`), unless ``reach`` is off (a dry run reaches nothing) or ``model``
+        replaces the program's (the user's own choice)."""
+        self.reach = reach
         self._senders: dict[str, Any] = {}
+        self._reaches: dict[str, Callable[[str | None], None] | None] = {}
         if provider != AUTO:
             self._sender(provider)  # an unknown provider, or one that takes no base URL, fails now
 
     def target(self, model: str | None) -> Target:
         name = self.name if self.name != AUTO else self._serving(self.model or model)
         adapter = self._sender(name)
+        if self.reach and self.model is None:
+            self._check_reach(name, adapter, model)
         scheme = model_scheme(model)
         own = scheme is None or self._own(adapter, name, scheme)
         return Target(name, adapter, self._read(adapter, name, self.model or model), None if own else model, named=True)
@@ -144,6 +162,14 @@ class Named(Router):
         if name is None:
             raise self.routes.unserved(scheme)
         return name
+
+    def _check_reach(self, name: str, adapter: Any, model: str | None) -> None:
+        """Refuse a program's model URI that names a server the user did not allow."""
+        if name not in self._reaches:
+            self._reaches[name] = model_reach(adapter, self.permissions)
+        check = self._reaches[name]
+        if check is not None:
+            check(model)  # the program's URI, not the user's --model
 
     def senders(self) -> list[Any]:
         return list(self._senders.values())

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ModelOutputError, PromptwireError, ProviderError
 from ..core.json_text import dumps, escape_surrogates
+from ..core.secrets import mask
 from .watch import Watcher, set_observer
 
 if TYPE_CHECKING:
@@ -119,17 +120,25 @@ class Spans(Watcher):
         return _AgentCall(self, prompt, provider.partition("-")[0], streaming)
 
     def failed(self, span: Span, error: BaseException) -> None:
-        """``span`` ended in ``error``: its status and ``error.type``; the message only where it
-        cannot quote a prompt or a reply (a provider's failure), or when content is captured.
+        """``span`` ended in ``error``: its status and ``error.type``; the message only when content
+        is captured (a provider's error may quote the request: without capture its status says the
+        error's class, provider and HTTP status only), its keys masked.
 
         Text from a prompt or a reply may hold half a character, which an exporter's UTF-8 encoding
         refuses (losing the whole batch): it is written as its ``\\udXXX`` escape, here and in
         every name taken from a prompt or a program."""
         from opentelemetry.trace import Status, StatusCode
 
-        said = self.capture_content or isinstance(error, ProviderError)
         span.set_attribute("error.type", type(error).__qualname__)
-        span.set_status(Status(StatusCode.ERROR, escape_surrogates(str(error)) if said else None))
+        if self.capture_content:
+            said: str | None = escape_surrogates(mask(str(error)))
+        elif isinstance(error, ProviderError):  # its body may quote the request: the kind and status only
+            said = " ".join(
+                part for part in (type(error).__qualname__, error.provider, str(error.status or "")) if part
+            )
+        else:
+            said = None
+        span.set_status(Status(StatusCode.ERROR, said))
 
 
 class _AgentCall(Watcher):
@@ -180,7 +189,7 @@ class _AgentCall(Watcher):
         for key, name in (("gen_ai.response.model", "model"), ("gen_ai.response.id", "id")):
             value = _field(reply.raw, name)
             if isinstance(value, str):
-                call.set_attribute(key, value)
+                call.set_attribute(key, mask(value))  # a provider may echo the key in them
         if reply.finish_reason is not None:
             call.set_attribute("gen_ai.response.finish_reasons", [str(reply.finish_reason)])
         for index, count in enumerate(_counts(reply)):

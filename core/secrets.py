@@ -30,6 +30,7 @@ and more; a test key like ``x`` withholds most provider text.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -98,13 +99,19 @@ def extra_secrets(*values: str | None) -> Iterator[None]:
 
 def url_secrets(url: str | None) -> tuple[str, ...]:
     """The secret of a URL's user information: its password as written and decoded, or, with no
-    password, its user name (``https://TOKEN@host`` carries a token there)."""
+    password, its user name (``https://TOKEN@host`` carries a token there); and the Basic
+    ``Authorization`` credential an HTTP client makes of it (base64 of ``user:password``)."""
     match = _USERINFO.match(url or "")
     if match is None:
         return ()
     user, colon, password = match.group(2).partition(":")
     secret = password if colon else user
-    return tuple(dict.fromkeys(form for form in (secret, unquote(secret)) if form.strip()))
+    forms = [secret, unquote(secret)]
+    # HTTP clients (httpx) send a URL's user information as a Basic Authorization header, and a
+    # server that echoes it in an error would print the password base64-encoded: mask that too.
+    for pair in (f"{unquote(user)}:{unquote(password)}", f"{user}:{password}"):
+        forms.append(base64.b64encode(pair.encode("utf-8")).decode("ascii"))
+    return tuple(dict.fromkeys(form for form in forms if form.strip()))
 
 
 def configured_secrets() -> tuple[str, ...]:

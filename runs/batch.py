@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.call import Usage
 from ..core.errors import PromptwireError
 from ..core.json_text import dumps
+from ..core.text_files import DEFAULT_MAX_BYTES
 from ..frontend.agentscript.diagnostics import CheckError
 from .batch_io import BadRow, ResultsFile, Row, id_key, parse_row, read_rows, result_line
 from .run import Calls, RunOptions, RunResult, request_dict
@@ -59,6 +60,8 @@ class Batch:
     """Each call's rendered prompt in full (its ``to_dict()``), or only its digest."""
     max_wait: float = 300.0
     """Seconds one call may wait out rate limits, in all."""
+    max_row_bytes: int = DEFAULT_MAX_BYTES
+    """The longest row line run (``--max-input-size``): a longer one is a bad row, never read whole."""
 
 
 @dataclass
@@ -122,14 +125,26 @@ def run_batch(
     concurrency: int = 8,
     report: Callable[[str], None],
     host: PluginHost | None = None,
+    resume_anyway: bool = False,
 ) -> Summary:
     """Run ``batch`` over its rows into ``out`` (resuming it), offline or live as its options say;
-    ``report`` gets each failed or bad row's line as it comes."""
+    ``report`` gets each failed or bad row's line as it comes. Rows sharing an id, or results of
+    another batch in ``out``, are refused before any row runs (:mod:`.batch_binding`; the latter
+    kept as done with ``resume_anyway``)."""
     from ..plugins.manager import default_host
+    from .batch_binding import check_rows, run_digest
 
     summary = Summary()
     results, done = ResultsFile.open(out)
     with results, Progress(batch.rows, summary, report) as progress:
+        check_rows(
+            batch.rows,
+            done,
+            run_digest(batch.program, batch.reader, batch.options),
+            out,
+            anyway=resume_anyway,
+            limit=batch.max_row_bytes,
+        )
 
         def take(outcomes: Iterable[Outcome]) -> None:
             outcomes = list(outcomes)
@@ -140,7 +155,7 @@ def run_batch(
                     progress.write(outcome.report)
             progress.update(len(outcomes))
 
-        rows = rows_to_run(batch.rows, done, summary, progress)
+        rows = rows_to_run(batch.rows, done, summary, progress, batch.max_row_bytes)
         if batch.options.adapter != "offline" and not batch.options.dry_run:
             import asyncio
 
@@ -154,10 +169,13 @@ def run_batch(
     return summary
 
 
-def rows_to_run(path: str, done: set[str], summary: Summary, progress: Progress) -> Iterator[tuple[int, str]]:
-    """The rows of ``path`` not done yet. Telling which are done means reading each line's id, so
-    a first run (nothing done) leaves every line to be read where it runs."""
-    for number, text in read_rows(path):
+def rows_to_run(
+    path: str, done: Container[str], summary: Summary, progress: Progress, limit: int = DEFAULT_MAX_BYTES
+) -> Iterator[tuple[int, str]]:
+    """The rows of ``path`` not done yet (a line longer than ``limit`` bytes is not kept: see
+    :func:`.batch_io.read_rows`). Telling which are done means reading each line's id, so a first
+    run (nothing done) leaves every line to be read where it runs."""
+    for number, text in read_rows(path, limit):
         if done:
             row = parse_row(path, number, text)
             if id_key(row.id) in done:
@@ -270,9 +288,13 @@ class RowRunner:
     """Runs rows of ``batch`` and makes their result lines."""
 
     def __init__(self, batch: Batch, host: PluginHost) -> None:
+        from .batch_binding import run_digest
+
         self.batch = batch
         self.host = host
         self.reader = None if batch.program is not None else host.reader(batch.reader)
+        self.run_digest = run_digest(batch.program, batch.reader, batch.options)
+        """What the rows' results were made by, in each line's ``source`` (:mod:`.batch_binding`)."""
 
     def run_chunk(self, chunk: Iterable[tuple[int, str]]) -> list[Outcome]:
         return [self.run_row(number, text) for number, text in chunk]
@@ -283,8 +305,9 @@ class RowRunner:
         from .run import run, run_prompt
 
         row = parse_row(self.batch.rows, number, text)
+        source = self._source(text)
         if isinstance(row, BadRow):
-            return self._bad(row)
+            return self._bad(row, source)
         options = self.batch.options
         given = None if calls is None else calls(row)
         try:
@@ -302,16 +325,17 @@ class RowRunner:
                     self._prompt(row), self.batch.rows, options, host=self.host, calls=given, line=row.line
                 )
         except _ROW_FAILURES as exc:
-            return self._failed(row, exc)
-        return self._ok(row, result)
+            return self._failed(row, exc, source)
+        return self._ok(row, result, source)
 
     async def arun_row(self, number: int, text: str, calls: Calls) -> Outcome:
         """Row ``number`` run on the event loop, its calls made as ``calls`` says."""
         from .run import arun, arun_prompt
 
         row = parse_row(self.batch.rows, number, text)
+        source = self._source(text)
         if isinstance(row, BadRow):
-            return self._bad(row)
+            return self._bad(row, source)
         options = self.batch.options
         try:
             if self.batch.program is not None:
@@ -328,30 +352,44 @@ class RowRunner:
                     self._prompt(row), self.batch.rows, options, host=self.host, calls=calls, line=row.line
                 )
         except _ROW_FAILURES as exc:
-            return self._failed(row, exc)
-        return self._ok(row, result)
+            return self._failed(row, exc, source)
+        return self._ok(row, result, source)
 
     def _prompt(self, row: Row) -> Any:
         assert self.reader is not None
         return self.reader.read(row.data)
 
-    def _ok(self, row: Row, result: RunResult) -> Outcome:
+    def _source(self, text: str) -> dict[str, str]:
+        """What a row's result was made from: this batch's run, and the row's line."""
+        from .batch_binding import row_digest
+
+        return {"run": self.run_digest, "row": row_digest(text)}
+
+    def _ok(self, row: Row, result: RunResult, source: dict[str, str]) -> Outcome:
         from ..frontend.agentscript.interpreter import json_of
 
         value = json_of(result.value) if self.batch.program is not None else result.value
         calls = [self._call(call, result) for call in result.calls]
-        return self._outcome({"id": row.id, "line": row.line, "status": "ok", "value": value, "calls": calls}, calls)
+        data = {"id": row.id, "line": row.line, "status": "ok", "value": value, "calls": calls, "source": source}
+        return self._outcome(data, calls)
 
-    def _failed(self, row: Row, error: BaseException) -> Outcome:
+    def _failed(self, row: Row, error: BaseException, source: dict[str, str]) -> Outcome:
         message = _error_text(error)
         made: tuple[ModelCall, ...] = getattr(error, "calls", ())
         calls = [self._call(call, None) for call in made]
-        result = {"id": row.id, "line": row.line, "status": "failed", "error": message, "calls": calls}
+        result = {
+            "id": row.id,
+            "line": row.line,
+            "status": "failed",
+            "error": message,
+            "calls": calls,
+            "source": source,
+        }
         first = message.splitlines()[0] if message else type(error).__name__
         return self._outcome(result, calls, f"{self.batch.rows}:{row.line}: row {id_key(row.id)} failed: {first}")
 
-    def _bad(self, row: BadRow) -> Outcome:
-        result = {"id": row.id, "line": row.line, "status": "bad", "error": row.reason}
+    def _bad(self, row: BadRow, source: dict[str, str]) -> Outcome:
+        result = {"id": row.id, "line": row.line, "status": "bad", "error": row.reason, "source": source}
         return Outcome(result_line(result), "bad", report=f"{self.batch.rows}:{row.line}: bad row: {row.reason}")
 
     def _outcome(self, result: dict[str, Any], calls: list[dict[str, Any]], report: str | None = None) -> Outcome:

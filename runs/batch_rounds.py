@@ -10,14 +10,18 @@ its call's output contract, with attempts left, is simply the next call of the r
 call goes in the next round's file. An errored entry fails its row; an expired or cancelled one is
 asked again in the next round.
 
-A call's ``custom_id`` is ``row<LINE>-call<N>``: the row's line in the rows file and the call's
-place among the row's calls. The rows file must therefore stay as it is between rounds.
+A call's ``custom_id`` is ``row<LINE>-call<N>-<DIGEST>``: the row's line in the rows file, the
+call's place among the row's calls and the request's digest, so an answer is used only for the
+request it answers: after the program, the rows or the options change, a changed request is asked
+again, never answered by an old reply. The results file is bound to the batch as a live batch's is
+(:mod:`.batch_binding`).
 Replaying a program runs its tools again, so a program given ``--allow-write`` (tools or memory
 that write) is refused unless ``--replay-writes`` says repeating its writes is fine.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +29,9 @@ from ..adapters.batch_files import Answer, read_results, reply_object, request_l
 from ..calls.links import Answering
 from ..core.call import Whole
 from ..core.errors import PromptwireError
+from ..core.written_files import open_written
 from .batch import Batch, Outcome, Progress, RowRunner, Summary, chunks, rows_to_run
+from .batch_binding import check_rows
 from .batch_io import ResultsFile, Row
 from .run import Calls
 
@@ -36,9 +42,16 @@ if TYPE_CHECKING:
 __all__ = ["custom_id", "replay_row", "run_round"]
 
 
-def custom_id(line: int, call: int) -> str:
-    """The id of a row's call in a batch file (at most 64 of ``[A-Za-z0-9_-]``, as Anthropic asks)."""
-    return f"row{line}-call{call}"
+def custom_id(line: int, call: int, request: ProviderRequest, provider: str, path: str) -> str:
+    """The id of a row's call in a batch file (at most 64 of ``[A-Za-z0-9_-]``, as Anthropic asks):
+    the row's line, the call's place, and the first 32 hex digits of the request's digest as a
+    recording keys it (:func:`promptwire.calls.recording.request_digest`), so an answer is taken
+    only for the very request it answers."""
+    from ..calls.recording import request_digest
+    from ..core.json_text import to_bytes
+
+    digest = request_digest(provider, path, to_bytes(request.kwargs)).removeprefix("sha256:")
+    return f"row{line}-call{call}-{digest[:32]}"
 
 
 class _Unanswered(BaseException):
@@ -62,7 +75,7 @@ class _Answered(Answering):
 
     def answer(self, call: Call) -> Whole:
         self.calls += 1
-        asked = custom_id(self.line, self.calls)
+        asked = custom_id(self.line, self.calls, call.sent, self.provider, str(getattr(call.adapter, "path", "")))
         answer = self.answers.get(asked)
         if answer is None or answer.unanswered is not None:
             raise _Unanswered(asked, call.sent)
@@ -102,6 +115,7 @@ def run_round(
     results: Iterable[str],
     report: Callable[[str], None],
     host: PluginHost,
+    resume_anyway: bool = False,
 ) -> tuple[Summary, int]:
     """One round: every row not done replayed with the answers of ``results`` (later files win);
     done rows written to ``out``, the next call of every other row to ``requests`` (a new file).
@@ -116,14 +130,14 @@ def run_round(
     runner = RowRunner(batch, host)
     summary = Summary()
     waiting = 0
-    try:
-        asked = open(requests, "wb") if requests is not None else None  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise PromptwireError(f"{requests}: cannot write: {exc.strerror or exc}") from None
+    asked = None
     results_file, done = ResultsFile.open(out)
     try:
         with results_file, Progress(batch.rows, summary, report) as progress:
-            for chunk in chunks(rows_to_run(batch.rows, done, summary, progress), 64):
+            check_rows(batch.rows, done, runner.run_digest, out, anyway=resume_anyway, limit=batch.max_row_bytes)
+            if requests is not None:  # opened as every file asrender writes by name: no link, FIFO or device
+                asked = os.fdopen(open_written(requests, "a batch file", PromptwireError, truncate=True), "wb")
+            for chunk in chunks(rows_to_run(batch.rows, done, summary, progress, batch.max_row_bytes), 64):
                 outcomes: list[Outcome] = []
                 for number, text in chunk:
 

@@ -103,7 +103,8 @@ def calls_for(host: PluginHost | None, options: RunOptions) -> Calls:
         return Calls(Direct(answers), links)
     from ..calls.routing import Named, Routes  # a provider's run only
 
-    router = Named(Routes(loaded(host), options.base_urls), name, model)
+    routes = Routes(loaded(host), options.base_urls)
+    router = Named(routes, name, model, permissions=options.tools, reach=not options.dry_run)
     return Calls(router, (DryRun(answers), *links) if options.dry_run else links)
 
 

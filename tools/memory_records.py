@@ -10,6 +10,7 @@ field must be present and write the same JSON text (``JSON.stringify``: key orde
 
 from __future__ import annotations
 
+import os
 import sys
 import uuid
 from datetime import UTC, datetime
@@ -127,9 +128,15 @@ def memory_location(uri: str) -> tuple[str, str]:
     A relative path is from the workspace (the loader has already made a program's own memory paths
     absolute, from the file that imports them). Where a memory may be read or written is the run's
     permissions' decision: the path is walked from a folder the run may use, so an absolute path,
-    ``..`` or ``%2e%2e`` reaches nothing the run was not allowed."""
+    ``..`` or ``%2e%2e`` reaches nothing the run was not allowed. ``..`` is taken by name, as an
+    ``import file`` path's is (``os.path.normpath``): ``/work/prog/../notes/m.jsonl`` is
+    ``/work/notes/m.jsonl``, which ``--allow-write /work/notes`` allows, and a refusal names the
+    flag that would."""
     parts = urlsplit(uri)
     raw = uri[len(parts.scheme) + 3 :].partition("#")[0]
     if not raw:
         raise MemoryProviderError(f"Memory URI '{uri}' names no file")
-    return unquote(raw), unquote(parts.fragment) or DEFAULT_NAMESPACE
+    path = unquote(raw)
+    if "\x00" not in path:
+        path = os.path.normpath(path)
+    return path, unquote(parts.fragment) or DEFAULT_NAMESPACE

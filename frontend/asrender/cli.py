@@ -500,6 +500,11 @@ def _batch_parser(commands: Any) -> None:
         help="write each row's next call to FILE, the provider's batch input, instead of sending it",
     )
     batch.add_argument(
+        "--resume-anyway",
+        action="store_true",
+        help="keep the results --out holds though another program, other rows or other options made them",
+    )
+    batch.add_argument(
         "--batch-results",
         action="append",
         metavar="FILE",
@@ -579,12 +584,31 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         reader=args.reader,
         prompt=args.prompt,
         max_wait=args.max_wait,
+        max_row_bytes=args.max_input_size,
     )
-    if os.path.abspath(args.out) == os.path.abspath(batch.rows):
-        raise CliError(f"--out {args.out} is the rows' own file")
+    from ...core.written_files import refuse_same_file
+
+    refuse_same_file(
+        [("--out", args.out), ("--batch-file", args.batch_file[1] if args.batch_file else None)],
+        [
+            ("the program" if program else "the rows file", args.file),
+            ("--inputs", args.inputs),
+            ("--responses", args.responses),
+            *(("--batch-results", path) for path in args.batch_results or ()),
+        ],
+        _usage_error,
+    )
     if kind is not None:
         return _batch_round(args, batch, kind, host)
-    summary = run_batch(batch, args.out, jobs=args.jobs, concurrency=args.concurrency, report=error_line, host=host)
+    summary = run_batch(
+        batch,
+        args.out,
+        jobs=args.jobs,
+        concurrency=args.concurrency,
+        report=error_line,
+        host=host,
+        resume_anyway=args.resume_anyway,
+    )
     error_line(summary.line())
     return 0 if summary.failed == summary.bad == 0 else 1
 
@@ -626,7 +650,14 @@ def _batch_round(args: argparse.Namespace, batch: Any, kind: str, host: PluginHo
 
     requests = args.batch_file[1] if args.batch_file is not None else None
     summary, waiting = run_round(
-        batch, args.out, kind=kind, requests=requests, results=args.batch_results or (), report=error_line, host=host
+        batch,
+        args.out,
+        kind=kind,
+        requests=requests,
+        results=args.batch_results or (),
+        report=error_line,
+        host=host,
+        resume_anyway=args.resume_anyway,
     )
     if waiting:
         where = f"written to {requests}" if requests else "not written: give --batch-file"
@@ -648,6 +679,9 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
     if args.json:
         write_output(json_text([info.to_dict() for info in infos]) + "\n")
         return status
+    from ...core.sdk import missing_sdk
+
+    host = _host()
     lines = []
     for info in infos:
         lines.append(f"{one_line(info.name)} {one_line(info.version or '(no version)')}")
@@ -656,6 +690,10 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
         for kind, names in info.registers.items():
             if names:
                 lines.append(f"  {kind.replace('_', ' ')}: {one_line(', '.join(names))}")
+            for name in names if kind == "adapters" else ():
+                missing = missing_sdk(host.load("adapters", name))
+                if missing is not None:
+                    lines.append(f"    {one_line(name)} cannot send: {one_line(missing)}")
     write_output("".join(line + "\n" for line in lines))
     return status
 
@@ -811,7 +849,11 @@ def _recorder(args: argparse.Namespace, replay: Recording | None) -> Recorder | 
         why = "--dry-run" if args.dry_run else "a replay" if replay is not None else "an offline run"
         _usage_error(f"--record records a real run (--provider P); {why} sends nothing")
     from ...calls.recording import Recorder
+    from ...core.written_files import refuse_same_file
 
+    inputs = [("the program" if args.file.endswith(".as") else "the prompt file", args.file)]
+    inputs += [("--input-file", args.input_file), ("--responses", args.responses)]
+    refuse_same_file([("--record", args.record)], inputs, _usage_error)
     recorder = Recorder(args.record)
     recorder.begin(args.provider, args.model)
     return recorder
@@ -1035,6 +1077,12 @@ def _provider(args: argparse.Namespace) -> str:
     try:
         if provider not in ("auto", "offline"):  # the offline adapter is no plugin's: always there
             _known("adapters", provider, "--provider")
+            from ...core.sdk import missing_sdk
+
+            # A dry run only builds requests: it needs no SDK.
+            missing = None if args.dry_run else missing_sdk(_host().load("adapters", provider))
+            if missing is not None:
+                _usage_error(f"--provider {provider}: {missing}")
     except PromptwireError as exc:
         raise CliError(str(exc)) from None
     return str(provider)
@@ -1064,6 +1112,12 @@ def _base_urls(given: list[tuple[str, str]] | None, provider: str) -> dict[str, 
         check_base_urls(Routes(_host()), provider, base_urls)
     except PromptwireError as exc:
         _usage_error(str(exc))
+    from ...calls.base_url_credentials import credential_note
+
+    for key, url in base_urls.items():
+        note = credential_note(url, key or provider)
+        if note is not None:
+            error_line(f"warning: {note}")
     return base_urls
 
 

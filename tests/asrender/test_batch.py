@@ -327,8 +327,10 @@ def test_the_command_line_is_checked_before_any_row(
             main(["batch", *argv])
         assert exit.value.code == 2
         assert message in capsys.readouterr().err
-    code, err = _batch(capsys, str(program), "--inputs", str(rows), "--out", str(rows))
-    assert (code, err) == (1, f"asrender: --out {rows} is the rows' own file\n")
+    with pytest.raises(SystemExit) as exit:
+        main(["batch", str(program), "--inputs", str(rows), "--out", str(rows)])
+    assert exit.value.code == 2
+    assert f"--out {rows} is the same file as --inputs" in capsys.readouterr().err
     code, err = _batch(capsys, str(program), "--inputs", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "o"))
     assert code == 1 and "none.jsonl: cannot read: No such file or directory" in err
 

@@ -4,6 +4,7 @@ as a live call sends it, their results files read back (every kind of entry), ro
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,14 @@ def _openai_ok(custom_id: str, text: str) -> dict[str, Any]:
     return {"id": f"batch_req_{custom_id}", "custom_id": custom_id, "response": response, "error": None}
 
 
+def _asked(round_file: Path) -> dict[str, str]:
+    """The custom ids of a round's batch file by their row and call (``row1-call1``): each ends in
+    the first 32 hex digits of its request's digest."""
+    ids = [json.loads(line)["custom_id"] for line in round_file.read_text(encoding="utf-8").splitlines()]
+    assert all(re.fullmatch(r"row\d+-call\d+-[0-9a-f]{32}", custom_id) for custom_id in ids)
+    return {custom_id.rsplit("-", 1)[0]: custom_id for custom_id in ids}
+
+
 def _write(path: Path, entries: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
     return path
@@ -93,7 +102,7 @@ def test_each_request_is_byte_for_byte_what_a_live_call_sends(
         sent = server.raw_bodies[0]
     entries = [json.loads(line) for line in lines]
     assert [list(entry) for entry in entries] == [keys] * 3
-    assert [entry["custom_id"] for entry in entries] == ["row1-call1", "row2-call1", "row3-call1"]
+    assert list(_asked(requests)) == ["row1-call1", "row2-call1", "row3-call1"]
     if kind == "openai":
         assert {(entry["method"], entry["url"]) for entry in entries} == {("POST", route)}
         field = b',"body":'
@@ -109,15 +118,16 @@ def test_openai_results_of_every_kind_are_read_and_the_next_round_asks_what_is_l
     out = tmp_path / "out.jsonl"
     round1 = tmp_path / "round1.jsonl"
     _batch(capsys, str(program), "--inputs", str(rows), "--out", str(out), "--batch-file", "openai", str(round1))
+    ids = _asked(round1)
     results1 = _write(tmp_path / "results1.jsonl", [
-        _openai_ok("row1-call1", '{"ok": true}'),
-        {"id": "batch_req_2", "custom_id": "row2-call1", "response": {"status_code": 400, "request_id": "r",
+        _openai_ok(ids["row1-call1"], '{"ok": true}'),
+        {"id": "batch_req_2", "custom_id": ids["row2-call1"], "response": {"status_code": 400, "request_id": "r",
          "body": {"error": {"message": "bad model", "type": "invalid_request_error", "code": None}}}, "error": None},
-        {"id": "batch_req_3", "custom_id": "row3-call1", "response": None,
+        {"id": "batch_req_3", "custom_id": ids["row3-call1"], "response": None,
          "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}},
-        {"id": "batch_req_4", "custom_id": "row4-call1", "response": None,
+        {"id": "batch_req_4", "custom_id": ids["row4-call1"], "response": None,
          "error": {"code": "batch_cancelled", "message": "This request was cancelled."}},
-        _openai_ok("row5-call1", "not JSON at all"),
+        _openai_ok(ids["row5-call1"], "not JSON at all"),
     ])  # fmt: skip
     round2 = tmp_path / "round2.jsonl"
     code, err = _batch(capsys, str(program), "--inputs", str(rows), "--out", str(out), "--batch-file", "openai",
@@ -125,7 +135,8 @@ def test_openai_results_of_every_kind_are_read_and_the_next_round_asks_what_is_l
     assert code == 1
     assert f"{rows}:2: row 2 failed: BadRequestError [openai 400]: LLM provider request failed (400): " in err
     assert "4 rows wait for another round" in err
-    asked = {entry["custom_id"]: entry["body"] for entry in _lines(round2)}
+    ids = _asked(round2)
+    asked = {entry["custom_id"].rsplit("-", 1)[0]: entry["body"] for entry in _lines(round2)}
     assert list(asked) == ["row1-call2", "row3-call1", "row4-call1", "row5-call2"]
     assert "Explain the verdict." in asked["row1-call2"]["messages"][1]["content"]  # its second generate
     repair = asked["row5-call2"]["messages"][1]["content"]
@@ -133,10 +144,10 @@ def test_openai_results_of_every_kind_are_read_and_the_next_round_asks_what_is_l
     (failed,) = _lines(out)
     assert (failed["id"], failed["status"]) == (2, "failed")
     results2 = _write(tmp_path / "results2.jsonl", [
-        _openai_ok("row1-call2", "Because."),
-        _openai_ok("row3-call1", '{"ok": false}'),
-        _openai_ok("row4-call1", '{"ok": true}'),
-        _openai_ok("row5-call2", '{"ok": true}'),
+        _openai_ok(ids["row1-call2"], "Because."),
+        _openai_ok(ids["row3-call1"], '{"ok": false}'),
+        _openai_ok(ids["row4-call1"], '{"ok": true}'),
+        _openai_ok(ids["row5-call2"], '{"ok": true}'),
     ])  # fmt: skip
     round3 = tmp_path / "round3.jsonl"
     _batch(capsys, str(program), "--inputs", str(rows), "--out", str(out), "--batch-file", "openai", str(round3),
@@ -145,8 +156,8 @@ def test_openai_results_of_every_kind_are_read_and_the_next_round_asks_what_is_l
     assert done[1]["status"] == "ok" and done[1]["value"] == "Because."
     assert [call["attempt"] for call in done[1]["calls"]] == [1, 1]
     assert set(done) == {1, 2}
-    assert [call["custom_id"] for call in _lines(round3)] == ["row3-call2", "row4-call2", "row5-call3"]
-    results3 = _write(tmp_path / "results3.jsonl", [_openai_ok("row5-call3", "Fixed.")])
+    assert list(_asked(round3)) == ["row3-call2", "row4-call2", "row5-call3"]
+    results3 = _write(tmp_path / "results3.jsonl", [_openai_ok(_asked(round3)["row5-call3"], "Fixed.")])
     _batch(capsys, str(program), "--inputs", str(rows), "--out", str(out), "--batch-results", str(results1),
            "--batch-results", str(results2), "--batch-results", str(results3), "--provider", "openai")  # fmt: skip
     repaired = next(result for result in _lines(out) if result["id"] == 5)
@@ -164,19 +175,22 @@ def test_anthropic_results_of_every_kind_are_read(
     rows = _rows(tmp_path / "rows.jsonl", 4)
     out = tmp_path / "out.jsonl"
     message = REPLIES["/v1/messages"]({"model": "gpt-4o-mini"})
+    first = tmp_path / "first.jsonl"
+    _batch(capsys, str(program), "--inputs", str(rows), "--out", str(out), "--batch-file", "anthropic", str(first))
+    ids = _asked(first)
     results = _write(tmp_path / "results.jsonl", [
-        {"custom_id": "row1-call1", "result": {"type": "succeeded", "message": message}},
-        {"custom_id": "row2-call1", "result": {"type": "errored", "error": {"type": "error", "error": {
+        {"custom_id": ids["row1-call1"], "result": {"type": "succeeded", "message": message}},
+        {"custom_id": ids["row2-call1"], "result": {"type": "errored", "error": {"type": "error", "error": {
             "type": "overloaded_error", "message": "Overloaded"}}}},
-        {"custom_id": "row3-call1", "result": {"type": "expired"}},
-        {"custom_id": "row4-call1", "result": {"type": "canceled"}},
+        {"custom_id": ids["row3-call1"], "result": {"type": "expired"}},
+        {"custom_id": ids["row4-call1"], "result": {"type": "canceled"}},
     ])  # fmt: skip
     following = tmp_path / "next.jsonl"
     code, err = _batch(capsys, str(program), "--inputs", str(rows), "--out", str(out), "--batch-file", "anthropic",
                        str(following), "--batch-results", str(results))  # fmt: skip
     assert code == 1
     assert f"{rows}:2: row 2 failed: ServerError [anthropic 529]: LLM provider request failed (529): " in err
-    assert [entry["custom_id"] for entry in _lines(following)] == ["row1-call2", "row3-call1", "row4-call1"]
+    assert list(_asked(following)) == ["row1-call2", "row3-call1", "row4-call1"]
     assert list(_lines(following)[0]) == ["custom_id", "params"]
 
 

@@ -83,4 +83,4 @@ def test_a_client_trickling_its_headers_is_cut_off_at_the_deadline(inspector: In
             time.sleep(0.1)
     elapsed = time.monotonic() - started
     sock.close()
-    assert elapsed < 5, f"still reading after {elapsed:.1f} s"
+    assert elapsed < 10, f"still reading after {elapsed:.1f} s"  # the whole trickle takes 13 s

@@ -59,7 +59,7 @@ def cluster() -> Iterator[FakeProvider]:
 
 
 def _by_id(lines: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
-    return {line["id"]: {key: value for key, value in line.items() if key != "line"} for line in lines}
+    return {line["id"]: {key: value for key, value in line.items() if key not in ("line", "source")} for line in lines}
 
 
 def _asrender(

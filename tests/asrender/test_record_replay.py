@@ -257,7 +257,7 @@ def test_a_symbolic_link_at_the_record_path_is_never_followed(
     code, out, err = _run(capsys, str(program), "--provider", "openai", "--record", str(link))
     assert (code, out) == (1, "")
     assert err == (
-        f"asrender: {link}: a symbolic link; a recording is never written through one (remove it or record elsewhere)\n"
+        f"asrender: {link}: a symbolic link; a recording is never written through one (remove it or write elsewhere)\n"
     )
     assert precious.read_text(encoding="utf-8") == "keep me\n"
     os.link(precious, tmp_path / "second-name.txt")

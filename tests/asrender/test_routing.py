@@ -231,7 +231,13 @@ def test_a_base_url_password_is_masked_when_the_call_fails(tmp_path: Path, capsy
     url = "http://user:hunter2-secret-pass@127.0.0.1:9/v1"  # the discard port: nothing listens
     code, out, err = _run(capsys, str(prompt), "--provider", "ollama", "--model", "ok", "--base-url", url)
     assert code == 1 and "--- failed ---\nProviderConnectionError" in out  # the failed call is shown
-    assert "hunter2-secret-pass" not in out + err and err.startswith("asrender: ProviderConnectionError [ollama]")
+    assert "hunter2-secret-pass" not in out + err
+    warning, failure = err.split("\n", 1)  # which credential goes where, said first
+    assert (
+        warning
+        == "asrender: warning: base URL http://***@127.0.0.1:9/v1: Ollama's SDK sends no user or password from a URL: they are not sent"
+    )
+    assert failure.startswith("asrender: ProviderConnectionError [ollama]")
 
 
 @pytest.mark.parametrize(

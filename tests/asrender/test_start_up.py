@@ -33,6 +33,7 @@ NEVER_ON_A_RUN = {
 }
 LANGUAGE_ONLY = {
     "promptwire",
+    "promptwire._module_entry",  # python -m promptwire takes the current folder off sys.path
     "promptwire.core",
     "promptwire.core.confined",
     "promptwire.core.errors",

@@ -200,7 +200,7 @@ def test_the_recorder_writes_only_a_regular_file_of_its_own(tmp_path: Path) -> N
         Recorder(fifo)
     with pytest.raises(RecordingError, match="under /proc, /sys or /dev"):
         Recorder("/proc/self/comm")
-    with pytest.raises(RecordingError, match="cannot write the recording"):
+    with pytest.raises(RecordingError, match="cannot write the file"):
         Recorder(tmp_path / "no-such-folder" / "run.jsonl")
     old = tmp_path / "old.jsonl"
     old.write_text("x" * 1000, encoding="utf-8")

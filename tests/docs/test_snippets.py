@@ -63,7 +63,10 @@ SKIPPED: dict[tuple[str, str], str] = {
     ("docs/embedding.md", "python -m promptwire.testing.provider_servers --port 8900"): (
         "serves until stopped; tests/adapters/test_fake_provider_command.py starts it on a free port"
     ),
-    ("docs/embedding.md", "OPENAI_BASE_URL=http://127.0.0.1:8900/v1"): "runs the reader's own tests against that server",
+    (
+        "docs/embedding.md",
+        "OPENAI_BASE_URL=http://127.0.0.1:8900/v1",
+    ): "runs the reader's own tests against that server",
     ("docs/plugins.md", "python -m promptwire.testing.provider_servers --port 8900"): (
         "serves until stopped; tests/adapters/test_fake_provider_command.py starts it on a free port"
     ),

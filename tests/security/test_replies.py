@@ -17,6 +17,7 @@ real SDK over real HTTP: each is now the :class:`MalformedResponseError` that sa
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -205,3 +206,23 @@ def test_a_stream_whose_usage_is_no_object_is_a_provider_error(raw_server: RawSe
         assert isinstance(refused, ProviderError), refused
     finally:
         raw_server.content_type = "application/json"
+
+
+@pytest.mark.parametrize("name", ["openai", "openai-responses", "anthropic"])
+def test_a_long_integer_in_a_described_reply_is_told_not_a_crash(name: str) -> None:
+    """An SDK object holding an integer longer than Python writes as digits (as an SDK that reads
+    its JSON with a parser of its own may give), in a reply missing a part: the malformed reply is
+    described with the integer's length, not a ValueError from writing it."""
+    import anthropic
+    from openai.types.chat import ChatCompletion
+    from openai.types.responses import Response
+
+    huge = 10**4999  # 5,000 digits
+    raw = {
+        "openai": lambda: ChatCompletion.construct(id="x", choices=[], created=huge),
+        "openai-responses": lambda: Response.construct(id="x", output=None, usage=huge),
+        "anthropic": lambda: anthropic.types.Message.construct(id="x", content=None, usage=huge),
+    }[name]()
+    with pytest.raises(MalformedResponseError) as caught:
+        ADAPTERS[name]("http://127.0.0.1:9").parse_reply(raw)
+    assert re.search(r"\(an integer of about 4,99[0-9] digits\)", caught.value.body or "")

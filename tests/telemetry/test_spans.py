@@ -188,7 +188,8 @@ def test_a_provider_error_sets_error_status_and_type_on_every_span_it_ends(
     for span in (*found["invoke_workflow"], *found["invoke_agent"], *found["chat"]):
         assert span.status.status_code is StatusCode.ERROR, span.name
         assert (span.attributes or {})["error.type"] == "ServerError"
-        assert span.status.description is not None and "failed (500)" in span.status.description
+        # Not the provider's body, which may quote the request: its class, provider and status.
+        assert span.status.description == "ServerError openai 500"
     assert len(found["chat"]) == 1  # a provider's failure is not retried
 
 
@@ -413,3 +414,20 @@ def test_otel_without_a_tracer_provider_says_the_spans_go_nowhere(tmp_path: Path
     )
     assert done.returncode == 0
     assert done.stderr == f"asrender: warning: --otel: {telemetry.UNCONFIGURED}\n"
+
+
+def test_without_capture_no_provider_error_body_nor_echoed_key_reaches_a_span(
+    spans: InMemorySpanExporter,
+    server: FakeProvider,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A provider's error that quotes the request would put prompt text in the span's status, and a
+    key the provider echoes in a reply's id or model would be an attribute: neither is exported."""
+    key = "sk-echoed-in-the-reply-0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    server.reply = lambda body: {**REPLIES["/v1/chat/completions"](body), "id": key, "model": f"m-{key}"}
+    assert main([_program(tmp_path), "--provider", "openai", "--model", "ok", "--otel"]) == 0
+    exported = json.dumps([dict(span.attributes or {}) for span in spans.get_finished_spans()])
+    assert key not in exported and "***" in exported

@@ -166,7 +166,7 @@ def test_a_slow_server_times_out(servers: tuple[str, list[str], list[str]]) -> N
         call(base, "get", {"url": "/slow"}, timeout=0.3)
     with pytest.raises(ToolError, match=r"timed out after 0\.2 s"):
         call(base, "get", {"url": "/slow", "timeout": 200})
-    assert time.monotonic() - started < 1.4
+    assert time.monotonic() - started < 2 * 1.5  # without the timeouts each call waits the server's 1.5 s
 
 
 def test_a_refused_connection_is_a_failure() -> None:
