@@ -77,12 +77,23 @@ def _imported_text(source: str, path: str | None, file: str) -> str:
 
 def import_of(program: Program, finding: Finding) -> Import | None:
     """The ``import agent`` of ``program`` whose file (or a file it imports in turn) holds
-    ``finding``: the first one whose load alone fails, as the loader reads them in order. ``None``
-    when the finding is in the program's own file."""
+    ``finding``: the first one whose load fails, or whose loaded agents or imports come from that
+    file, as the loader reads them in order. ``None`` when the finding is in the program's own file."""
     from ..agentscript.loader import with_imported_agents
 
     if finding.file == (program.path or DEFAULT_FILE):
         return None
+    for item in program.imports:
+        if item.resource != "agent":
+            continue
+        try:
+            loaded = with_imported_agents(replace(program, imports=(item,)))
+        except (PromptwireError, RecursionError):
+            return item
+        files = {loaded.file_of(declaration).name for declaration in (*loaded.agents, *loaded.imports)}
+        if finding.file in files:
+            return item
+    return None
     for item in program.imports:
         if item.resource != "agent":
             continue

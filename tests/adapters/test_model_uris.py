@@ -75,10 +75,10 @@ def test_a_retargeted_model_is_its_name_as_its_own_protocol_reads_it(
 
 def test_a_uri_of_the_providers_own_protocol_goes_to_it_whole() -> None:
     # ollama://HOST:PORT/MODEL also names the host, which only the ollama adapter reads.
-    router = Named(Routes(HOST), "ollama")
+    router = Named(Routes(HOST), "ollama", reach=False)  # which hosts a run may reach: test_model_uri_hosts
     assert router.target("ollama://gpu:8080/m?x").model == "ollama://gpu:8080/m?x"
     assert router.target("openai://gpu:8080/m?x").model == "gpu:8080/m"
-    assert Named(Routes(HOST), "ollama", "given").target("openai://x").model == "given"
+    assert Named(Routes(HOST), "ollama", "given", reach=False).target("openai://x").model == "given"
 
 
 def test_a_protocol_no_adapter_serves_is_an_error_at_the_call(

@@ -79,7 +79,7 @@ SKIPPED: dict[tuple[str, str], str] = {
     ),
     (
         "docs/batch.md",
-        "asrender batch classify.as --inputs rows.jsonl --out results.jsonl --batch-file openai round2",
+        "asrender batch classify.as --inputs rows.jsonl --out rounds.jsonl --batch-file openai round2",
     ): (
         "needs round 1's answers from OpenAI's Batch API (network); tests/asrender/test_batch_files.py "
         "drives the rounds against the fake provider's batch endpoints"

@@ -281,13 +281,15 @@ def test_a_cancelled_request_is_answered_as_cancelled(client: LspClient, folder:
 def test_an_evaluation_past_its_timeout_is_stopped(folder: Path) -> None:
     program = folder / "slow.as"
     program.write_text(
-        'main agent A {\n    main func(input) {\n        repeat * 1000000 {\n            x = generate({ input: "go" })\n        }\n    }\n}\n'
+        'import llm M from "openai://m"\n'
+        'main agent A {\n    model M\n    role "R"\n    description "D"\n    main func(input) {\n'
+        '        repeat * 1000000 {\n            x = generate({ input: "go" })\n        }\n    }\n}\n'
     )
     started = LspClient(cwd=folder)
     try:
         started.initialize(folder, {"timeout": 1})
         uri = started.open(program)
-        text = started.request("textDocument/hover", started.at(uri, 3, 18))["contents"]["value"]
+        text = started.request("textDocument/hover", started.at(uri, 7, 18))["contents"]["value"]
     finally:
         started.close()
     assert text == "Cannot show the prompt: the run took longer than 1 s and was stopped"
@@ -308,7 +310,7 @@ def test_without_the_extra_the_command_says_what_to_install(tmp_path: Path) -> N
     )
     assert (done.returncode, done.stderr) == (
         1,
-        "asrender: asrender lsp needs pygls and lsprotocol: pip install 'promptwire[lsp]'\n",
+        "asrender: asrender lsp needs pygls and lsprotocol: pip install 'promptwire[lsp]' (in a checkout: pip install -e '.[lsp]')\n",
     )
 
 
@@ -438,7 +440,9 @@ def _evaluations_running(server_pid: int) -> list[int]:
 def test_new_text_stops_the_evaluation_of_the_old(client: LspClient, folder: Path) -> None:
     program = folder / "slow.as"
     program.write_text(
-        'main agent A {\n    main func(input) {\n        repeat * 1000000 {\n            x = generate({ input: "go" })\n        }\n    }\n}\n'
+        'import llm M from "openai://m"\n'
+        'main agent A {\n    model M\n    role "R"\n    description "D"\n    main func(input) {\n'
+        '        repeat * 1000000 {\n            x = generate({ input: "go" })\n        }\n    }\n}\n'
     )
     uri = client.open(program)
     number = client.send_request("textDocument/hover", client.at(uri, 3, 18))
