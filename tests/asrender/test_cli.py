@@ -217,7 +217,7 @@ def test_format_help_lists_the_registered_formats_plugins_too(
         def register_renderers(self, register: Any) -> None:
             register(Fifty())
 
-    monkeypatch.setattr(cli, "_host", lambda: PluginHost(entry_points=False, plugins=[Mine()]))
+    monkeypatch.setattr(cli, "plugin_host", lambda: PluginHost(entry_points=False, plugins=[Mine()]))
     with pytest.raises(SystemExit):
         main([command, "--help"])
     help_text = " ".join(capsys.readouterr().out.split())

@@ -1,0 +1,362 @@
+"""What each ``asrender`` sub-command does, given its flags as their record (:mod:`.flags`): read
+the file, run or render it, and hand the result to :mod:`.show`. A handler returns the exit
+status; a failure the user caused is raised (:class:`~.terminal.CliError`, a ``PromptwireError``)
+for ``cli.main``'s error ladder to print as one line.
+
+Each handler imports what it needs when it runs: ``check`` and ``parse`` load the language and
+nothing of the prompt model, the run engine or the plugin host.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...core.errors import FieldError, PromptDrift, PromptwireError, ProviderError, SourceError
+from ..agentscript.diagnostics import CheckError
+from .flags import (
+    BatchFlags,
+    CheckFlags,
+    PluginsFlags,
+    ProgramFlags,
+    RenderFlags,
+    ServeFlags,
+    SnapshotFlags,
+    asks_a_model,
+    batch_kind,
+    batch_run_options,
+    permissions,
+    plugin_host,
+    program_label,
+    render_run_options,
+    snapshot_options,
+)
+from .show import print_render, print_run, run_show, shown_on_failure, warn
+from .terminal import (
+    CliError,
+    DebugStream,
+    error_block,
+    error_line,
+    json_text,
+    one_line,
+    safe_json,
+    usage_error,
+    write_output,
+)
+
+if TYPE_CHECKING:
+    from ...plugins.manager import PluginHost
+    from ...runs.options import RunOptions
+    from ...runs.run import RunResult
+
+__all__ = ["batch", "check", "parse", "plugins", "render", "serve", "snapshot"]
+
+
+def plugins(flags: PluginsFlags) -> int:
+    infos = plugin_host().plugins()
+    if flags.json:
+        write_output(json_text([info.to_dict() for info in infos]) + "\n")
+        return 0
+    lines = []
+    for info in infos:
+        lines.append(f"{one_line(info.name)} {one_line(info.version or '(no version)')}")
+        for kind, names in info.registers.items():
+            if names:
+                lines.append(f"  {kind.replace('_', ' ')}: {one_line(', '.join(names))}")
+    write_output("".join(line + "\n" for line in lines))
+    return 0
+
+
+def render(flags: RenderFlags) -> int:
+    if flags.otel:
+        _enable_telemetry()
+    if flags.file.endswith(".as"):
+        return _run_program(flags)
+    program_only = flags.program_flags()
+    if program_only:
+        usage_error(f"{', '.join(program_only)} apply to .as programs only")
+    host = plugin_host()
+    label = program_label(flags.file)
+    options = render_run_options(flags)
+    data = _load_data(flags.file, label, flags.max_input_size)
+    renderer = host.renderer(flags.format)
+    try:
+        prompt = host.reader(flags.reader).read(data)
+        if asks_a_model(flags):
+            return _run_prompt(flags, prompt, label, options, host)
+        rendered = renderer.render(prompt, **options.options)
+    except FieldError as exc:
+        raise CliError(f"{label}: {exc}") from None
+    warn(rendered.warnings)
+    print_render(rendered, flags.output)
+    return 0
+
+
+def _enable_telemetry() -> None:
+    """``--otel``: spans to the tracer provider the process has (:mod:`promptwire.calls.telemetry`)."""
+    from ...calls import telemetry
+
+    try:
+        telemetry.enable()
+    except telemetry.TelemetryUnavailable as exc:
+        usage_error(f"--otel: {exc}")
+    if not telemetry.tracer_provider_configured():
+        error_line(f"warning: --otel: {telemetry.UNCONFIGURED}")
+
+
+def _run_program(flags: RenderFlags) -> int:
+    from ...runs.inputs import program_input
+    from ...runs.run import arun, run
+
+    options = render_run_options(flags)  # the plugin host is loaded by what needs a registry, if anything does
+    label, source = _read_program(flags.file, flags.max_input_size)
+    input_value = program_input(flags.input, flags.input_file, flags.max_input_size)
+    return _run_shown(
+        flags,
+        options,
+        lambda shown: run(source, input_value, shown, path=label),
+        lambda shown: arun(source, input_value, shown, path=label),
+    )
+
+
+def _run_prompt(flags: RenderFlags, prompt: Any, label: str, options: RunOptions, host: PluginHost) -> int:
+    from ...core.model_uri import model_scheme
+    from ...runs.run import arun_prompt, run_prompt
+
+    if options.adapter != "offline" and flags.model is None:
+        usage_error(f"--provider {options.adapter} needs --model for a prompt file (a prompt file names no model)")
+    if options.adapter == "auto" and model_scheme(flags.model) is None:
+        usage_error(f"--provider auto sends a call where its model's scheme says: give --model SCHEME://{flags.model}")
+    return _run_shown(
+        flags,
+        options,
+        lambda shown: run_prompt(prompt, label, shown, host=host),
+        lambda shown: arun_prompt(prompt, label, shown, host=host),
+    )
+
+
+def _run_shown(
+    flags: RenderFlags,
+    options: RunOptions,
+    synchronously: Callable[[RunOptions], RunResult],
+    awaited: Callable[[RunOptions], Coroutine[Any, Any, RunResult]],
+) -> int:
+    """A run (a program's or a prompt file's) watched as the flags ask, made on an event loop when a
+    provider answers it (:func:`_awaited`), then printed; a failed one shows its calls first."""
+    sent_as = (options.format, options.options)
+    show = run_show(options, sent_as, progress=flags.progress, stream=flags.stream, output=flags.output)
+    with shown_on_failure(show, options, flags.output), _provider_errors(options.adapter):
+        if _awaited(options):
+            import asyncio
+
+            result = asyncio.run(awaited(show.options))
+        else:
+            result = synchronously(show.options)
+    print_run(result, options, flags.output, show)
+    return 0
+
+
+def _awaited(options: RunOptions) -> bool:
+    """Whether the run's model calls are made on an event loop: when a provider answers them. An
+    awaited call has one deadline in all, where the SDKs' synchronous timeouts are per read (a
+    server trickling its answer would hold the call far past ``--timeout``); an offline run, a dry
+    run and a replay send nothing, and start without asyncio."""
+    return options.adapter != "offline" and not options.dry_run and options.replay is None
+
+
+@contextmanager
+def _provider_errors(provider: str) -> Iterator[None]:
+    """A failed model call as one line: its class, the provider, the status and the reason."""
+    try:
+        yield
+    except ProviderError as exc:
+        status = f" {exc.status}" if exc.status is not None else ""
+        sent = f" (it sent: {exc.body})" if exc.body and exc.body not in str(exc) else ""
+        raise CliError(f"{type(exc).__name__} [{exc.provider or provider}{status}]: {exc}{sent}") from None
+
+
+def batch(flags: BatchFlags) -> int:
+    from ...runs.batch import Batch, options_for_batch, run_batch
+
+    program = flags.file.endswith(".as")
+    if program and flags.inputs is None:
+        usage_error("a program's batch needs --inputs ROWS.jsonl")
+    if not program:
+        given = flags.program_flags()
+        if given:
+            usage_error(f"{', '.join(given)} apply to .as programs only (each line of {flags.file} is a prompt)")
+    kind, flags = batch_kind(flags)
+    live = flags.provider not in (None, "offline") and not flags.dry_run and kind is None
+    if live and flags.jobs > 1:
+        usage_error("--jobs is for offline batches; a provider's batch runs --concurrency rows at once")
+    host = plugin_host()
+    options = batch_run_options(flags)
+    if not program:
+        host.reader(flags.reader)  # an unknown reader fails once, before any row
+        if options.adapter != "offline" and flags.model is None:
+            usage_error(f"--provider {options.adapter} needs --model for prompt rows (prompt data names no model)")
+    label, source = _read_program(flags.file, flags.max_input_size) if program else (flags.file, None)
+    rows = flags.inputs if program and flags.inputs is not None else flags.file
+    batch = Batch(
+        rows=rows,
+        options=options_for_batch(options),
+        program=source,
+        program_path=label if program else None,
+        reader=flags.reader,
+        prompt=flags.prompt,
+        max_wait=flags.max_wait,
+    )
+    if os.path.abspath(flags.out) == os.path.abspath(batch.rows):
+        raise CliError(f"--out {flags.out} is the rows' own file")
+    if kind is not None:
+        return _batch_round(flags, batch, kind, host)
+    summary = run_batch(batch, flags.out, jobs=flags.jobs, concurrency=flags.concurrency, report=error_line, host=host)
+    error_line(summary.line())
+    return 0 if summary.failed == summary.bad == 0 else 1
+
+
+def _batch_round(flags: BatchFlags, batch: Any, kind: str, host: PluginHost) -> int:
+    from ...runs.batch_rounds import run_round
+
+    requests = flags.batch_file[1] if flags.batch_file is not None else None
+    summary, waiting = run_round(
+        batch, flags.out, kind=kind, requests=requests, results=flags.batch_results or (), report=error_line, host=host
+    )
+    if waiting:
+        where = f"written to {requests}" if requests else "not written: give --batch-file"
+        error_line(f"batch: {waiting} rows wait for another round, their next calls {where}")
+    error_line(summary.line())
+    return 0 if summary.failed == summary.bad == 0 else 1
+
+
+def snapshot(flags: SnapshotFlags) -> int:
+    from ...runs.options import RunOptions
+    from ...runs.run import shown
+    from .display import closing_block, shown_call
+    from .snapshot import RenderFailed, StoreUnusable, review, run_beside, scratch_copy
+
+    directory = Path(flags.directory)
+    if not directory.is_dir():
+        raise CliError(f"{flags.directory}: not a directory")
+    host = plugin_host()
+    host.renderer(flags.format)  # an unknown format fails once, before any program runs, and so does a bad --option
+    options = RunOptions(format=flags.format, options=snapshot_options(flags), debug=DebugStream())
+
+    def render(original: Path) -> str:
+        """What ``cd DIR && asrender NAME.as`` prints, with the program's sibling input and replies,
+        run in the scratch copy so that tools and memory neither write to DIR nor see past runs."""
+        program = scratch / original.relative_to(directory)
+        try:
+            with _working_directory(program.parent):
+                result = run_beside(Path(program.name), options, host, folder=scratch)
+                renders = shown(result, options, host)
+                calls = "".join(shown_call(c, r) for c, r in zip(result.calls, renders, strict=True))
+                return calls + closing_block(result.to_dict()["value"], result.calls, None)
+        except (SourceError, CheckError, PromptDrift) as exc:
+            raise RenderFailed(f"{one_line(str(original))}: cannot render\n{exc}") from None
+        except (CliError, PromptwireError, OSError) as exc:
+            raise RenderFailed(one_line(f"{original}: cannot render: {exc}")) from None
+
+    left_out: list[str] = []
+    with scratch_copy(directory, "asrender-snapshot-", left_out) as scratch:
+        for note in left_out:
+            error_line(f"warning: {directory / note}")
+        try:
+            found = review(
+                directory,
+                render,
+                format_name=flags.format,
+                update=flags.update,
+                write=write_output,
+                report_failure=_report,
+            )
+        except StoreUnusable as exc:
+            with suppress(OSError, ValueError):
+                sys.stdout.flush()
+            error_line(str(exc))
+            return 2
+    return found.status(flags.update)
+
+
+def _report(block: str) -> None:
+    """An error block on stderr, after whatever stdout holds so far: the two stay in order on a terminal."""
+    with suppress(OSError, ValueError):
+        sys.stdout.flush()
+    error_block(block)
+
+
+@contextmanager
+def _working_directory(path: Path) -> Iterator[None]:
+    """Run a program as from its own folder: its imports, inputs and tools see what they would."""
+    before = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def serve(flags: ServeFlags) -> int:
+    from .inspector.server import serve as serve_on
+
+    root = Path(flags.path)
+    if not (root.is_dir() or (root.is_file() and root.suffix == ".as")):
+        raise CliError(f"{flags.path}: not a .as program or a folder")
+    if not 0 <= flags.port <= 65535:
+        usage_error(f"--port takes 0 to 65535, got {flags.port}")
+    try:
+        serve_on(root, flags.port, lambda url: error_line(f"serving {url} (read-only; Ctrl-C stops)"))
+    except OSError as exc:
+        raise CliError(f"cannot listen on 127.0.0.1:{flags.port}: {exc.strerror or exc}") from None
+    return 0
+
+
+def check(flags: CheckFlags) -> int:
+    """The program loaded as a run loads it (its imported agents merged in, each imported file
+    read through the same permissions, parsed and checked), then every diagnostic: a program that
+    runs checks clean, and one whose imports fail (or are refused) fails here too, located in the
+    file at fault."""
+    from ..agentscript import check as check_program
+    from ..agentscript.diagnostics import MAX_SHOWN_DIAGNOSTICS, format_diagnostics
+    from ..agentscript.loader import load_program
+
+    label, source = _read_program(flags.file, flags.max_input_size)
+    # the files a run would read, and refuse, the same way
+    reach = permissions(label, flags.max_input_size, read=flags.allow_read)
+    diagnostics = check_program(load_program(source, label, label_rule=flags.label_rule, permissions=reach))
+    if diagnostics:
+        error_block(format_diagnostics(diagnostics, source, label, limit=MAX_SHOWN_DIAGNOSTICS))
+        return 1
+    return 0
+
+
+def parse(flags: ProgramFlags) -> int:
+    from ..agentscript import parse as parse_program
+    from ..agentscript.syntax_json import write_json
+
+    label, source = _read_program(flags.file, flags.max_input_size)
+    tree = parse_program(source, label, label_rule=flags.label_rule)
+    write_json(tree, lambda text: write_output(safe_json(text)))
+    return 0
+
+
+def _read_program(file: str, max_bytes: int) -> tuple[str, str]:
+    from ..agentscript.loader import read_source
+
+    label = program_label(file)
+    return label, read_source(file, label, max_bytes)
+
+
+def _load_data(file: str, label: str, max_bytes: int) -> Any:
+    from ...core.text_files import read_text
+    from ...runs.inputs import parse_data
+
+    notes: list[str] = []
+    loaded = parse_data(read_text(file, label, max_bytes), label, json_by_name=file.endswith(".json"), warnings=notes)
+    for note in notes:
+        error_line(f"warning: {note}")
+    return loaded
