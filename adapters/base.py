@@ -50,7 +50,7 @@ from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from ..core.call import ProviderRequest, Reply, Whole
 from ..core.contract import OutputContract
-from ..core.errors import AuthenticationError, ProviderError, ProviderTimeoutError
+from ..core.errors import AuthenticationError, ProviderConnectionError, ProviderError, ProviderTimeoutError
 from ..core.json_text import to_bytes
 from ..core.model_uri import model_name
 from ..core.prompt import GenerateConfig, ToolDefinition
@@ -66,6 +66,7 @@ from .status import (
     sdk_status_error,
     status_error,
     stream_failure,
+    tried_at,
     unreadable_reply,
 )
 
@@ -258,6 +259,8 @@ class ProviderAdapter(ABC):
                 error = self.failure(exc, endpoint, seconds)
                 if error is None:
                     raise
+                if isinstance(error, ProviderConnectionError):  # where it tried, as a timeout says
+                    error = tried_at(error, self._shown_where(endpoint))
                 raise error from None
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
@@ -299,10 +302,12 @@ class ProviderAdapter(ABC):
         return None
 
     def timed_out(self, endpoint: Endpoint, seconds: float) -> ProviderTimeoutError:
+        return ProviderTimeoutError(f"LLM provider request timed out after {seconds}s: {self._shown_where(endpoint)}")
+
+    def _shown_where(self, endpoint: Endpoint) -> str:
+        """The URL a request goes to, its password and key masked, for a message."""
         where = f"{endpoint.url}/{self.path}" if self.path else endpoint.url
-        return ProviderTimeoutError(
-            f"LLM provider request timed out after {seconds}s: {shown_url(where, *endpoint.secrets)}"
-        )
+        return shown_url(where, *endpoint.secrets)
 
     def parse_reply(self, raw: Any) -> Reply:
         """What ``raw`` says (:meth:`reply`), a reply of the wrong shape told as a malformed one

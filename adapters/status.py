@@ -46,6 +46,7 @@ __all__ = [
     "status_error",
     "status_of_kind",
     "stream_failure",
+    "tried_at",
     "unreadable_reply",
 ]
 
@@ -178,6 +179,17 @@ def connection_failed(exc: BaseException) -> ProviderConnectionError:
     cause = exc.__cause__ or exc.__context__
     reason = f"{exc} ({cause})" if cause is not None and str(cause) and str(cause) not in str(exc) else str(exc)
     return ProviderConnectionError(f"LLM provider request failed: {body_excerpt(reason)}")
+
+
+def tried_at(error: ProviderConnectionError, url: str) -> ProviderConnectionError:
+    """``error`` naming the URL the request tried (already masked), as a timeout names it: a
+    mistyped ``--base-url``, or one forgotten under ``--provider auto``, is the usual cause of a
+    refused connection, and "All connection attempts failed" does not say where."""
+    if url in str(error):
+        return error
+    return ProviderConnectionError(
+        f"{error}; tried {url}", provider=error.provider, status=error.status, body=error.body
+    )
 
 
 def malformed_json(exc: json.JSONDecodeError, secret: str | None = None) -> MalformedResponseError:

@@ -24,6 +24,7 @@ __all__ = [
     "ModelOutputError",
     "ModelRouteError",
     "PermissionDeniedError",
+    "PluginWarning",
     "PromptDrift",
     "PromptwireError",
     "PromptwireWarning",
@@ -233,6 +234,11 @@ class PromptDrift(PromptwireError):
 
 class RegistrationError(PromptwireError):
     """A plugin registered something badly, e.g. a name another plugin already took."""
+
+
+class PluginWarning(PromptwireWarning):
+    """An installed plugin that failed to load and was left out, or a name in ``PROMPTWIRE_PLUGINS``
+    that no installed plugin has: the rest works, and the user should know."""
 
 
 class UnknownNameError(PromptwireError, LookupError):

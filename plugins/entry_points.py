@@ -3,21 +3,26 @@
 ``PROMPTWIRE_PLUGINS`` names the entry points to load, comma-separated: unset loads every installed
 plugin, empty loads none (the cure for a broken or slow plugin, as in ``llm``). Built-ins are not
 entry points and always load. pluggy does the loading, the blocking and the bookkeeping of which
-distribution each plugin came from; this module adds the allow-list and, when an import fails, an
-error that names the entry point instead of a bare traceback from inside someone else's package.
+distribution each plugin came from; this module adds the allow-list and, when a plugin fails to
+import or to register, a :class:`BrokenPlugin` that names the entry point instead of a bare
+traceback from inside someone else's package. One broken plugin does not stop the others: it is
+left out, and the host reports it (``asrender plugins`` lists it, marked; other commands warn).
+A name in ``PROMPTWIRE_PLUGINS`` that no installed plugin has is reported too: a typo in the
+"load only these" switch would otherwise load nothing, silently.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Collection
+from dataclasses import dataclass
 from importlib import metadata
 
 import pluggy
 
 from ..core.errors import RegistrationError
 
-__all__ = ["ALLOW_ENV", "ENTRY_POINT_GROUP", "allow_list_from_env", "load_entry_points"]
+__all__ = ["ALLOW_ENV", "ENTRY_POINT_GROUP", "BrokenPlugin", "allow_list_from_env", "load_entry_points"]
 
 ENTRY_POINT_GROUP = "promptwire"
 ALLOW_ENV = "PROMPTWIRE_PLUGINS"
@@ -31,23 +36,58 @@ def allow_list_from_env() -> list[str] | None:
     return [name.strip() for name in raw.split(",") if name.strip()]
 
 
-def load_entry_points(pm: pluggy.PluginManager, allow: Collection[str] | None) -> None:
+@dataclass(frozen=True)
+class BrokenPlugin:
+    """An installed plugin that failed to import or to register, and was left out."""
+
+    name: str
+    """Its entry point's name."""
+    target: str
+    """What the entry point names (``module`` or ``module:object``)."""
+    version: str | None
+    error: str
+    """``ExceptionType: message``."""
+
+    def message(self) -> str:
+        return (
+            f"plugin {self.name!r} ({self.target}) failed to load: {self.error} "
+            f"(set {ALLOW_ENV} to the plugins to load, without it)"
+        )
+
+
+def load_entry_points(
+    pm: pluggy.PluginManager, allow: Collection[str] | None, unknown: list[str] | None = None
+) -> list[BrokenPlugin]:
     """Register on ``pm`` every installed plugin whose entry-point name ``allow`` lists (``None``: all).
 
-    A plugin that fails to import or to register raises :class:`RegistrationError` naming its entry
-    point; the plugins loaded before it stay registered.
+    A plugin that fails to import or to register is left out (its name blocked for this load) and
+    returned; the others load. ``unknown`` receives each name ``allow`` lists that no installed
+    plugin has.
     """
     if allow is not None and not allow:
-        return  # loads none, and spares the scan of every installed distribution
+        return []  # loads none, and spares the scan of every installed distribution
     registered_before = {name for name, plugin in pm.list_name_plugin() if plugin is not None}
     blocked = [] if allow is None else _block_all_but(pm, allow)
+    if allow is not None and unknown is not None:
+        installed = {entry_point.name for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+        unknown.extend(name for name in allow if name not in installed and not pm.has_plugin(name))
+    broken: list[BrokenPlugin] = []
     try:
-        pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
-    except Exception as exc:  # a broken third-party plugin must not look like our crash
-        raise _load_error(pm, registered_before, exc) from exc
+        while True:
+            try:
+                pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+                break
+            except Exception as exc:  # a broken third-party plugin must not look like our crash
+                failed = _failed_entry_point(pm, registered_before, exc)
+                if failed is None:
+                    raise _load_error(exc) from exc
+                broken.append(failed)
+                pm.set_blocked(failed.name)  # unregisters what it left, and the next load passes it by
+                blocked.append(failed.name)
     finally:
         for name in blocked:
             pm.unblock(name)  # the block only narrows this load; plugins passed in later may take the name
+    return broken
 
 
 def _block_all_but(pm: pluggy.PluginManager, allow: Collection[str]) -> list[str]:
@@ -61,8 +101,10 @@ def _block_all_but(pm: pluggy.PluginManager, allow: Collection[str]) -> list[str
     return blocked
 
 
-def _load_error(pm: pluggy.PluginManager, registered_before: Collection[str], exc: Exception) -> RegistrationError:
-    """Name the entry point pluggy stopped at: the first one, in pluggy's own order, it did not finish."""
+def _failed_entry_point(
+    pm: pluggy.PluginManager, registered_before: Collection[str], exc: Exception
+) -> BrokenPlugin | None:
+    """The entry point pluggy stopped at: the first one, in pluggy's own order, it did not finish."""
     finished = {pm.get_name(plugin) for plugin, _ in pm.list_plugin_distinfo()}
     for dist in metadata.distributions():
         for entry_point in dist.entry_points:
@@ -71,10 +113,11 @@ def _load_error(pm: pluggy.PluginManager, registered_before: Collection[str], ex
                 continue
             if pm.is_blocked(name):
                 continue
-            return RegistrationError(
-                f"plugin {name!r} ({entry_point.value}) failed to load: {type(exc).__name__}: {exc} "
-                f"(set {ALLOW_ENV} to the plugins to load, without it)"
-            )
+            return BrokenPlugin(name, entry_point.value, dist.version, f"{type(exc).__name__}: {exc}")
+    return None
+
+
+def _load_error(exc: Exception) -> RegistrationError:
     return RegistrationError(
         f"an installed plugin (entry-point group {ENTRY_POINT_GROUP!r}) failed to load: {type(exc).__name__}: {exc}"
     )

@@ -7,12 +7,17 @@ out), so every registration is known to be that plugin's: a clash names both plu
 plugins`` says who provides what, with which version. A plugin's wrapper implementation
 (``wrapper=True``, ``hookwrapper=True``) runs as pluggy runs wrappers, around nothing but its own
 turn: what it registers before and after its ``yield`` is its plugin's.
+
+An installed plugin that fails to load is left out and kept in :attr:`PluginHost.broken`: the
+others work, ``asrender plugins`` lists it marked, each problem is a :class:`PluginWarning`, and a
+name nobody registered says which plugin failed (it may be the one that registers it).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -21,10 +26,10 @@ from typing import Any
 
 import pluggy
 
-from ..core.errors import RegistrationError
+from ..core.errors import PluginWarning, RegistrationError, UnknownNameError
 from . import builtins as builtin_plugin
 from . import hookspecs
-from .entry_points import allow_list_from_env, load_entry_points
+from .entry_points import ALLOW_ENV, BrokenPlugin, allow_list_from_env, load_entry_points
 from .lazy import Lazy
 from .registry import Registry
 
@@ -52,16 +57,21 @@ class PluginInfo:
     hooks: tuple[str, ...]
     registers: dict[str, list[str]]
     """Kind (``"renderers"``...) to the names this plugin registered there, in order."""
+    error: str | None = None
+    """Why the plugin failed to load (it registered nothing); ``None`` for a loaded one."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.version, "hooks": list(self.hooks), **self.registers}
+        listed = {"name": self.name, "version": self.version, "hooks": list(self.hooks), **self.registers}
+        return listed if self.error is None else {**listed, "error": self.error}
 
 
 class PluginHost:
     """One plugin manager and the registries it filled. Tests make their own; the CLI uses the default.
 
     ``allow`` lists the entry-point names to load; ``None`` reads ``PROMPTWIRE_PLUGINS`` (see
-    :mod:`.entry_points`). Loading or registering badly raises :class:`RegistrationError`.
+    :mod:`.entry_points`). An installed plugin that fails to load is left out (:attr:`broken`) with a
+    :class:`PluginWarning`, as is a name in the allow-list that no installed plugin has; a plugin
+    passed in that registers badly raises :class:`RegistrationError`.
     """
 
     def __init__(
@@ -79,8 +89,16 @@ class PluginHost:
         }
         if builtins:
             self._register(builtin_plugin, BUILTIN_PLUGIN)
+        self.broken: tuple[BrokenPlugin, ...] = ()
+        """The installed plugins that failed to load, left out."""
         if entry_points:
-            load_entry_points(self.pm, allow_list_from_env() if allow is None else allow)
+            unknown: list[str] = []
+            self.broken = tuple(load_entry_points(self.pm, allow_list_from_env() if allow is None else allow, unknown))
+            listed_in = ALLOW_ENV if allow is None else "the allow-list"
+            for name in unknown:
+                warnings.warn(f"{listed_in} names {name!r}, which no installed plugin is", PluginWarning, stacklevel=2)
+            for broken in self.broken:
+                warnings.warn(broken.message(), PluginWarning, stacklevel=2)
         for plugin in plugins:
             self._register(plugin, _plugin_name(plugin))
         self._check_plugins()
@@ -143,8 +161,15 @@ class PluginHost:
         return [name for name, plugin in self.pm.list_name_plugin() if plugin is not None]
 
     def get(self, kind: str, name: str) -> Any:
-        """The thing registered as ``name`` (or an alias of it) of ``kind`` (a key of :data:`KINDS`)."""
-        return self.registries[kind].get(name)
+        """The thing registered as ``name`` (or an alias of it) of ``kind`` (a key of :data:`KINDS`).
+        Unknown while a plugin failed to load, it may be that plugin's: the error names it."""
+        try:
+            return self.registries[kind].get(name)
+        except UnknownNameError as exc:
+            if not self.broken:
+                raise
+            failed = "; ".join(broken.message() for broken in self.broken)
+            raise RegistrationError(f"{exc}, and {failed}") from None
 
     def load(self, kind: str, name: str) -> Any:
         """The object registered as ``name`` itself, for a caller about to use it: a built-in's module
@@ -192,6 +217,8 @@ class PluginHost:
             hooks = tuple(sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or ()))
             registers = {kind: registry.owned_by(name) for kind, registry in self.registries.items()}
             infos.append(PluginInfo(name, versions.get(name), hooks, registers))
+        nothing: dict[str, list[str]] = {kind: [] for kind in self.registries}
+        infos.extend(PluginInfo(b.name, b.version, (), nothing, error=b.error) for b in self.broken)
         return infos
 
 

@@ -364,6 +364,8 @@ class RowRunner:
         """One call as its result line holds it."""
         reply = call.reply
         request = request_dict(call, self.batch.options.adapter)
+        if self.batch.prompt == "digest":  # the body holds the whole prompt again
+            request["body"] = _digest(request["body"])
         return {
             "site": request.pop("site"),
             "agent": request.pop("agent"),
@@ -386,9 +388,12 @@ class RowRunner:
         else:
             rendered = self.host.renderer(options.format).render(call.prompt, **options.options)
         data = rendered.to_dict()
-        if self.batch.prompt == "digest":
-            return "sha256:" + hashlib.sha256(dumps(data, separators=(",", ":")).encode("utf-8")).hexdigest()
-        return data
+        return _digest(data) if self.batch.prompt == "digest" else data
+
+
+def _digest(data: Any) -> str:
+    """``sha256:HEX`` of ``data``'s compact JSON: what ``--prompt digest`` writes for a prompt and a request body."""
+    return "sha256:" + hashlib.sha256(dumps(data, separators=(",", ":")).encode("utf-8")).hexdigest()
 
 
 def _js(data: dict[str, Any]) -> Any:

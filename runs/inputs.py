@@ -32,6 +32,7 @@ __all__ = [
     "model_replies",
     "parse_data",
     "program_input",
+    "starts_a_program",
 ]
 
 
@@ -85,6 +86,17 @@ def model_replies(
         if is_recording(text):
             return (), Recording.parse(text, file, accept_drift=accept_drift)
     return canned_responses(file, max_bytes, text=text), None
+
+
+def starts_a_program(text: str) -> bool:
+    """Whether text on standard input is an AgentScript program rather than prompt data: its first
+    word (after blank lines and ``//`` comments, which no JSON or YAML starts with) is ``import``,
+    ``main`` or ``agent`` and is not a YAML key (``import:``). Every program starts so; prompt data,
+    a JSON value or a YAML mapping of the prompt's keys, never does."""
+    return _PROGRAM_START.match(text) is not None
+
+
+_PROGRAM_START = re.compile(r"\ufeff?(?:\s|//[^\n]*)*(?:import|main|agent)(?=[ \t\r\n{])")
 
 
 def parse_data(text: str, label: str, *, json_by_name: bool = False, warnings: list[str] | None = None) -> Any:

@@ -18,31 +18,23 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from ...core.errors import PromptDrift, PromptwireError, SourceError
+from ...core.errors import PluginWarning, PromptDrift, PromptwireError, SourceError
 from ...core.text_files import DEFAULT_MAX_BYTES
 from ...core.timeout import DEFAULT_TIMEOUT
 from ..agentscript.diagnostics import CheckError
 from . import commands as handlers
-from .flags import (
-    ANY_ORIGIN,
-    WORKSPACE,
-    BatchFlags,
-    CheckFlags,
-    PluginsFlags,
-    ProgramFlags,
-    RenderFlags,
-    ServeFlags,
-    SnapshotFlags,
-    base_url,
-    byte_size,
-    comma_list,
-    count,
-    origins,
-    plugin_host,
-    read_flags,
-    seconds,
+from . import flags
+from .terminal import (
+    CliError,
+    OutputError,
+    error_block,
+    error_line,
+    finish_output,
+    one_line,
+    usage_error,
+    warnings_as_lines,
+    write_output,
 )
-from .terminal import CliError, OutputError, error_block, error_line, finish_output, one_line, usage_error, write_output
 
 __all__ = ["console", "main"]
 
@@ -77,7 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         usage_error("an argument holds a NUL byte, which no path, name or value may")
     args = _parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     try:
-        status = int(args.run(read_flags(args)))  # its handler in commands.py, given its flags' record
+        with warnings_as_lines(PluginWarning):  # a plugin that failed to load: the rest goes on
+            status = int(args.run(flags.read_flags(args)))  # its handler in commands.py, given its flags' record
         finish_output()
         return status
     except CliError as exc:
@@ -150,7 +143,7 @@ class _Help(argparse.HelpFormatter):
         if text is None or _FORMATS not in text:
             return text
         try:
-            names = ", ".join(one_line(name) for name in plugin_host().names("renderers"))
+            names = ", ".join(one_line(name) for name in flags.plugin_host().names("renderers"))
         except PromptwireError:  # a broken plugin: say where to look rather than fail the help
             names = "see asrender plugins"
         return text.replace(_FORMATS, names.replace("%", "%%"))  # help is %-formatted next
@@ -175,7 +168,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
 def _plugins_parser(commands: Any) -> None:
     plugins = commands.add_parser("plugins", help="list the loaded plugins and what they register")
     plugins.add_argument("--json", action="store_true", help="print JSON instead of text")
-    plugins.set_defaults(run=handlers.plugins, flags=PluginsFlags)
+    plugins.set_defaults(run=handlers.plugins, flags=flags.PluginsFlags)
 
 
 def _render_parser(commands: Any) -> None:
@@ -184,7 +177,12 @@ def _render_parser(commands: Any) -> None:
         help="render a prompt file (JSON or YAML), or run a .as program and render its model calls",
         formatter_class=_Help,
     )
-    render.add_argument("file", metavar="FILE", help="a .as program or prompt data; '-' reads prompt data from stdin")
+    render.add_argument(
+        "file",
+        metavar="FILE",
+        help="a .as program or prompt data; '-' reads stdin: a program when its first word is import, main or "
+        "agent, else prompt data",
+    )
     render.add_argument(
         "--format",
         "-f",
@@ -234,7 +232,9 @@ def _render_parser(commands: Any) -> None:
     )
     _base_url_flag(render)
     render.add_argument("--model", help="the model to ask for (a program's own by default; a prompt file needs it)")
-    render.add_argument("--timeout", type=seconds, metavar="SECONDS", help=f"per request (default {DEFAULT_TIMEOUT:g})")
+    render.add_argument(
+        "--timeout", type=flags.seconds, metavar="SECONDS", help=f"per request (default {DEFAULT_TIMEOUT:g})"
+    )
     render.add_argument(
         "--dry-run", action="store_true", help="with --provider: build every request, send nothing, answer offline"
     )
@@ -257,22 +257,9 @@ def _render_parser(commands: Any) -> None:
         help="make OpenTelemetry spans of the run and its model calls, for the process's tracer provider "
         "(needs promptwire[otel]; see docs/telemetry.md)",
     )
-    render.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a renderer option; VALUE is read as JSON when it parses, else as text (repeatable)",
-    )
-    render.add_argument(
-        "--max-input-size",
-        type=byte_size,
-        default=DEFAULT_MAX_BYTES,
-        metavar="BYTES",
-        help=f"refuse prompt files larger than this (default {DEFAULT_MAX_BYTES // 2**20}M; suffixes K, M, G)",
-    )
-    render.set_defaults(run=handlers.render, flags=RenderFlags)
+    _option_flag(render, "a renderer option; VALUE is read as JSON when it parses, else as text (repeatable)")
+    _max_input_size_flag(render, "refuse prompt files larger than this (default {}M; suffixes K, M, G)")
+    render.set_defaults(run=handlers.render, flags=flags.RenderFlags)
 
 
 def _snapshot_parser(commands: Any) -> None:
@@ -288,10 +275,8 @@ def _snapshot_parser(commands: Any) -> None:
     snapshot.add_argument(
         "--format", "-f", default="agentscript", help=f"format name: {_FORMATS} (default: agentscript)"
     )
-    snapshot.add_argument(
-        "--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a renderer option (repeatable)"
-    )
-    snapshot.set_defaults(run=handlers.snapshot, flags=SnapshotFlags)
+    _option_flag(snapshot, "a renderer option (repeatable)")
+    snapshot.set_defaults(run=handlers.snapshot, flags=flags.SnapshotFlags)
 
 
 def _serve_parser(commands: Any) -> None:
@@ -302,7 +287,10 @@ def _serve_parser(commands: Any) -> None:
     serve.add_argument(
         "--port", type=int, default=7878, help="the port on 127.0.0.1 (default 7878; 0 picks a free one)"
     )
-    serve.set_defaults(run=handlers.serve, flags=ServeFlags)
+    _option_flag(
+        serve, "a renderer option, for every format that takes it: -o template=PATH for the template tab (repeatable)"
+    )
+    serve.set_defaults(run=handlers.serve, flags=flags.ServeFlags)
 
 
 def _check_parser(commands: Any) -> None:
@@ -313,15 +301,17 @@ def _check_parser(commands: Any) -> None:
         metavar="PATH",
         help="the program may also import agents from this file or folder, as a run with the flag may (repeatable)",
     )
-    _language_arguments(check, handlers.check, CheckFlags)
+    _language_arguments(check, handlers.check, flags.CheckFlags)
 
 
 def _parse_parser(commands: Any) -> None:
     parse = commands.add_parser("parse", help="print an AgentScript program's syntax tree as JSON")
-    _language_arguments(parse, handlers.parse, ProgramFlags)
+    _language_arguments(parse, handlers.parse, flags.ProgramFlags)
 
 
-def _language_arguments(command: argparse.ArgumentParser, run: Callable[[Any], int], flags: type[ProgramFlags]) -> None:
+def _language_arguments(
+    command: argparse.ArgumentParser, run: Callable[[Any], int], record: type[flags.ProgramFlags]
+) -> None:
     """What ``check`` and ``parse`` both take."""
     command.add_argument("file", metavar="FILE.as", help="the program; '-' reads standard input")
     command.add_argument(
@@ -330,14 +320,8 @@ def _language_arguments(command: argparse.ArgumentParser, run: Callable[[Any], i
         default="release",
         help="how a 'use ... as' label ends: the rest of the line (release, default) or one token (late)",
     )
-    command.add_argument(
-        "--max-input-size",
-        type=byte_size,
-        default=DEFAULT_MAX_BYTES,
-        metavar="BYTES",
-        help=f"refuse a program (or an imported file) larger than this (default {DEFAULT_MAX_BYTES // 2**20}M)",
-    )
-    command.set_defaults(run=run, flags=flags)
+    _max_input_size_flag(command, "refuse a program (or an imported file) larger than this (default {}M)")
+    command.set_defaults(run=run, flags=record)
 
 
 def _permission_flags(parser: argparse.ArgumentParser) -> None:
@@ -349,14 +333,14 @@ def _permission_flags(parser: argparse.ArgumentParser) -> None:
         "--allow-write",
         action="append",
         nargs="?",
-        const=WORKSPACE,
+        const=flags.WORKSPACE,
         metavar="PATH",
         help="a program's tools and memory may write this file or folder (no PATH: the program's folder; repeatable)",
     )
     parser.add_argument(
         "--allow-env",
         action="append",
-        type=comma_list,
+        type=flags.comma_list,
         metavar="NAME,...",
         help="a program may read these environment variables (none by default; secret-looking values are never traced)",
     )
@@ -364,10 +348,23 @@ def _permission_flags(parser: argparse.ArgumentParser) -> None:
         "--allow-net",
         action="append",
         nargs="?",
-        type=origins,
-        const=[ANY_ORIGIN],
+        type=flags.origins,
+        const=[flags.ANY_ORIGIN],
         metavar="ORIGIN,...",
         help="a program's HTTP tools may reach these origins, scheme://host[:port] or host[:port] (no ORIGIN: any)",
+    )
+
+
+def _option_flag(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--option``/``-o KEY=VALUE`` (``render``, ``batch``, ``snapshot`` and ``serve`` take it)."""
+    parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE", help=help_text)
+
+
+def _max_input_size_flag(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--max-input-size``, its help saying what it bounds, with ``{}`` for the default in MiB."""
+    help_text = help_text.format(DEFAULT_MAX_BYTES // 2**20)
+    parser.add_argument(
+        "--max-input-size", type=flags.byte_size, default=DEFAULT_MAX_BYTES, metavar="BYTES", help=help_text
     )
 
 
@@ -376,7 +373,7 @@ def _base_url_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--base-url",
         action="append",
-        type=base_url,
+        type=flags.base_url,
         metavar="[SCHEME=]URL",
         help="send the provider's requests to this server instead (a gateway, vLLM, llama.cpp's server); "
         "with --provider auto, one per scheme: ollama=http://... (repeatable)",
@@ -387,6 +384,7 @@ def _batch_parser(commands: Any) -> None:
     batch = commands.add_parser(
         "batch",
         help="run a .as program on every row of a JSONL file (or ask each row's prompt), one result line per row",
+        formatter_class=_Help,
     )
     batch.add_argument(
         "file", metavar="FILE", help="a .as program (with --inputs), or a JSONL file of prompt data, one prompt a line"
@@ -398,10 +396,13 @@ def _batch_parser(commands: Any) -> None:
     batch.add_argument(
         "--from", dest="reader", default="prompt", metavar="READER", help="the reader of prompt rows (default: prompt)"
     )
-    batch.add_argument("--format", "-f", default="agentscript", help="the format of each call's prompt in the results")
     batch.add_argument(
-        "--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a renderer option (repeatable)"
+        "--format",
+        "-f",
+        default="agentscript",
+        help=f"the format of each call's prompt in the results: {_FORMATS} (default: agentscript)",
     )
+    _option_flag(batch, "a renderer option (repeatable)")
     batch.add_argument("--strict", action="store_true", help="fail a row when the format cannot express a field")
     batch.add_argument(
         "--prompt",
@@ -411,20 +412,26 @@ def _batch_parser(commands: Any) -> None:
     )
     batch.add_argument("--provider", help="send the calls to this adapter (default offline)")
     batch.add_argument("--model", help="the model to ask for (a prompt row names none)")
-    batch.add_argument("--timeout", type=seconds, metavar="SECONDS", help=f"per request (default {DEFAULT_TIMEOUT:g})")
+    batch.add_argument(
+        "--timeout", type=flags.seconds, metavar="SECONDS", help=f"per request (default {DEFAULT_TIMEOUT:g})"
+    )
     batch.add_argument(
         "--dry-run", action="store_true", help="with --provider: build every request, send nothing, answer offline"
     )
     batch.add_argument("--responses", metavar="FILE", help="canned model replies for every row, a JSON array")
     batch.add_argument(
-        "--concurrency", type=count, default=8, metavar="N", help="with --provider: rows in flight at once (default 8)"
+        "--concurrency",
+        type=flags.count,
+        default=8,
+        metavar="N",
+        help="with --provider: rows in flight at once (default 8)",
     )
     batch.add_argument(
-        "--jobs", type=count, default=1, metavar="N", help="offline: processes to run rows in (default 1)"
+        "--jobs", type=flags.count, default=1, metavar="N", help="offline: processes to run rows in (default 1)"
     )
     batch.add_argument(
         "--max-wait",
-        type=seconds,
+        type=flags.seconds,
         default=300.0,
         metavar="SECONDS",
         help="how long one call may wait out a provider's rate limits in all (default 300)",
@@ -449,15 +456,9 @@ def _batch_parser(commands: Any) -> None:
     _permission_flags(batch)
     batch.add_argument("--agent", help="the program's entry agent (default: its main agent)")
     batch.add_argument("--function", help="the entry agent's function (default: its main func)")
-    batch.add_argument(
-        "--max-input-size",
-        type=byte_size,
-        default=DEFAULT_MAX_BYTES,
-        metavar="BYTES",
-        help=f"refuse a program or replies file larger than this (default {DEFAULT_MAX_BYTES // 2**20}M)",
-    )
+    _max_input_size_flag(batch, "refuse a program or replies file larger than this (default {}M)")
     _base_url_flag(batch)
-    batch.set_defaults(run=handlers.batch, flags=BatchFlags)
+    batch.set_defaults(run=handlers.batch, flags=flags.BatchFlags)
 
 
 _COMMANDS: dict[str, Callable[[Any], None]] = {

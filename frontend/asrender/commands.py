@@ -29,10 +29,12 @@ from .flags import (
     asks_a_model,
     batch_kind,
     batch_run_options,
+    known,
     permissions,
     plugin_host,
     program_label,
     render_run_options,
+    serve_options,
     snapshot_options,
 )
 from .show import print_render, print_run, run_show, shown_on_failure, warn
@@ -57,32 +59,38 @@ __all__ = ["batch", "check", "parse", "plugins", "render", "serve", "snapshot"]
 
 
 def plugins(flags: PluginsFlags) -> int:
+    """Every plugin, loaded or not: one that failed to load is listed with why (exit 1)."""
     infos = plugin_host().plugins()
+    status = 1 if any(info.error is not None for info in infos) else 0
     if flags.json:
         write_output(json_text([info.to_dict() for info in infos]) + "\n")
-        return 0
+        return status
     lines = []
     for info in infos:
         lines.append(f"{one_line(info.name)} {one_line(info.version or '(no version)')}")
+        if info.error is not None:
+            lines.append(f"  BROKEN, not loaded: {one_line(info.error)}")
         for kind, names in info.registers.items():
             if names:
                 lines.append(f"  {kind.replace('_', ' ')}: {one_line(', '.join(names))}")
     write_output("".join(line + "\n" for line in lines))
-    return 0
+    return status
 
 
 def render(flags: RenderFlags) -> int:
     if flags.otel:
         _enable_telemetry()
-    if flags.file.endswith(".as"):
-        return _run_program(flags)
+    stdin_program, stdin_data = _read_stdin(flags.max_input_size) if flags.file == "-" else (None, None)
+    if flags.file.endswith(".as") or stdin_program is not None:
+        return _run_program(flags, stdin_program)
     program_only = flags.program_flags()
     if program_only:
         usage_error(f"{', '.join(program_only)} apply to .as programs only")
     host = plugin_host()
     label = program_label(flags.file)
-    options = render_run_options(flags)
-    data = _load_data(flags.file, label, flags.max_input_size)
+    options = render_run_options(flags, program=False)
+    known("readers", flags.reader, "--from")
+    data = _load_data(flags.file, label, flags.max_input_size, text=stdin_data)
     renderer = host.renderer(flags.format)
     try:
         prompt = host.reader(flags.reader).read(data)
@@ -108,13 +116,25 @@ def _enable_telemetry() -> None:
         error_line(f"warning: --otel: {telemetry.UNCONFIGURED}")
 
 
-def _run_program(flags: RenderFlags) -> int:
+def _run_program(flags: RenderFlags, stdin_program: str | None) -> int:
+    """A program's run: the file's, or ``stdin_program`` (``asrender -``, read already)."""
     from ...runs.inputs import program_input
     from ...runs.run import arun, run
 
-    options = render_run_options(flags)  # the plugin host is loaded by what needs a registry, if anything does
-    label, source = _read_program(flags.file, flags.max_input_size)
+    options = render_run_options(flags, program=True)  # the plugin host is loaded by what needs a registry, if any
+    label, source = _read_program(flags.file, flags.max_input_size, stdin_program)
     input_value = program_input(flags.input, flags.input_file, flags.max_input_size)
+    if flags.file != "-":  # NAME.input.json and NAME.responses.json, as snapshot and serve take them
+        from .beside import open_siblings
+
+        input_open = flags.input is None and flags.input_file is None
+        replies_open = flags.responses is None and options.adapter == "offline"
+        options, found, note = open_siblings(
+            label, options, input_open=input_open, replies_open=replies_open, max_bytes=flags.max_input_size
+        )
+        input_value = input_value if found is None else found
+        if note is not None:
+            error_line(note)
     return _run_shown(
         flags,
         options,
@@ -196,7 +216,7 @@ def batch(flags: BatchFlags) -> int:
     host = plugin_host()
     options = batch_run_options(flags)
     if not program:
-        host.reader(flags.reader)  # an unknown reader fails once, before any row
+        known("readers", flags.reader, "--from")  # an unknown reader fails once, before any row
         if options.adapter != "offline" and flags.model is None:
             usage_error(f"--provider {options.adapter} needs --model for prompt rows (prompt data names no model)")
     label, source = _read_program(flags.file, flags.max_input_size) if program else (flags.file, None)
@@ -243,7 +263,7 @@ def snapshot(flags: SnapshotFlags) -> int:
     if not directory.is_dir():
         raise CliError(f"{flags.directory}: not a directory")
     host = plugin_host()
-    host.renderer(flags.format)  # an unknown format fails once, before any program runs, and so does a bad --option
+    # an unknown format or a malformed --option fails once, before any program runs
     options = RunOptions(format=flags.format, options=snapshot_options(flags), debug=DebugStream())
 
     def render(original: Path) -> str:
@@ -304,12 +324,15 @@ def serve(flags: ServeFlags) -> int:
     from .inspector.server import serve as serve_on
 
     root = Path(flags.path)
+    if not root.exists():
+        raise CliError(f"{flags.path}: no such file or folder")
     if not (root.is_dir() or (root.is_file() and root.suffix == ".as")):
         raise CliError(f"{flags.path}: not a .as program or a folder")
     if not 0 <= flags.port <= 65535:
         usage_error(f"--port takes 0 to 65535, got {flags.port}")
+    options = serve_options(flags)
     try:
-        serve_on(root, flags.port, lambda url: error_line(f"serving {url} (read-only; Ctrl-C stops)"))
+        serve_on(root, flags.port, lambda url: error_line(f"serving {url} (read-only; Ctrl-C stops)"), options)
     except OSError as exc:
         raise CliError(f"cannot listen on 127.0.0.1:{flags.port}: {exc.strerror or exc}") from None
     return 0
@@ -331,6 +354,7 @@ def check(flags: CheckFlags) -> int:
     if diagnostics:
         error_block(format_diagnostics(diagnostics, source, label, limit=MAX_SHOWN_DIAGNOSTICS))
         return 1
+    write_output(f"{one_line(label)}: ok, no diagnostics\n")  # as a compiler's check says it passed
     return 0
 
 
@@ -344,19 +368,32 @@ def parse(flags: ProgramFlags) -> int:
     return 0
 
 
-def _read_program(file: str, max_bytes: int) -> tuple[str, str]:
+def _read_program(file: str, max_bytes: int, given: str | None = None) -> tuple[str, str]:
+    """A program's label and source: ``given`` when ``asrender -`` read it already."""
     from ..agentscript.loader import read_source
 
     label = program_label(file)
-    return label, read_source(file, label, max_bytes)
+    return label, given if given is not None else read_source(file, label, max_bytes)
 
 
-def _load_data(file: str, label: str, max_bytes: int) -> Any:
+def _read_stdin(max_bytes: int) -> tuple[str | None, str | None]:
+    """``asrender -``: standard input, read once: ``(program, None)`` when its first word is one a
+    program starts with, else ``(None, prompt data)``."""
+    from ...core.text_files import read_text
+    from ...runs.inputs import starts_a_program
+
+    text = read_text("-", "<stdin>", max_bytes)
+    return (text, None) if starts_a_program(text) else (None, text)
+
+
+def _load_data(file: str, label: str, max_bytes: int, *, text: str | None = None) -> Any:
     from ...core.text_files import read_text
     from ...runs.inputs import parse_data
 
     notes: list[str] = []
-    loaded = parse_data(read_text(file, label, max_bytes), label, json_by_name=file.endswith(".json"), warnings=notes)
+    if text is None:
+        text = read_text(file, label, max_bytes)
+    loaded = parse_data(text, label, json_by_name=file.endswith(".json"), warnings=notes)
     for note in notes:
         error_line(f"warning: {note}")
     return loaded

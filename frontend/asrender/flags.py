@@ -54,6 +54,7 @@ __all__ = [
     "byte_size",
     "comma_list",
     "count",
+    "known",
     "origins",
     "permissions",
     "plugin_host",
@@ -62,6 +63,7 @@ __all__ = [
     "render_options",
     "render_run_options",
     "seconds",
+    "serve_options",
     "snapshot_options",
 ]
 
@@ -96,6 +98,7 @@ class ServeFlags:
 
     path: str
     port: int
+    option: Sequence[str]
 
 
 @dataclass(frozen=True)
@@ -206,6 +209,17 @@ def plugin_host() -> PluginHost:
     return default_host()
 
 
+def known(kind: str, name: str, flag: str) -> None:
+    """A name on the command line that no plugin registered is a bad command line (exit 2), as a
+    bad ``--output`` is; a plugin that failed to load stays an error of its own (exit 1)."""
+    from ...core.errors import UnknownNameError
+
+    try:
+        plugin_host().get(kind, name)
+    except UnknownNameError as exc:
+        usage_error(f"{flag}: {exc}")
+
+
 def program_label(file: str) -> str:
     """How a file is named in messages: ``-`` is ``<stdin>``."""
     return "<stdin>" if file == "-" else file
@@ -271,10 +285,11 @@ def count(text: str) -> int:
     return int(text)
 
 
-def render_run_options(flags: RenderFlags) -> RunOptions:
+def render_run_options(flags: RenderFlags, *, program: bool) -> RunOptions:
     """The flags of ``asrender FILE`` as the run's options, each checked before anything is read or
     run: the canned replies or the replay, the display's, then those of every run
-    (:func:`_run_options`), and last the recording (which makes its file)."""
+    (:func:`_run_options`), and last the recording (which makes its file). ``program``: the file
+    is a program (a ``.as`` file, or one on standard input), whose tools get permissions."""
     from ...runs.inputs import model_replies
 
     responses, replay = model_replies(flags.responses, flags.max_input_size, accept_drift=flags.accept_drift)
@@ -285,7 +300,7 @@ def render_run_options(flags: RenderFlags) -> RunOptions:
         usage_error(f"--stream shows the display; --output {flags.output} is printed once the run has ended")
     if flags.stream and flags.dry_run:
         usage_error("--stream needs replies that arrive; a dry run answers offline")
-    options = _run_options(flags, responses, replay)
+    options = _run_options(flags, responses, replay, program=program)
     return replace(options, record=_recorder(flags, replay))
 
 
@@ -296,16 +311,15 @@ def batch_run_options(flags: BatchFlags) -> RunOptions:
 
     responses, replay = model_replies(flags.responses, flags.max_input_size)
     _replay_warnings(replay)
-    return _run_options(flags, responses, replay)
+    return _run_options(flags, responses, replay, program=flags.file.endswith(".as"))
 
 
-def _run_options(flags: RunFlags, responses: Sequence[Any], replay: Recording | None) -> RunOptions:
+def _run_options(flags: RunFlags, responses: Sequence[Any], replay: Recording | None, *, program: bool) -> RunOptions:
     """What every run's options are made of: the provider, its base URLs, the format's options and
     what a program's tools may touch."""
     from ...runs.options import RunOptions
 
     provider = _provider(flags.provider, flags.dry_run)
-    program = flags.file.endswith(".as")
     return RunOptions(
         adapter=provider,
         base_urls=_base_urls(flags.base_url, provider),
@@ -350,7 +364,7 @@ def _provider(given: str | None, dry_run: bool) -> str:
         usage_error("--dry-run needs --provider (auto, openai, openai-responses, anthropic, ollama, or a plugin's)")
     try:
         if provider not in ("auto", "offline"):  # the offline adapter is no plugin's: always there
-            plugin_host().adapter(provider)
+            known("adapters", provider, "--provider")
     except PromptwireError as exc:
         raise CliError(str(exc)) from None
     return str(provider)
@@ -377,7 +391,11 @@ def _base_urls(given: Sequence[tuple[str, str]] | None, provider: str) -> dict[s
 def render_options(format_name: str, given: Sequence[str], *, strict: bool) -> dict[str, Any]:
     """The ``-o`` options (and ``--strict``) for the format, checked against what it takes before
     anything is read or run."""
+    if format_name != "agentscript":  # AgentScript's own format is always there: no plugins to load
+        known("renderers", format_name, "--format")
     options = _parse_options(given)
+    if not isinstance(options.get("strict", False), bool):
+        usage_error(f"-o strict takes true or false, got {one_line(json.dumps(options['strict']))}")
     if strict:
         options["strict"] = True
     accepted = plugin_host().renderer_options(format_name) if options else None
@@ -388,6 +406,7 @@ def render_options(format_name: str, given: Sequence[str], *, strict: bool) -> d
         plural = "s" if len(unknown) > 1 else ""
         usage_error(f"format {format_name!r} takes no option{plural} {names} (it takes: {takes})")
     if "layout" in options:
+        known("renderers", str(options["layout"]), "-o layout")
         options["layout"] = plugin_host().renderer(str(options["layout"]))
     return options
 
@@ -397,6 +416,17 @@ def snapshot_options(flags: SnapshotFlags) -> dict[str, Any]:
     a path-valued option (:data:`_PATH_OPTIONS`) is made absolute from where ``asrender`` was
     started."""
     return render_options(flags.format, [_from_here(option) for option in flags.option], strict=False)
+
+
+def serve_options(flags: ServeFlags) -> dict[str, dict[str, Any]]:
+    """``asrender serve -o KEY=VALUE``, by format: each option for every format that takes it
+    (paths made absolute, as for :func:`snapshot_options`)."""
+    from .inspector.state import options_by_format
+
+    try:
+        return options_by_format(plugin_host(), _parse_options([_from_here(option) for option in flags.option]))
+    except ValueError as exc:
+        usage_error(f"-o: {exc}")
 
 
 _PATH_OPTIONS = frozenset({"template"})

@@ -106,9 +106,11 @@ def print_calls(result: RunResult, options: RunOptions, output: str, show: RunSh
             + "\n"
         )
     elif output == "text":
+        from ...runs.run import call_heading
         from .text_form import model_text
 
-        write_output("".join(model_text(rendered) for rendered in renders))
+        texts = zip(result.calls, renders, strict=True)  # each call's text under its heading: where one ends
+        write_output("".join(f"{call_heading(call)}\n{model_text(rendered)}" for call, rendered in texts))
     else:
         blocks = []
         for call, rendered in zip(result.calls, renders, strict=True):

@@ -43,10 +43,11 @@ from ...core.confined import (
 )
 from ...core.errors import PromptwireError
 from ...core.permissions import Permissions
-from ...core.text_files import DEFAULT_MAX_BYTES, UnreadableFileError, decode
+from ...core.text_files import DEFAULT_MAX_BYTES, UnreadableFileError
 from ...runs.inputs import canned_responses, program_input
 from ...runs.options import RunOptions
 from ...runs.run import RunResult, run
+from .beside import RECORDING_SUFFIX, read_beside, siblings
 
 if TYPE_CHECKING:
     from ...plugins.manager import PluginHost
@@ -71,9 +72,6 @@ __all__ = [
 ]
 
 STORE = "__prompts__"
-RECORDING_SUFFIX: Final = "recording.jsonl"
-"""``NAME.recording.jsonl`` beside ``NAME.as``: a real run of it (``asrender NAME.as --provider P
---record NAME.recording.jsonl``), replayed by ``asrender snapshot`` and the inspector."""
 
 NOT_COPIED = frozenset(
     {".git", ".hg", ".svn", ".venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "__pycache__"}
@@ -286,15 +284,6 @@ def scratch_copy(folder: Path, prefix: str, left_out: list[str] | None = None) -
         yield copy
 
 
-def siblings(program: Path) -> tuple[Path, Path, Path]:
-    """``NAME.input.json``, ``NAME.responses.json`` and ``NAME.recording.jsonl`` beside program ``NAME.as``."""
-    return (
-        program.with_name(f"{program.stem}.input.json"),
-        program.with_name(f"{program.stem}.responses.json"),
-        program.with_name(f"{program.stem}.{RECORDING_SUFFIX}"),
-    )
-
-
 def run_beside(program: Path, options: RunOptions, host: PluginHost, *, folder: Path | None = None) -> RunResult:
     """``program`` run as ``asrender NAME.as --input-file NAME.input.json --responses
     NAME.responses.json`` runs it, each sibling used when it exists (and ``options.responses``
@@ -310,34 +299,21 @@ def run_beside(program: Path, options: RunOptions, host: PluginHost, *, folder: 
         top = own if folder is None else folder.resolve()
         tools = Permissions(own, program_folder=own, read=(top,), write=(top,))
         options = replace(options, tools=tools)
-    source = _read_beside(tools, program)
+    source = read_beside(tools, program)
     if source is None:
         raise UnreadableFileError(str(program), "no such file")
     input_file, responses, recording = siblings(program)
-    replies = _read_beside(tools, responses)
-    recorded = _read_beside(tools, recording)
+    replies = read_beside(tools, responses)
+    recorded = read_beside(tools, recording)
     if replies is not None and recorded is not None:
         raise PromptwireError(f"{program} has both {responses.name} and {recording.name}: keep one")
     if replies is not None:
         options = replace(options, responses=canned_responses(str(responses), DEFAULT_MAX_BYTES, text=replies))
     if recorded is not None:
         options = replace(options, replay=Recording.parse(recorded, str(recording)))
-    given = _read_beside(tools, input_file)
+    given = read_beside(tools, input_file)
     input_value = {} if given is None else program_input(None, str(input_file), DEFAULT_MAX_BYTES, text=given)
     return run(source, input_value, options, host=host, path=str(program))
-
-
-def _read_beside(tools: Permissions, path: Path) -> str | None:
-    """The text of a file the run may read (``None`` when there is none), as a program's source is
-    read: UTF-8, a leading byte-order mark dropped."""
-    try:
-        return decode(tools.read_bytes(path), str(path))
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise UnreadableFileError(str(path), "is a directory, not a file") from None
-    except OSError as exc:
-        raise UnreadableFileError(str(path), f"cannot read ({exc.strerror or exc})") from None
 
 
 def review(

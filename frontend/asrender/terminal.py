@@ -17,6 +17,8 @@ import io
 import os
 import re
 import sys
+import warnings
+from collections.abc import Iterator
 from typing import NoReturn
 
 from ...core.json_text import safe_json
@@ -34,6 +36,7 @@ __all__ = [
     "one_line",
     "safe_json",
     "usage_error",
+    "warnings_as_lines",
     "write_output",
 ]
 
@@ -64,6 +67,24 @@ def error_line(message: str) -> None:
     """Print one ``asrender:`` line on stderr; a failing stderr is ignored (nothing else to tell)."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
         print(f"asrender: {one_line(message)}", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def warnings_as_lines(category: type[Warning]) -> Iterator[None]:
+    """Each warning of ``category`` raised meanwhile as one ``asrender: warning:`` line, every time
+    (Python's own form names a source line of ours, which is no use to a user); others as Python shows them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", category)
+        python_shows = warnings.showwarning
+
+        def show(message: Warning | str, kind: type[Warning], *args: object, **kwargs: object) -> None:
+            if issubclass(kind, category):
+                error_line(f"warning: {message}")
+            else:
+                python_shows(message, kind, *args, **kwargs)  # type: ignore[arg-type]
+
+        warnings.showwarning = show
+        yield
 
 
 def json_text(value: object) -> str:
@@ -111,6 +132,9 @@ def write_output(text: str) -> None:
         text = escape_unsafe(text, _UNSAFE_IN_TEXT)
     try:
         stream.write(text)
+    except BrokenPipeError:  # the reader has gone (``| head``): not an error, and nothing to say
+        _silence_stdout()
+        raise
     except OSError as exc:
         raise OutputError(exc.strerror or str(exc)) from None
     except ValueError as exc:  # a closed file object

@@ -17,7 +17,8 @@ Each message is a line naming its role (and ``(name)``, ``[tool call id]``, `` e
 display does), then its content verbatim and a newline; messages are separated by a blank line.
 Content parts other than text, a turn's tool calls and the tools offered, which the model reads as
 JSON, are one line of JSON each (a ``tools:`` block last). Nothing else is added: no headings, no
-reply, no escapes on a file or a pipe.
+reply, no escapes on a file or a pipe. A program's run is several calls: each call's text follows
+its ``=== SITE agent A attempt N ===`` line (the display's heading), so where one call ends shows.
 """
 
 from __future__ import annotations

@@ -186,6 +186,19 @@ def test_a_timeout_and_a_truncated_body_and_a_refused_connection(server: FakePro
     assert (type(refused), refused.provider) == (ProviderConnectionError, name)
     for error in (slow, truncated, refused):
         _assert_told_plainly(error)
+    route = {"openai": "/v1/chat/completions", "openai-responses": "/v1/responses", "anthropic": "/v1/messages"}
+    assert str(refused).endswith(f"; tried http://127.0.0.1:{port}{route.get(name, '/api/chat')}")  # where it tried
+
+
+@pytest.mark.parametrize("name", ADAPTERS)
+def test_a_refused_connection_names_the_url_with_its_password_masked(name: str) -> None:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    refused = _failure(ADAPTERS[name](f"http://someone:hunter2@127.0.0.1:{port}"), "ok", timeout=5)
+    assert type(refused) is ProviderConnectionError
+    assert f"; tried http://***@127.0.0.1:{port}/" in str(refused)
+    assert "hunter2" not in str(refused)
 
 
 @pytest.mark.parametrize("name", KEYED)

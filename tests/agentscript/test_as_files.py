@@ -93,7 +93,7 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 def test_a_program_that_runs_checks_clean(desk: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # It used to fail: "Agent 'Critic' has no callable main func", since check never read critic.as.
-    assert _asrender(capsys, "check", "desk/main.as") == (0, "", "")
+    assert _asrender(capsys, "check", "desk/main.as") == (0, "desk/main.as: ok, no diagnostics\n", "")
     assert _asrender(capsys, "desk/main.as", "--input", INPUT)[0] == 0
 
 
@@ -105,7 +105,7 @@ def test_check_resolves_imports_without_loading_the_runtime(desk: Path) -> None:
         "'promptwire.calls.generate') if m in sys.modules]; print(status, loaded)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=desk.parent)
-    assert (done.stdout, done.stderr) == ("0 []\n", "")
+    assert (done.stdout, done.stderr) == ("desk/main.as: ok, no diagnostics\n0 []\n", "")
 
 
 ERRORS = {
@@ -154,7 +154,7 @@ def test_an_imported_file_that_checks_alone_may_fail_in_the_program(
     _edit(desk / "critic.as", "\n\nagent", '\nimport file Notes from "./notes.md"\n\nagent')
     _edit(desk / "critic.as", "use draft as draft", "use Notes as notes")
     _edit(desk / "main.as", "\nimport agent", '\nimport tool Notes from "sh://grep"\nimport agent')
-    assert _asrender(capsys, "check", "desk/critic.as") == (0, "", "")
+    assert _asrender(capsys, "check", "desk/critic.as") == (0, "desk/critic.as: ok, no diagnostics\n", "")
     expected = (
         "desk/critic.as:10:13: error[INVALID_USE_RESOURCE]: Resource 'Notes' cannot be used as prompt context\n"
         "        use Notes as notes\n            ^\n"
@@ -167,7 +167,7 @@ def test_a_runtime_error_in_an_imported_agent_shows_its_file_and_line(
     desk: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _edit(desk / "critic.as", "use draft as draft", "for line in draft max 3 {\n        }")
-    assert _asrender(capsys, "check", "desk/main.as") == (0, "", "")
+    assert _asrender(capsys, "check", "desk/main.as") == (0, "desk/main.as: ok, no diagnostics\n", "")
     assert _asrender(capsys, "desk/main.as", "--input", INPUT) == (
         1,
         "",
@@ -206,7 +206,7 @@ def test_imports_of_imports_are_named_from_the_main_programs_folder(
         'import agent Middle from "lib/middle.as"\nimport agent Critic from "lib/deep/critic.as"',
     )
     _edit(desk / "main.as", "Critic(input.draft)\n        review.problems", "Middle(input.draft)\n        review")
-    assert _asrender(capsys, "check", "desk/main.as") == (0, "", "")
+    assert _asrender(capsys, "check", "desk/main.as") == (0, "desk/main.as: ok, no diagnostics\n", "")
     code, out, _ = _asrender(capsys, "desk/main.as", "--input", INPUT)
     assert (code, out.partition("\n")[0]) == (0, "=== desk/lib/deep/critic.as:10:9 agent Critic attempt 1 ===")
     _edit(desk / "lib" / "deep" / "critic.as", "use draft as draft", "use draft as draft\n        x = (")

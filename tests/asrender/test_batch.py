@@ -146,6 +146,9 @@ def test_prompt_rows_are_asked_one_by_one_in_the_format_and_digests_are_stable(
     _batch(capsys, str(rows), "--out", str(again), "-f", "messages", "--prompt", "digest")
     assert _results(again)[0]["calls"][0]["prompt"] == digest
     assert second["calls"][0]["prompt"] != digest
+    body = first["calls"][0]["request"]["body"]  # the request body holds the prompt again: digested too
+    assert body.startswith("sha256:") and len(body) == 71 and body != digest
+    assert "Say hi." not in out.read_text(encoding="utf-8")
 
 
 def test_a_rerun_skips_the_rows_done_and_cuts_off_an_unfinished_line(

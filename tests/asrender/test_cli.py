@@ -87,7 +87,7 @@ def test_agens_order_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         ("bad.yaml", "instruction: [unclosed\n", "bad.yaml:2:1: invalid YAML: "),
         ("field.yaml", "context:\n  - value: 1\n    budget: lots\n", "field.yaml: context[0].budget: "),
         ("typo.yaml", "instructions: x\n", "typo.yaml: instructions: unknown field"),
-        ("list.yaml", "- 1\n- 2\n", "list.yaml: <root>: "),
+        ("list.yaml", "- 1\n- 2\n", "list.yaml: prompt: must be a mapping of Prompt fields"),
     ],
 )
 def test_bad_input_is_one_clear_line(
@@ -108,13 +108,16 @@ def test_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_unknown_format_and_reader(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "render", str(EXAMPLE), "--format", "nope")
-    assert code == 1
-    assert err.startswith(
-        "asrender: unknown renderer 'nope' (available: agentscript, agens, agently, messages, template"
+    with pytest.raises(SystemExit) as exited:  # a bad command line
+        main(["render", str(EXAMPLE), "--format", "nope"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.startswith(
+        "asrender: error: --format: unknown renderer 'nope' (available: agentscript, agens, agently, messages, template"
     )
-    code, _, err = run(capsys, "render", str(EXAMPLE), "--from", "nope")
-    assert err.startswith("asrender: unknown reader 'nope'")
+    with pytest.raises(SystemExit) as exited:
+        main(["render", str(EXAMPLE), "--from", "nope"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.startswith("asrender: error: --from: unknown reader 'nope'")
 
 
 @pytest.mark.parametrize("file", [EXAMPLE, EXAMPLE.parent / "evidence-qa.as"], ids=["prompt file", "program"])
@@ -205,7 +208,7 @@ def test_format_help_lists_the_registered_formats_plugins_too(
     command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from promptwire import PluginHost, hookimpl
-    from promptwire.frontend.asrender import cli
+    from promptwire.frontend.asrender import flags
     from promptwire.plugins.builtins import builtin_renderer
 
     class Fifty:
@@ -217,7 +220,7 @@ def test_format_help_lists_the_registered_formats_plugins_too(
         def register_renderers(self, register: Any) -> None:
             register(Fifty())
 
-    monkeypatch.setattr(cli, "plugin_host", lambda: PluginHost(entry_points=False, plugins=[Mine()]))
+    monkeypatch.setattr(flags, "plugin_host", lambda: PluginHost(entry_points=False, plugins=[Mine()]))
     with pytest.raises(SystemExit):
         main([command, "--help"])
     help_text = " ".join(capsys.readouterr().out.split())

@@ -28,7 +28,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
 def test_a_valid_program_checks_clean_and_parses_to_its_tree(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(capsys, "check", str(path)) == (0, "", "")
+    assert _run(capsys, "check", str(path)) == (0, f"{path}: ok, no diagnostics\n", "")
     code, out, err = _run(capsys, "parse", str(path))
     assert (code, err) == (0, "")
     assert json.loads(out) == to_json(parse(path.read_text(encoding="utf-8"), str(path)))

@@ -101,8 +101,9 @@ def test_a_prompt_file_needs_a_model_and_program_flags_stay_with_programs_and_dr
     with pytest.raises(SystemExit):
         main([str(TC09), "--dry-run"])
     assert "--dry-run needs --provider" in capsys.readouterr().err
-    code, _, err = _run(capsys, str(TC09), "--provider", "nope")
-    assert code == 1 and "unknown adapter 'nope'" in err
+    with pytest.raises(SystemExit) as exited:
+        main([str(TC09), "--provider", "nope"])
+    assert exited.value.code == 2 and "error: --provider: unknown adapter 'nope'" in capsys.readouterr().err
 
 
 def test_what_an_adapter_changed_is_in_the_trace(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -106,7 +106,7 @@ def test_diffs_between_formats_and_requests(server: InspectorServer) -> None:
 @pytest.mark.parametrize(
     ("args", "status", "message"),
     [
-        (["serve", "nowhere"], 1, "asrender: nowhere: not a .as program or a folder\n"),
+        (["serve", "nowhere"], 1, "asrender: nowhere: no such file or folder\n"),
         (
             ["serve", "examples/support-ticket.yaml"],
             1,
@@ -159,3 +159,20 @@ def test_a_runtime_error_names_the_users_files(folder: Path) -> None:
     error = program_state(folder / "summarise-file.as", "summarise-file.as")["error"]
     assert error is not None and "missing.md" in error["text"]
     assert "asrender-serve-" not in error["text"] and "/program/" not in error["text"]
+
+
+def test_serve_takes_renderer_options_for_the_formats_that_name_them(folder: Path) -> None:
+    """``asrender serve -o template=PATH``: the template tab renders (it had no way to)."""
+    from promptwire import PluginHost
+    from promptwire.frontend.asrender.inspector.state import options_by_format
+
+    host = PluginHost(entry_points=False)
+    template = str(EXAMPLES / "templates" / "plain.j2")
+    options = options_by_format(host, {"template": template})
+    assert options == {"template": {"template": template}}
+    with pytest.raises(ValueError, match=r"^no format takes the option 'nope'$"):
+        options_by_format(host, {"nope": 1})
+    renders = program_state(folder, "evidence-qa.as", host, format_options=options)["calls"][0]["renders"]
+    assert renders["template"]["display"].startswith("--- system ---\nYou are Careful Researcher.")
+    plain = program_state(folder, "evidence-qa.as", host)["calls"][0]["renders"]
+    assert "needs a template" in plain["template"]["error"]

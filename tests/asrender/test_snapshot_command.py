@@ -140,7 +140,7 @@ def test_another_format_is_stored_beside_the_first(programs: Path) -> None:
     ("args", "message"),
     [
         (["nowhere"], "asrender: nowhere: not a directory\n"),
-        (["prompts", "--format", "nope"], "asrender: unknown renderer 'nope' (available: "),
+        (["prompts", "--format", "nope"], "asrender: error: --format: unknown renderer 'nope' (available: "),
         (["prompts", "-o", "oops"], "asrender: error: --option takes KEY=VALUE, got 'oops'\n"),
     ],
 )

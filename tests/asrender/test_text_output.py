@@ -14,7 +14,6 @@ from promptwire.frontend.asrender.cli import main
 from corpus import layout_formats
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-ticket.yaml"
-TC09 = Path(__file__).parents[1] / "data" / "as" / "valid" / "tc09_retry.as"
 FORMATS = layout_formats(PluginHost(entry_points=False))
 
 
@@ -74,12 +73,19 @@ def test_a_template_with_a_system_part_is_the_transcript(capsys: pytest.CaptureF
 
 
 @pytest.mark.parametrize("fmt", ["agentscript", "messages", "agens"])
-def test_a_programs_text_is_each_calls_text_in_order(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = [str(TC09), "--input", '{"text": "Buy now!!!"}', "-f", fmt]
+def test_a_programs_text_is_each_calls_text_in_order_under_its_heading(
+    fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    qa = EXAMPLE.with_name("evidence-qa")
+    argv = [f"{qa}.as", "--input-file", f"{qa}.input.json", "--responses", f"{qa}.responses.json", "-f", fmt]
     code, rendered = _run(capsys, *argv, "-O", "json")
     assert code == 0
     calls = json.loads(rendered)
     code, text = _run(capsys, *argv, "-O", "text")
     assert code == 0
-    assert text == "".join(_transcript(call["messages"]) for call in calls)
-    assert "--- reply ---" not in text and "=== " not in text  # what the model reads, nothing else
+    headings = [f"=== {call['site']} agent {call['agent']} attempt {call['attempt']} ===\n" for call in calls]
+    assert len(calls) == 2  # a retry: where the first call ends must show
+    assert text == "".join(
+        heading + _transcript(call["messages"]) for heading, call in zip(headings, calls, strict=True)
+    )
+    assert "--- reply ---" not in text  # what the model reads, each call under its heading, nothing else

@@ -17,7 +17,7 @@ import pytest
 
 import promptwire
 from promptwire import PluginHost
-from promptwire.core.errors import RegistrationError
+from promptwire.core.errors import PluginWarning, RegistrationError
 
 from agentscript_source import as_program
 
@@ -124,7 +124,8 @@ def test_allow_list_loads_only_the_named_entry_points(
 ) -> None:
     install("pw-schemes", "0.4", "pw_schemes", SCHEMES, "schemes")
     monkeypatch.setenv("PROMPTWIRE_PLUGINS", " schemes , not-installed,")
-    host = PluginHost()
+    with pytest.warns(PluginWarning, match=r"^PROMPTWIRE_PLUGINS names 'not-installed', which no installed plugin is$"):
+        host = PluginHost()
     assert [info.name for info in host.plugins()] == ["promptwire", "schemes"]
     assert host.tool_scheme("s3").description == "objects in S3"
     assert "whisper" not in host.names("renderers")
@@ -142,34 +143,66 @@ def test_a_name_left_out_does_not_block_a_plugin_passed_in(whisper: Path) -> Non
     class StandIn:
         __name__ = "whisper"  # what an instance plugin is registered as
 
-    host = PluginHost(allow=["other"], plugins=[StandIn()])
+    with pytest.warns(PluginWarning, match=r"^the allow-list names 'other', which no installed plugin is$"):
+        host = PluginHost(allow=["other"], plugins=[StandIn()])
     assert [info.name for info in host.plugins()] == ["promptwire", "whisper"]
 
 
-def test_broken_entry_point_is_reported_with_its_name(whisper: Path) -> None:
+def test_broken_entry_point_is_left_out_named_in_a_warning(whisper: Path) -> None:
     whisper.write_text("raise RuntimeError('boom')\n")
-    with pytest.raises(RegistrationError) as info:
-        PluginHost()
-    assert str(info.value) == (
+    with pytest.warns(PluginWarning) as caught:
+        host = PluginHost()
+    assert [str(warning.message) for warning in caught] == [
         "plugin 'whisper' (pw_shout) failed to load: RuntimeError: boom "
         "(set PROMPTWIRE_PLUGINS to the plugins to load, without it)"
-    )
-    assert isinstance(info.value.__cause__, RuntimeError)
+    ]
+    assert [(b.name, b.target, b.version, b.error) for b in host.broken] == [
+        ("whisper", "pw_shout", "1.2.3", "RuntimeError: boom")
+    ]
+    listed = host.plugins()[-1]
+    assert (listed.name, listed.version, listed.error) == ("whisper", "1.2.3", "RuntimeError: boom")
+    assert listed.to_dict()["error"] == "RuntimeError: boom" and listed.to_dict()["renderers"] == []
 
 
-def test_broken_entry_point_is_named_among_good_ones(whisper: Path, install: Install) -> None:
+def test_a_broken_entry_point_leaves_the_good_ones_loaded(whisper: Path, install: Install) -> None:
     install("pw-broken", "0.1", "pw_broken", "import no_such_module_anywhere\n", "broken")
-    with pytest.raises(RegistrationError, match=r"^plugin 'broken' \(pw_broken\) failed to load: ModuleNotFoundError"):
-        PluginHost()
+    install("pw-schemes", "0.4", "pw_schemes", SCHEMES, "schemes")
+    with pytest.warns(PluginWarning, match=r"^plugin 'broken' \(pw_broken\) failed to load: ModuleNotFoundError"):
+        host = PluginHost()
+    assert "whisper" in host.names("renderers") and "s3" in host.names("tool_schemes")
+    assert "agens" in host.names("renderers")  # the built-ins, above all
+    assert [info.name for info in host.plugins() if info.error is not None] == ["broken"]
+
+
+def test_a_name_nobody_registered_names_the_plugin_that_failed(whisper: Path, install: Install) -> None:
+    install("pw-broken", "0.1", "pw_broken", "raise ImportError('boom')\n", "broken")
+    with pytest.warns(PluginWarning):
+        host = PluginHost()
+    assert host.renderer("whisper").name == "whisper"
+    with pytest.raises(RegistrationError) as info:
+        host.adapter("gemini")
+    assert str(info.value).startswith("unknown adapter 'gemini' (available: ")
+    assert "and plugin 'broken' (pw_broken) failed to load: ImportError: boom" in str(info.value)
 
 
 def test_entry_point_with_an_invalid_hook_function_is_named(install: Install) -> None:
     source = "from promptwire import hookimpl\n\n@hookimpl\ndef register_renderers(registry):\n    pass\n"
     install("pw-invalid", "0.1", "pw_invalid", source, "invalid")
-    with pytest.raises(
-        RegistrationError, match=r"^plugin 'invalid' \(pw_invalid\) failed to load: PluginValidationError"
-    ):
-        PluginHost()
+    with pytest.warns(PluginWarning, match=r"^plugin 'invalid' \(pw_invalid\) failed to load: PluginValidationError"):
+        host = PluginHost()
+    assert [broken.name for broken in host.broken] == ["invalid"]
+
+
+def test_a_name_in_the_allow_list_that_no_plugin_has_is_a_warning(
+    whisper: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROMPTWIRE_PLUGINS", "whisper,nope")
+    with pytest.warns(PluginWarning) as caught:
+        host = PluginHost()
+    assert [str(warning.message) for warning in caught] == [
+        "PROMPTWIRE_PLUGINS names 'nope', which no installed plugin is"
+    ]
+    assert "whisper" in host.names("renderers")
 
 
 def test_broken_entry_point_left_out_of_the_allow_list_is_never_imported(
@@ -230,12 +263,13 @@ def test_a_third_party_tool_scheme_installed_by_entry_point_serves_programs(inst
         run(as_memory, {"name": "x"}, host=host, path="s3.as")
 
 
-def test_a_broken_plugin_stops_only_the_commands_that_load_plugins(
+def test_a_broken_plugin_is_listed_marked_and_other_commands_warn_and_go_on(
     install: Install, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Plugins load the first time a command needs something registered: an offline run in
-    AgentScript's format needs nothing, so a plugin that fails to import does not stop it; a
-    command that loads plugins names the one that failed."""
+    AgentScript's format needs nothing, so a plugin that fails to import is not even seen; a
+    command that loads plugins warns, names the one that failed and goes on; ``asrender plugins``
+    lists every plugin, the broken one marked, and exits 1."""
     from promptwire.frontend.asrender.cli import main
     from promptwire.plugins.manager import default_host
 
@@ -243,12 +277,24 @@ def test_a_broken_plugin_stops_only_the_commands_that_load_plugins(
     examples = Path(__file__).resolve().parents[2] / "examples"
     monkeypatch.chdir(examples)
     run = ["evidence-qa.as", "--input-file", "evidence-qa.input.json", "--responses", "evidence-qa.responses.json"]
+    warning = (
+        "asrender: warning: plugin 'broken' (pw_broken) failed to load: RuntimeError: boom "
+        "(set PROMPTWIRE_PLUGINS to the plugins to load, without it)\n"
+    )
     default_host.cache_clear()
     try:
         assert main(run) == 0
         assert "answered offline" in capsys.readouterr().out
-        for command in (["plugins"], [*run, "--format", "messages"]):
-            assert main(command) == 1
-            assert "plugin 'broken' (pw_broken) failed to load: RuntimeError: boom" in capsys.readouterr().err
+        assert main([*run, "--format", "agens"]) == 0
+        out, err = capsys.readouterr()
+        assert "## Input" in out and err.startswith(warning)
+        default_host.cache_clear()
+        assert main(["plugins"]) == 1
+        out, err = capsys.readouterr()
+        assert out.startswith("promptwire ") and "\nbroken 0.1\n  BROKEN, not loaded: RuntimeError: boom\n" in out
+        assert err == warning
+        default_host.cache_clear()
+        assert main([*run, "--provider", "gemini"]) == 1  # it needs the broken plugin's names
+        assert "unknown adapter 'gemini'" in capsys.readouterr().err
     finally:
         default_host.cache_clear()

@@ -305,3 +305,14 @@ def test_jinja2_is_imported_only_when_a_template_renders() -> None:
     root = EXAMPLES.parent
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=60)
     assert result.stderr.strip().splitlines()[-1] == "False"
+
+
+def test_the_example_template_sends_the_repair_of_a_retried_attempt() -> None:
+    """examples/templates/plain.j2 is the template users copy: a retried attempt must carry why the
+    previous one was rejected and what it returned, as every built-in format sends them."""
+    retry = {"reason": "LLM result is missing required field 'label'", "previous_output": {"x": 1}}
+    retried = Prompt.model_validate({**PROMPT.model_dump(), "retry": retry})
+    user = renderer.render(retried, template=PLAIN).messages[-1].content
+    assert "## Previous attempt\nIt was rejected: LLM result is missing required field 'label'\n" in user
+    assert user.endswith('It returned:\n{\n  "x": 1\n}')
+    assert "Previous attempt" not in renderer.render(PROMPT, template=PLAIN).messages[-1].content

@@ -97,9 +97,11 @@ class InspectorServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128  # a burst is accepted (and answered 503 past MAX_CONNECTIONS), not left to the kernel
 
-    def __init__(self, root: Path, port: int) -> None:
+    def __init__(self, root: Path, port: int, options: dict[str, dict[str, Any]] | None = None) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.root = root
+        self.options = options or {}
+        """Each format's renderer options (``asrender serve -o template=PATH``)."""
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._states: dict[str, tuple[str, dict[str, Any]]] = {}
         self._lock = threading.Lock()
@@ -153,7 +155,7 @@ class InspectorServer(ThreadingHTTPServer):
         with self._lock:  # one computation at a time: the page asks often, and renders are cheap to share
             cached = self._states.get(name)
             if cached is None or cached[0] != version:
-                cached = (version, program_state(self.root, name))
+                cached = (version, program_state(self.root, name, format_options=self.options))
                 self._states[name] = cached
             return cached[1]
 
@@ -305,15 +307,21 @@ def _side_text(call: dict[str, Any], side: str) -> str:
     return str(render.get("display", render.get("error", "")))
 
 
-def make_server(root: Path, port: int = 0) -> InspectorServer:
-    """An inspector for ``root`` (a ``.as`` file or a folder of them), listening but not yet serving."""
-    return InspectorServer(root, port)
+def make_server(root: Path, port: int = 0, options: dict[str, dict[str, Any]] | None = None) -> InspectorServer:
+    """An inspector for ``root`` (a ``.as`` file or a folder of them), listening but not yet serving;
+    ``options`` are each format's renderer options."""
+    return InspectorServer(root, port, options)
 
 
-def serve(root: Path, port: int, announce: Callable[[str], None] | None = None) -> None:
+def serve(
+    root: Path,
+    port: int,
+    announce: Callable[[str], None] | None = None,
+    options: dict[str, dict[str, Any]] | None = None,
+) -> None:
     """Serve until interrupted; ``announce`` gets the URL (once listening, so a port that is taken
-    raises OSError before anything is announced)."""
-    with make_server(root, port) as server:
+    raises OSError before anything is announced). ``options`` are each format's renderer options."""
+    with make_server(root, port, options) as server:
         if announce is not None:
             announce(server.url)
         with contextlib.suppress(KeyboardInterrupt):

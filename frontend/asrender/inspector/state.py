@@ -56,8 +56,25 @@ def fingerprint(root: Path, name: str) -> str:
     return "/".join(parts)
 
 
-def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict[str, Any]:
-    """Everything the page shows for program ``name`` (one of :func:`program_list`)."""
+def options_by_format(host: PluginHost, options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``asrender serve -o KEY=VALUE``: each option given to every format whose ``render`` names
+    it (``template`` to the template format); one that no format names is a ``ValueError``."""
+    formats = {name: host.renderer_options(name) or frozenset() for name in host.names("renderers")}
+    by_format: dict[str, dict[str, Any]] = {}
+    for key, value in options.items():
+        takers = [name for name, accepted in formats.items() if key in accepted]
+        if not takers:
+            raise ValueError(f"no format takes the option {key!r}")
+        for name in takers:
+            by_format.setdefault(name, {})[key] = value
+    return by_format
+
+
+def program_state(
+    root: Path, name: str, host: PluginHost | None = None, *, format_options: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Everything the page shows for program ``name`` (one of :func:`program_list`), each format
+    rendered with its ``format_options`` (:func:`options_by_format`)."""
     host = host or default_host()
     program = _program_path(root, name)
     state: dict[str, Any] = {"file": name, "version": fingerprint(root, name), "error": None, "calls": []}
@@ -107,7 +124,7 @@ def program_state(root: Path, name: str, host: PluginHost | None = None) -> dict
         return state
     stored = _stored_renders(root, name, state["formats"])
     for index, call in enumerate(offline.calls):
-        entry = _call_state(call, host, state["formats"])
+        entry = _call_state(call, host, state["formats"], format_options or {})
         entry["site"] = _unscratched(entry["site"], folder)
         entry["title"] = _unscratched(entry["title"], folder)
         entry["requests"] = {p: _request_state(result.calls, index) for p, result in dry_runs.items()}
@@ -124,13 +141,15 @@ def _unscratched(text: str, folder: Path | None) -> str:
     return text.replace(f"{folder}{os.sep}", "").replace(str(folder), ".")
 
 
-def _call_state(call: ModelCall, host: PluginHost, formats: list[str]) -> dict[str, Any]:
+def _call_state(
+    call: ModelCall, host: PluginHost, formats: list[str], options: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
     from ....renderers.agentscript.renderer import context_clips
 
     renders: dict[str, Any] = {}
     for name in formats:
         try:
-            rendered = host.renderer(name).render(call.prompt)
+            rendered = host.renderer(name).render(call.prompt, **options.get(name, {}))
         except (PromptwireError, TypeError, ValueError) as exc:
             renders[name] = {"error": str(exc)}
             continue
