@@ -5,7 +5,6 @@ batch's flags and no made-up ones of ``render``'s."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -34,7 +33,7 @@ def test_each_flag_of_a_command_is_a_field_of_its_record_and_each_field_a_flag(c
     args = _parser(command).parse_args([command, *SMALLEST[command]])
     flags = read_flags(args)
     assert type(flags) is args.flags
-    assert {field.name for field in dataclasses.fields(flags)} == set(vars(args)) - {"command", "run", "flags"}
+    assert set(vars(flags)) == set(vars(args)) - {"command", "run", "flags"}
 
 
 def test_a_batch_has_no_display_or_recording_flags_made_up_for_it() -> None:
@@ -58,8 +57,24 @@ def test_the_record_holds_the_values_argparse_made() -> None:
 def test_a_flag_without_a_field_is_refused_rather_than_ignored() -> None:
     args = _parser("plugins").parse_args(["plugins"])
     args.unread = True
-    with pytest.raises(TypeError, match="unread"):
+    with pytest.raises(TypeError, match="flags without a field \\['unread'\\]"):
         read_flags(args)
+
+
+def test_a_field_without_a_flag_is_refused_rather_than_left_unset() -> None:
+    args = _parser("plugins").parse_args(["plugins"])
+    del args.json
+    with pytest.raises(TypeError, match="fields without a flag \\['json'\\]"):
+        read_flags(args)
+
+
+def test_the_flags_are_read_only_and_a_changed_copy_is_another_record() -> None:
+    flags = read_flags(_parser("batch").parse_args(["batch", "p.as", "--out", "results.jsonl"]))
+    assert isinstance(flags, BatchFlags)
+    with pytest.raises(AttributeError, match="read-only"):
+        flags.provider = "openai"
+    changed = flags.but(provider="openai")
+    assert (flags.provider, changed.provider, changed.out) == (None, "openai", "results.jsonl")
 
 
 def _namespace_readers(path: Path) -> list[str]:
