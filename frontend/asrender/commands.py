@@ -4,7 +4,7 @@ status; a failure the user caused is raised (:class:`~.terminal.CliError`, a ``P
 for ``cli.main``'s error ladder to print as one line.
 
 Each handler imports what it needs when it runs: ``check`` and ``parse`` load the language and
-nothing of the prompt model, the run engine or the plugin host.
+nothing of the prompt model, the run engine, the plugin host or :mod:`.show`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from .flags import (
     serve_options,
     snapshot_options,
 )
-from .show import print_render, print_run, run_show, shown_on_failure, warn
 from .terminal import (
     CliError,
     DebugStream,
@@ -78,6 +77,8 @@ def plugins(flags: PluginsFlags) -> int:
 
 
 def render(flags: RenderFlags) -> int:
+    from .show import print_render, warn
+
     if flags.otel:
         _enable_telemetry()
     stdin_program, stdin_data = _read_stdin(flags.max_input_size) if flags.file == "-" else (None, None)
@@ -167,6 +168,8 @@ def _run_shown(
 ) -> int:
     """A run (a program's or a prompt file's) watched as the flags ask, made on an event loop when a
     provider answers it (:func:`_awaited`), then printed; a failed one shows its calls first."""
+    from .show import print_run, run_show, shown_on_failure
+
     sent_as = (options.format, options.options)
     show = run_show(options, sent_as, progress=flags.progress, stream=flags.stream, output=flags.output)
     with shown_on_failure(show, options, flags.output), _provider_errors(options.adapter):

@@ -60,7 +60,6 @@ LANGUAGE_ONLY = {
     "promptwire.frontend.asrender.cli",
     "promptwire.frontend.asrender.commands",
     "promptwire.frontend.asrender.flags",
-    "promptwire.frontend.asrender.show",
     "promptwire.frontend.asrender.terminal",
     "promptwire.renderers",
     "promptwire.renderers.agentscript",
