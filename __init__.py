@@ -14,6 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .adapters.function import FunctionAdapter
     from .api import (
         agenerate,
         arun,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
         run,
         stream,
     )
+    from .calls.output_check import check_output
     from .calls.recording import Recorder, Recording
     from .core import (
         Budget,
@@ -82,6 +84,8 @@ _HOMES: dict[str, str] = {
         ".core",
     ),
     "RenderWarning": ".core.rendered",
+    "check_output": ".calls.output_check",
+    "FunctionAdapter": ".adapters.function",
     "Recorder": ".core.recording",
     "Recording": ".core.recording",
     "PluginHost": ".plugins",
@@ -93,6 +97,7 @@ __all__ = [
     "ChatTurn",
     "ContextItem",
     "FieldError",
+    "FunctionAdapter",
     "GenerateConfig",
     "Identity",
     "Message",
@@ -111,6 +116,7 @@ __all__ = [
     "arun",
     "astream",
     "build_request",
+    "check_output",
     "generate",
     "hookimpl",
     "read",

@@ -15,7 +15,7 @@ from .calls import generate as _core
 from .calls.generate import with_render_notes
 from .calls.recording import Recorder, Recording
 from .core import GenerateConfig, Prompt, RenderedPrompt
-from .core.call import GenerateResult, ProviderRequest, TextCallback
+from .core.call import GenerateResult, ModelAdapter, ProviderRequest, TextCallback
 from .core.errors import FieldError as _FieldError
 from .core.errors import UnsupportedFieldsWarning
 from .core.rendered import warning_lines
@@ -118,6 +118,7 @@ def generate(
     on_text: TextCallback | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
     **config: Any,
 ) -> GenerateResult:
     """Ask ``provider`` for the prompt's output: attempts, the repair text, coercion and validation
@@ -137,9 +138,14 @@ def generate(
     sends; ``replay`` (a :class:`~promptwire.calls.recording.Recording`) answers every call from one
     instead, with the provider (and model) it was recorded with unless ``provider`` names another,
     and raises :class:`~promptwire.core.errors.PromptDrift` for a request that was not recorded.
+
+    ``adapter`` sends the calls instead of a named provider: an object with the
+    :class:`~promptwire.core.call.ModelAdapter` methods, or
+    :class:`~promptwire.adapters.function.FunctionAdapter` around a function of your framework's
+    model (no plugin or :class:`PluginHost` needed); ``provider`` and ``responses`` are then left out.
     """
     prepared, render, calls = _prepared(
-        prompt, provider, model, format, host, timeout, responses, config, record, replay
+        prompt, provider, model, format, host, timeout, responses, config, record, replay, adapter
     )
     first = _FirstRender(render)
     try:
@@ -160,13 +166,14 @@ async def agenerate(
     on_text: TextCallback | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
     **config: Any,
 ) -> GenerateResult:
     """:func:`generate`, awaited: each call is made with the provider SDK's async client (a plugin
     adapter without one sends from a worker thread), so many run at once on one event loop.
     Cancelling it cancels the call in flight: its connection is closed."""
     prepared, render, calls = _prepared(
-        prompt, provider, model, format, host, timeout, responses, config, record, replay
+        prompt, provider, model, format, host, timeout, responses, config, record, replay, adapter
     )
     first = _FirstRender(render)
     try:
@@ -186,13 +193,14 @@ def stream(
     responses: list[Any] | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
     **config: Any,
 ) -> Iterator[str | GenerateResult]:
     """:func:`generate`, streamed, as an iterator: the text of each attempt's reply as it arrives
     (``str``), then the :class:`GenerateResult`, last. Closing the iterator early (leaving a ``for``
     loop) closes the call in flight."""
     prepared, render, calls = _prepared(
-        prompt, provider, model, format, host, timeout, responses, config, record, replay
+        prompt, provider, model, format, host, timeout, responses, config, record, replay, adapter
     )
     _warn(render(prepared), stacklevel=3)  # at the caller's line, before the first item comes
     return _core.generate_stream(
@@ -211,12 +219,13 @@ def astream(
     responses: list[Any] | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
     **config: Any,
 ) -> AsyncIterator[str | GenerateResult]:
     """:func:`stream` on an event loop, as an async iterator (``async for``), with the SDK's async
     client."""
     prepared, render, calls = _prepared(
-        prompt, provider, model, format, host, timeout, responses, config, record, replay
+        prompt, provider, model, format, host, timeout, responses, config, record, replay, adapter
     )
     _warn(render(prepared), stacklevel=3)  # at the caller's line, before the first item comes
     return _core.agenerate_stream(
@@ -235,9 +244,10 @@ def _prepared(
     config: Mapping[str, Any],
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
 ) -> tuple[Prompt, Callable[[Prompt], RenderedPrompt], Calls]:
-    """The prompt with ``config`` applied, the format's render and where its calls go, as every
-    ``generate`` above takes them."""
+    """The prompt with ``config`` applied, the format's render and where its calls go (to
+    ``adapter``, when one is handed over), as every ``generate`` above takes them."""
     from .runs.options import RunOptions
     from .runs.run import calls_for
 
@@ -254,6 +264,8 @@ def _prepared(
         adapter=provider, model=model, timeout=timeout, responses=responses or (), record=record, replay=replay
     )
     render = host.load("renderers", format).render
+    if adapter is not None:
+        return model_prompt, render, _handed(adapter, provider, responses, options)
     return model_prompt, render, calls_for(host, options)
 
 
@@ -277,6 +289,21 @@ class _FirstRender:
     def warn(self, stacklevel: int) -> None:
         if self.first is not None:
             _warn(self.first, stacklevel + 1)
+
+
+def _handed(adapter: Any, provider: str, responses: Sequence[Any] | None, options: RunOptions) -> Calls:
+    """Where the calls go when an adapter is handed to ``adapter=``: to it, checked (it replaces
+    ``provider`` and ``responses``), recorded or replayed as ``options`` ask."""
+    from .runs.run import calls_to
+
+    if provider != "offline" or responses is not None:
+        raise _FieldError("adapter", "an adapter handed over sends the calls: give it without provider or responses")
+    missing = [name for name in ("build_request", "send", "parse_reply") if not callable(getattr(adapter, name, None))]
+    if missing or not isinstance(getattr(adapter, "name", None), str):
+        needs = ", ".join(missing + ([] if isinstance(getattr(adapter, "name", None), str) else ["a name"]))
+        raise _FieldError("adapter", f"{type(adapter).__name__} is no model adapter: it lacks {needs}")
+    checked: ModelAdapter = adapter
+    return calls_to(checked, options)
 
 
 def _warn(rendered: RenderedPrompt, stacklevel: int) -> None:
@@ -304,6 +331,7 @@ def run(
     path: str | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
 ) -> RunResult:
     """Run an AgentScript program as ``asrender`` does: parsed, checked, its model calls made
     offline (canned ``responses``, then mock values) unless ``provider`` names one, or ``"auto"``
@@ -315,7 +343,8 @@ def run(
     ``provider`` and answers it offline. The result holds the program's ``value``, the reference's
     ``trace`` and every model call (``calls``: prompt, render, request, reply); a failure is raised
     with the calls made before it (``error.calls``). ``record`` and ``replay`` record the run's
-    replies or answer them from a recording, as they do for :func:`generate`."""
+    replies or answer them from a recording, as they do for :func:`generate`; ``adapter`` sends
+    every call instead of a named provider, as it does for :func:`generate`."""
     from .runs.run import run as run_program
 
     host = host or default_host()
@@ -325,7 +354,8 @@ def run(
     if record is not None and replay is not None:
         raise _FieldError("record", "a replay sends nothing to record")
     options = replace(options, agent=agent, function=function, record=record, replay=replay)
-    return run_program(source, input, options, host=host, path=path)
+    handed = None if adapter is None else _handed(adapter, provider, responses, options)
+    return run_program(source, input, options, host=host, path=path, calls=handed)
 
 
 async def arun(
@@ -346,6 +376,7 @@ async def arun(
     path: str | None = None,
     record: Recorder | None = None,
     replay: Recording | None = None,
+    adapter: ModelAdapter | None = None,
 ) -> RunResult:
     """:func:`run`, awaited: the program runs in a thread of its own and each of its model calls is
     made on the caller's event loop with the provider SDK's async client; ``on_text`` is called on
@@ -359,7 +390,8 @@ async def arun(
     if record is not None and replay is not None:
         raise _FieldError("record", "a replay sends nothing to record")
     options = replace(options, agent=agent, function=function, record=record, replay=replay)
-    return await arun_program(source, input, options, host=host, path=path)
+    handed = None if adapter is None else _handed(adapter, provider, responses, options)
+    return await arun_program(source, input, options, host=host, path=path, calls=handed)
 
 
 def _run_options(

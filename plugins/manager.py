@@ -132,7 +132,8 @@ class PluginHost:
             except TypeError:
                 raise RegistrationError(
                     f"plugin {name!r} cannot be hashed, which pluggy needs of a plugin (an instance of a "
-                    "@dataclass is hashed with eq=False or frozen=True)"
+                    "@dataclass is hashed with eq=False or frozen=True); to send with an adapter object "
+                    "without a plugin, hand it to generate or run as adapter="
                 ) from None
 
     def _call_hook(self, hook_name: str, plugin_name: str, registry: Registry[Any]) -> None:

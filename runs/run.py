@@ -24,7 +24,7 @@ from ..frontend.agentscript.trace import notes_events
 from .options import RunOptions
 
 if TYPE_CHECKING:
-    from ..core.call import GenerateResult
+    from ..core.call import GenerateResult, ModelAdapter
     from ..core.prompt import Prompt
     from ..core.rendered import RenderedPrompt
     from ..plugins.manager import PluginHost
@@ -39,6 +39,7 @@ __all__ = [
     "call_block",
     "call_heading",
     "calls_for",
+    "calls_to",
     "request_dict",
     "run",
     "run_prompt",
@@ -101,6 +102,13 @@ def calls_for(host: PluginHost | None, options: RunOptions) -> Calls:
         return Calls(Direct(answers), links)
     router = Named(Routes(loaded(host), options.base_urls), name, model)  # a provider's run only
     return Calls(router, (DryRun(answers), *links) if options.dry_run else links)
+
+
+def calls_to(adapter: ModelAdapter, options: RunOptions) -> Calls:
+    """The calls of a run sent to ``adapter``, an object handed over (``promptwire.generate(...,
+    adapter=...)``) rather than a provider named, recorded or answered from a recording as
+    ``options`` ask."""
+    return Calls(Direct(adapter), _recorded_or_replayed(adapter.name, options))
 
 
 def _recorded_or_replayed(name: str, options: RunOptions) -> tuple[Link, ...]:

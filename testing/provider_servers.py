@@ -22,28 +22,63 @@ text but before the provider's closing events, ``streamerror`` and ``streamrate`
 protocol's error event (the provider failed; a rate limit) after the first piece of text, and
 ``hang`` sends the first piece of text, then waits for the client to hang up.
 Every request body is recorded. The batch endpoints of both providers (files, batches, results)
-are :mod:`.provider_batches`'s, in ``FakeProvider.batches``."""
+are :mod:`.provider_batches`'s, in ``FakeProvider.batches``.
+
+Any other model answers ``{"ok": true}``, or the text that ``text`` (a :data:`Text`) makes of the
+request: :func:`shaped_text` answers the simplest value that conforms to the output schema the
+request carries, in each protocol's own place for it, so a program's ``generate(...) -> { shape }``
+passes its check; :func:`answering` gives canned replies first.
+
+Run as a command, it serves until stopped (Ctrl-C, SIGTERM) on one port, answering with
+:func:`shaped_text` (``--replies FILE``: canned replies first), so that any program runs against
+it through ``--base-url``::
+
+    python -m promptwire.testing.provider_servers --port 8900
+    OPENAI_API_KEY=x asrender examples/evidence-qa.as --provider openai --base-url http://127.0.0.1:8900/v1
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
 import select
+import signal
 import socket
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
 from .provider_batches import BatchEndpoints
 from .provider_streams import STREAMS
+from .schema_values import FAKE_TEXT, conforming_value
 
-__all__ = ["REFUSAL", "REPLIES", "FakeProvider", "fake_provider"]
+__all__ = [
+    "REFUSAL",
+    "REPLIES",
+    "FakeProvider",
+    "Text",
+    "answering",
+    "fake_provider",
+    "main",
+    "request_schema",
+    "shaped_text",
+]
 
 Reply = Callable[[dict[str, Any]], dict[str, Any]]
 """Builds a JSON reply from a request body; set ``FakeProvider.reply`` to answer every route with it."""
+
+Text = Callable[[str, dict[str, Any]], str]
+"""The model's text for a request (its route and body): each route's reply is built around it, whole
+or streamed, as that provider sends one."""
+
+
+class _Builder(Protocol):
+    def __call__(self, body: dict[str, Any], text: str | None = None) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -56,6 +91,8 @@ class FakeProvider:
     raw_bodies: list[bytes] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     reply: Reply | None = None
+    text: Text | None = None
+    """The model's text for each request (``None``: ``{"ok": true}``); ``reply`` wins over it."""
     hung_up: list[str] = field(default_factory=list)
     """The model of each request whose client hung up while the server was still answering it."""
     asked: dict[str, int] = field(default_factory=dict)
@@ -103,8 +140,8 @@ def _text(body: dict[str, Any]) -> str:
     return '{"ok": true}'
 
 
-def _chat_completion(body: dict[str, Any]) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": _text(body)}
+def _chat_completion(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": _text(body) if text is None else text}
     if body.get("model") == "refusal":
         message = {"role": "assistant", "content": None, "refusal": REFUSAL}
     return {
@@ -117,11 +154,11 @@ def _chat_completion(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _ollama_chat(body: dict[str, Any]) -> dict[str, Any]:
+def _ollama_chat(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
     return {
         "model": body.get("model"),
         "created_at": "2026-11-24T00:00:00Z",
-        "message": {"role": "assistant", "content": _text(body), "thinking": "Easy."},
+        "message": {"role": "assistant", "content": _text(body) if text is None else text, "thinking": "Easy."},
         "done": True,
         "done_reason": "stop",
         "prompt_eval_count": 12,
@@ -129,8 +166,8 @@ def _ollama_chat(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _response(body: dict[str, Any]) -> dict[str, Any]:
-    part = {"type": "output_text", "text": _text(body), "annotations": []}
+def _response(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
+    part = {"type": "output_text", "text": _text(body) if text is None else text, "annotations": []}
     if body.get("model") == "refusal":
         part = {"type": "refusal", "refusal": REFUSAL}
     return {
@@ -153,7 +190,7 @@ def _response(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
+def _anthropic_message(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
     if body.get("model") == "refusal":
         return {
             "id": "msg_1",
@@ -172,7 +209,7 @@ def _anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
         "model": body.get("model"),
         "content": [
             {"type": "thinking", "thinking": "Easy.", "signature": "sig"},
-            {"type": "text", "text": _text(body)},
+            {"type": "text", "text": _text(body) if text is None else text},
         ],
         "stop_reason": "end_turn",
         "stop_sequence": None,
@@ -180,23 +217,70 @@ def _anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-REPLIES: dict[str, Reply] = {
+REPLIES: dict[str, _Builder] = {
     "/v1/chat/completions": _chat_completion,
     "/v1/responses": _response,
     "/v1/messages": _anthropic_message,
     "/api/chat": _ollama_chat,
 }
-"""Each route's successful reply, built from the request body."""
+"""Each route's successful reply, built from the request body (and the model's text, when given)."""
 
 
 def _route_reply(route: str, body: dict[str, Any]) -> dict[str, Any]:
     return REPLIES.get(route, _chat_completion)(body)
 
 
+_NO_SCHEMA = object()
+
+
+def request_schema(route: str, body: dict[str, Any]) -> Any:
+    """The output schema a request carries, where its protocol puts it (OpenAI Chat's
+    ``response_format``, Responses' ``text.format``, Anthropic's ``output_config.format``, Ollama's
+    ``format``); ``None`` when it carries none."""
+
+    def at(value: Any, *keys: str) -> Any:
+        for key in keys:
+            value = value.get(key, _NO_SCHEMA) if isinstance(value, dict) else _NO_SCHEMA
+        return value
+
+    if route == "/api/chat":
+        found = body.get("format")
+        return found if isinstance(found, dict) else None
+    found = {
+        "/v1/responses": lambda: at(body, "text", "format", "schema"),
+        "/v1/messages": lambda: at(body, "output_config", "format", "schema"),
+    }.get(route, lambda: at(body, "response_format", "json_schema", "schema"))()
+    return None if found is _NO_SCHEMA else found
+
+
+def shaped_text(route: str, body: dict[str, Any]) -> str:
+    """The JSON text of the simplest value the request's output schema accepts
+    (:func:`~promptwire.testing.schema_values.conforming_value`); ``"fake"`` when it asks for no shape."""
+    schema = request_schema(route, body)
+    return FAKE_TEXT if schema is None else json.dumps(conforming_value(schema))
+
+
+def answering(replies: Sequence[Any] = ()) -> Text:
+    """A :data:`Text` that answers ``replies`` in order, one a request, whatever the route (a string
+    is the model's text, any other value its JSON text), then :func:`shaped_text`."""
+    waiting = list(replies)
+    lock = threading.Lock()
+
+    def text(route: str, body: dict[str, Any]) -> str:
+        with lock:
+            reply = waiting.pop(0) if waiting else _NO_SCHEMA
+        if reply is _NO_SCHEMA:
+            return shaped_text(route, body)
+        return reply if isinstance(reply, str) else json.dumps(reply)
+
+    return text
+
+
 @contextmanager
-def fake_provider() -> Iterator[FakeProvider]:
-    """Start the fake provider on an ephemeral port; stop it on exit."""
-    state = FakeProvider(base_url="")
+def fake_provider(port: int = 0, text: Text | None = None) -> Iterator[FakeProvider]:
+    """Start the fake provider on 127.0.0.1 (``port`` 0: a free one); stop it on exit. ``text``
+    makes the model's text of each request (see :data:`Text`; ``None``: ``{"ok": true}``)."""
+    state = FakeProvider(base_url="", text=text)
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
@@ -258,7 +342,11 @@ def fake_provider() -> Iterator[FakeProvider]:
                 self.wfile.write(b'{"id": "chatcmpl-1", "choi')
                 self.close_connection = True
                 return
-            reply = (state.reply or REPLIES.get(self.path, _chat_completion))(body)
+            if state.reply is not None:
+                reply = state.reply(body)
+            else:
+                text = None if state.text is None else state.text(self.path, body)
+                reply = REPLIES.get(self.path, _chat_completion)(body, text)
             if streamed:
                 self._stream(reply, body, model)
             else:
@@ -330,7 +418,7 @@ def fake_provider() -> Iterator[FakeProvider]:
         request_queue_size = 256  # a hundred concurrent clients connect at once
         daemon_threads = True
 
-    server = Server(("127.0.0.1", 0), Handler)
+    server = Server(("127.0.0.1", port), Handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     state.root = f"http://127.0.0.1:{server.server_address[1]}"
@@ -340,3 +428,69 @@ def fake_provider() -> Iterator[FakeProvider]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _banner(server: FakeProvider) -> str:
+    """What the command prints once listening: where each provider's requests go."""
+    root, v1 = server.root, server.base_url
+    return (
+        f"fake provider on {root} (OpenAI Chat and Responses, Anthropic, Ollama; Ctrl-C stops)\n"
+        f"  asrender ... --provider openai --base-url {v1}    (openai-responses too)\n"
+        f"  asrender ... --provider anthropic --base-url {root}\n"
+        f"  asrender ... --provider ollama --base-url {root}\n"
+        f"  asrender ... --provider auto --base-url openai={v1} --base-url anthropic={root} --base-url ollama={root}\n"
+        "  (any API key: OPENAI_API_KEY=x ANTHROPIC_API_KEY=x)"
+    )
+
+
+def _replies(path: str) -> list[Any]:
+    """``--replies FILE``: a JSON array."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            replies = json.load(file)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--replies {path}: {exc}") from None
+    if not isinstance(replies, list):
+        raise ValueError(f"--replies {path}: canned replies are a JSON array")
+    return replies
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m promptwire.testing.provider_servers [--port N] [--replies FILE]``: serve every
+    built-in wire protocol on one port of 127.0.0.1 until Ctrl-C or SIGTERM (exit status 0)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m promptwire.testing.provider_servers",
+        description="A fake model provider on 127.0.0.1 speaking OpenAI Chat and Responses, Anthropic and "
+        "Ollama on one port, answering each request with the simplest value its output schema accepts.",
+    )
+    parser.add_argument("--port", type=int, default=0, help="the port (default 0: a free one, printed)")
+    parser.add_argument(
+        "--replies",
+        metavar="FILE",
+        help="canned replies first, a JSON array used in order (a string is the model's text, any other value "
+        "its JSON), then schema-shaped values",
+    )
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port takes 0 to 65535, got {args.port}")
+    try:
+        replies = _replies(args.replies) if args.replies else []
+    except ValueError as exc:
+        parser.error(str(exc))
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        with fake_provider(args.port, answering(replies)) as server:
+            print(_banner(server), flush=True)
+            while not stop.wait(0.2):  # a short wait: the signal's handler runs between two
+                pass
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -19,7 +19,7 @@ import re
 import sys
 import warnings
 from collections.abc import Iterator
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 from ...core.json_text import safe_json
 from ...core.printable import escape_unsafe, one_line
@@ -70,18 +70,25 @@ def error_line(message: str) -> None:
 
 
 @contextlib.contextmanager
-def warnings_as_lines(category: type[Warning]) -> Iterator[None]:
-    """Each warning of ``category`` raised meanwhile as one ``asrender: warning:`` line, every time
+def warnings_as_lines(ours: type[Warning]) -> Iterator[None]:
+    """Each warning of class ``ours`` raised meanwhile as one ``asrender: warning:`` line, every time
     (Python's own form names a source line of ours, which is no use to a user); others as Python shows them."""
     with warnings.catch_warnings():
-        warnings.simplefilter("always", category)
+        warnings.simplefilter("always", ours)
         python_shows = warnings.showwarning
 
-        def show(message: Warning | str, kind: type[Warning], *args: object, **kwargs: object) -> None:
-            if issubclass(kind, category):
+        def show(
+            message: Warning | str,
+            category: type[Warning],
+            filename: str,
+            lineno: int,
+            file: TextIO | None = None,
+            line: str | None = None,
+        ) -> None:
+            if issubclass(category, ours):
                 error_line(f"warning: {message}")
             else:
-                python_shows(message, kind, *args, **kwargs)  # type: ignore[arg-type]
+                python_shows(message, category, filename, lineno, file, line)
 
         warnings.showwarning = show
         yield

@@ -107,7 +107,7 @@ def test_the_snippets_run_in_order(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     snippets = _snippets("embedding.md")
-    assert len(snippets) == 9
+    assert len(snippets) == 10
     namespace: dict[str, Any] = {}
     monkeypatch.chdir(tmp_path)  # where the recording snippet writes its file
     with fake_provider() as server:
@@ -136,6 +136,9 @@ def test_the_snippets_run_in_order(
     history = namespace["rendered"].sections[2].body
     assert history.startswith("[\n  ") and len(history) < 80  # clipped to its budget
     assert "agentscript" in out
+    framework = namespace["framework"]  # "Your framework's model sends": the second attempt repaired
+    assert [call.error is None for call in framework.calls] == [False, True]
+    assert "Previous generation failed." in framework.calls[1].rendered.user
 
 
 # --- telemetry.md ---------------------------------------------------------------------------------
