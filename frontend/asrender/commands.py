@@ -77,6 +77,8 @@ def plugins(flags: PluginsFlags) -> int:
 
 
 def render(flags: RenderFlags) -> int:
+    """``asrender FILE``: a program run (a ``.as`` file, or one on standard input), else prompt data
+    rendered, or asked of a model when a flag asks for the model's side (:func:`.flags.asks_a_model`)."""
     from .show import print_render, warn
 
     if flags.otel:
