@@ -19,12 +19,13 @@ import re
 import sys
 import warnings
 from collections.abc import Iterator
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from ...core.json_text import safe_json
 from ...core.printable import escape_unsafe, one_line
 
 __all__ = [
+    "CliError",
     "DebugStream",
     "OutputError",
     "error_block",
@@ -34,6 +35,7 @@ __all__ = [
     "json_text",
     "one_line",
     "safe_json",
+    "usage_error",
     "warnings_as_lines",
     "write_output",
 ]
@@ -47,6 +49,18 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # are the layout.
 class OutputError(Exception):
     """Standard output cannot be written (closed, full, gone)."""
+
+
+class CliError(Exception):
+    """A user-caused failure, already worded for the terminal: ``asrender`` prints it as one line
+    and exits with status 1."""
+
+
+def usage_error(message: str) -> NoReturn:
+    """A bad command line: one ``asrender: error:`` line on stderr and exit status 2, as argparse's
+    own errors end (see ``cli._Parser``)."""
+    error_line(f"error: {message}")
+    raise SystemExit(2)
 
 
 def error_line(message: str) -> None:

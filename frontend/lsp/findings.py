@@ -90,7 +90,8 @@ def import_of(program: Program, finding: Finding) -> Import | None:
             loaded = with_imported_agents(replace(program, imports=(item,)))
         except (PromptwireError, RecursionError):
             return item
-        files = {loaded.file_of(declaration).name for declaration in (*loaded.agents, *loaded.imports)}
+        files = {loaded.file_of(agent).name for agent in loaded.agents}
+        files |= {loaded.file_of(imported).name for imported in loaded.imports}
         if finding.file in files:
             return item
     return None

@@ -208,7 +208,7 @@ def test_format_help_lists_the_registered_formats_plugins_too(
     command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from promptwire import PluginHost, hookimpl
-    from promptwire.frontend.asrender import cli
+    from promptwire.frontend.asrender import flags
     from promptwire.plugins.builtins import builtin_renderer
 
     class Fifty:
@@ -220,7 +220,7 @@ def test_format_help_lists_the_registered_formats_plugins_too(
         def register_renderers(self, register: Any) -> None:
             register(Fifty())
 
-    monkeypatch.setattr(cli, "_host", lambda: PluginHost(entry_points=False, plugins=[Mine()]))
+    monkeypatch.setattr(flags, "plugin_host", lambda: PluginHost(entry_points=False, plugins=[Mine()]))
     with pytest.raises(SystemExit):
         main([command, "--help"])
     help_text = " ".join(capsys.readouterr().out.split())

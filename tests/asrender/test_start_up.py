@@ -59,6 +59,8 @@ LANGUAGE_ONLY = {
     "promptwire.frontend.agentscript.syntax_json",
     "promptwire.frontend.asrender",
     "promptwire.frontend.asrender.cli",
+    "promptwire.frontend.asrender.commands",
+    "promptwire.frontend.asrender.flags",
     "promptwire.frontend.asrender.terminal",
     "promptwire.renderers",
     "promptwire.renderers.agentscript",

@@ -259,10 +259,12 @@ def test_show_prompt_lens_runs_its_command(client: LspClient, folder: Path) -> N
 def test_a_cancelled_request_is_answered_as_cancelled(client: LspClient, folder: Path) -> None:
     program = folder / "slow.as"
     program.write_text(
-        'main agent A {\n    main func(input) {\n        repeat * 100000 {\n            x = generate({ input: "go" })\n        }\n    }\n}\n'
+        'import llm M from "openai://m"\n'
+        'main agent A {\n    model M\n    role "R"\n    description "D"\n    main func(input) {\n'
+        '        repeat * 100000 {\n            x = generate({ input: "go" })\n        }\n    }\n}\n'
     )
     uri = client.open(program)
-    number = client.send_request("textDocument/hover", client.at(uri, 3, 18))
+    number = client.send_request("textDocument/hover", client.at(uri, 7, 18))  # the generate
     deadline = time.monotonic() + 60
     while not _evaluations_in(folder):  # the hover is running its evaluation
         assert time.monotonic() < deadline, "no evaluation started"
@@ -445,7 +447,7 @@ def test_new_text_stops_the_evaluation_of_the_old(client: LspClient, folder: Pat
         '        repeat * 1000000 {\n            x = generate({ input: "go" })\n        }\n    }\n}\n'
     )
     uri = client.open(program)
-    number = client.send_request("textDocument/hover", client.at(uri, 3, 18))
+    number = client.send_request("textDocument/hover", client.at(uri, 7, 18))  # the generate
     deadline = time.monotonic() + 60
     while not _evaluations_running(client.process.pid):
         assert time.monotonic() < deadline, "no evaluation started"

@@ -1,0 +1,445 @@
+"""What each ``asrender`` sub-command does, given its flags as their record (:mod:`.flags`): read
+the file, run or render it, and hand the result to :mod:`.show`. A handler returns the exit
+status; a failure the user caused is raised (:class:`~.terminal.CliError`, a ``PromptwireError``)
+for ``cli.main``'s error ladder to print as one line.
+
+Each handler imports what it needs when it runs: ``check`` and ``parse`` load the language and
+nothing of the prompt model, the run engine, the plugin host or :mod:`.show`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...core.errors import FieldError, PromptDrift, PromptwireError, ProviderError, SourceError
+from ..agentscript.diagnostics import CheckError
+from .flags import (
+    BatchFlags,
+    CheckFlags,
+    LspFlags,
+    PluginsFlags,
+    ProgramFlags,
+    RenderFlags,
+    ServeFlags,
+    SnapshotFlags,
+    asks_a_model,
+    batch_kind,
+    batch_run_options,
+    known,
+    permissions,
+    plugin_host,
+    program_label,
+    render_run_options,
+    serve_options,
+    snapshot_options,
+)
+from .terminal import (
+    CliError,
+    DebugStream,
+    error_block,
+    error_line,
+    json_text,
+    one_line,
+    safe_json,
+    usage_error,
+    write_output,
+)
+
+if TYPE_CHECKING:
+    from ...plugins.manager import PluginHost
+    from ...runs.options import RunOptions
+    from ...runs.run import RunResult
+
+__all__ = ["batch", "check", "lsp", "parse", "plugins", "render", "serve", "snapshot"]
+
+
+def plugins(flags: PluginsFlags) -> int:
+    """Every plugin, loaded or not: one that failed to load is listed with why (exit 1)."""
+    infos = plugin_host().plugins()
+    status = 1 if any(info.error is not None for info in infos) else 0
+    if flags.json:
+        write_output(json_text([info.to_dict() for info in infos]) + "\n")
+        return status
+    from ...core.sdk import missing_sdk
+
+    host = plugin_host()
+    lines = []
+    for info in infos:
+        lines.append(f"{one_line(info.name)} {one_line(info.version or '(no version)')}")
+        if info.error is not None:
+            lines.append(f"  BROKEN, not loaded: {one_line(info.error)}")
+        for kind, names in info.registers.items():
+            if names:
+                lines.append(f"  {kind.replace('_', ' ')}: {one_line(', '.join(names))}")
+            for name in names if kind == "adapters" else ():
+                missing = missing_sdk(host.load("adapters", name))
+                if missing is not None:
+                    lines.append(f"    {one_line(name)} cannot send: {one_line(missing)}")
+    write_output("".join(line + "\n" for line in lines))
+    return status
+
+
+def render(flags: RenderFlags) -> int:
+    """``asrender FILE``: a program run (a ``.as`` file, or one on standard input), else prompt data
+    rendered, or asked of a model when a flag asks for the model's side (:func:`.flags.asks_a_model`)."""
+    from .show import print_render, warn
+
+    if flags.otel:
+        _enable_telemetry()
+    stdin_program, stdin_data = _read_stdin(flags.max_input_size) if flags.file == "-" else (None, None)
+    if flags.file.endswith(".as") or stdin_program is not None:
+        return _run_program(flags, stdin_program)
+    program_only = flags.program_flags()
+    if program_only:
+        usage_error(f"{', '.join(program_only)} apply to .as programs only")
+    host = plugin_host()
+    label = program_label(flags.file)
+    options = render_run_options(flags, program=False)
+    known("readers", flags.reader, "--from")
+    data = _load_data(flags.file, label, flags.max_input_size, text=stdin_data)
+    renderer = host.renderer(flags.format)
+    try:
+        prompt = host.reader(flags.reader).read(data)
+        if asks_a_model(flags):
+            return _run_prompt(flags, prompt, label, options, host)
+        rendered = renderer.render(prompt, **options.options)
+    except FieldError as exc:
+        raise CliError(f"{label}: {exc}") from None
+    warn(rendered.warnings)
+    print_render(rendered, flags.output)
+    return 0
+
+
+def _enable_telemetry() -> None:
+    """``--otel``: spans to the tracer provider the process has (:mod:`promptwire.calls.telemetry`)."""
+    from ...calls import telemetry
+
+    try:
+        telemetry.enable()
+    except telemetry.TelemetryUnavailable as exc:
+        usage_error(f"--otel: {exc}")
+    if not telemetry.tracer_provider_configured():
+        error_line(f"warning: --otel: {telemetry.UNCONFIGURED}")
+
+
+def _run_program(flags: RenderFlags, stdin_program: str | None) -> int:
+    """A program's run: the file's, or ``stdin_program`` (``asrender -``, read already)."""
+    from ...runs.inputs import program_input
+    from ...runs.run import arun, run
+
+    options = render_run_options(flags, program=True)  # the plugin host is loaded by what needs a registry, if any
+    label, source = _read_program(flags.file, flags.max_input_size, stdin_program)
+    input_value = program_input(flags.input, flags.input_file, flags.max_input_size)
+    if flags.file != "-":  # NAME.input.json and NAME.responses.json, as snapshot and serve take them
+        from .beside import open_siblings
+
+        input_open = flags.input is None and flags.input_file is None
+        replies_open = flags.responses is None and options.adapter == "offline"
+        options, found, note = open_siblings(
+            label, options, input_open=input_open, replies_open=replies_open, max_bytes=flags.max_input_size
+        )
+        input_value = input_value if found is None else found
+        if note is not None:
+            error_line(note)
+    return _run_shown(
+        flags,
+        options,
+        lambda shown: run(source, input_value, shown, path=label),
+        lambda shown: arun(source, input_value, shown, path=label),
+    )
+
+
+def _run_prompt(flags: RenderFlags, prompt: Any, label: str, options: RunOptions, host: PluginHost) -> int:
+    from ...core.model_uri import model_scheme
+    from ...runs.run import arun_prompt, run_prompt
+
+    if options.adapter != "offline" and flags.model is None:
+        usage_error(f"--provider {options.adapter} needs --model for a prompt file (a prompt file names no model)")
+    if options.adapter == "auto" and model_scheme(flags.model) is None:
+        usage_error(f"--provider auto sends a call where its model's scheme says: give --model SCHEME://{flags.model}")
+    return _run_shown(
+        flags,
+        options,
+        lambda shown: run_prompt(prompt, label, shown, host=host),
+        lambda shown: arun_prompt(prompt, label, shown, host=host),
+    )
+
+
+def _run_shown(
+    flags: RenderFlags,
+    options: RunOptions,
+    synchronously: Callable[[RunOptions], RunResult],
+    awaited: Callable[[RunOptions], Coroutine[Any, Any, RunResult]],
+) -> int:
+    """A run (a program's or a prompt file's) watched as the flags ask, made on an event loop when a
+    provider answers it (:func:`_awaited`), then printed; a failed one shows its calls first."""
+    from .show import print_run, run_show, shown_on_failure
+
+    sent_as = (options.format, options.options)
+    show = run_show(options, sent_as, progress=flags.progress, stream=flags.stream, output=flags.output)
+    with shown_on_failure(show, options, flags.output), _provider_errors(options.adapter):
+        if _awaited(options):
+            import asyncio
+
+            result = asyncio.run(awaited(show.options))
+        else:
+            result = synchronously(show.options)
+    print_run(result, options, flags.output, show)
+    return 0
+
+
+def _awaited(options: RunOptions) -> bool:
+    """Whether the run's model calls are made on an event loop: when a provider answers them. An
+    awaited call has one deadline in all, where the SDKs' synchronous timeouts are per read (a
+    server trickling its answer would hold the call far past ``--timeout``); an offline run, a dry
+    run and a replay send nothing, and start without asyncio."""
+    return options.adapter != "offline" and not options.dry_run and options.replay is None
+
+
+@contextmanager
+def _provider_errors(provider: str) -> Iterator[None]:
+    """A failed model call as one line: its class, the provider, the status and the reason."""
+    try:
+        yield
+    except ProviderError as exc:
+        status = f" {exc.status}" if exc.status is not None else ""
+        sent = f" (it sent: {exc.body})" if exc.body and exc.body not in str(exc) else ""
+        raise CliError(f"{type(exc).__name__} [{exc.provider or provider}{status}]: {exc}{sent}") from None
+
+
+def batch(flags: BatchFlags) -> int:
+    from ...runs.batch import Batch, options_for_batch, run_batch
+
+    program = flags.file.endswith(".as")
+    if program and flags.inputs is None:
+        usage_error("a program's batch needs --inputs ROWS.jsonl")
+    if not program:
+        given = flags.program_flags()
+        if given:
+            usage_error(f"{', '.join(given)} apply to .as programs only (each line of {flags.file} is a prompt)")
+    kind, flags = batch_kind(flags)
+    live = flags.provider not in (None, "offline") and not flags.dry_run and kind is None
+    if live and flags.jobs > 1:
+        usage_error("--jobs is for offline batches; a provider's batch runs --concurrency rows at once")
+    host = plugin_host()
+    options = batch_run_options(flags)
+    if not program:
+        known("readers", flags.reader, "--from")  # an unknown reader fails once, before any row
+        if options.adapter != "offline" and flags.model is None:
+            usage_error(f"--provider {options.adapter} needs --model for prompt rows (prompt data names no model)")
+    label, source = _read_program(flags.file, flags.max_input_size) if program else (flags.file, None)
+    rows = flags.inputs if program and flags.inputs is not None else flags.file
+    batch = Batch(
+        rows=rows,
+        options=options_for_batch(options),
+        program=source,
+        program_path=label if program else None,
+        reader=flags.reader,
+        prompt=flags.prompt,
+        max_wait=flags.max_wait,
+        max_row_bytes=flags.max_input_size,
+    )
+    from ...core.written_files import refuse_same_file
+
+    refuse_same_file(
+        [("--out", flags.out), ("--batch-file", flags.batch_file[1] if flags.batch_file else None)],
+        [
+            ("the program" if program else "the rows file", flags.file),
+            ("--inputs", flags.inputs),
+            ("--responses", flags.responses),
+            *(("--batch-results", path) for path in flags.batch_results or ()),
+        ],
+        usage_error,
+    )
+    if kind is not None:
+        return _batch_round(flags, batch, kind, host)
+    summary = run_batch(
+        batch,
+        flags.out,
+        jobs=flags.jobs,
+        concurrency=flags.concurrency,
+        report=error_line,
+        host=host,
+        resume_anyway=flags.resume_anyway,
+    )
+    error_line(summary.line())
+    return 0 if summary.failed == summary.bad == 0 else 1
+
+
+def _batch_round(flags: BatchFlags, batch: Any, kind: str, host: PluginHost) -> int:
+    from ...runs.batch_rounds import run_round
+
+    requests = flags.batch_file[1] if flags.batch_file is not None else None
+    summary, waiting = run_round(
+        batch,
+        flags.out,
+        kind=kind,
+        requests=requests,
+        results=flags.batch_results or (),
+        report=error_line,
+        host=host,
+        resume_anyway=flags.resume_anyway,
+    )
+    if waiting:
+        where = f"written to {requests}" if requests else "not written: give --batch-file"
+        error_line(f"batch: {waiting} rows wait for another round, their next calls {where}")
+    error_line(summary.line())
+    return 0 if summary.failed == summary.bad == 0 else 1
+
+
+def snapshot(flags: SnapshotFlags) -> int:
+    from ...runs.options import RunOptions
+    from ...runs.run import shown
+    from .display import closing_block, shown_call
+    from .snapshot import RenderFailed, StoreUnusable, review, run_beside, scratch_copy
+
+    directory = Path(flags.directory)
+    if not directory.is_dir():
+        raise CliError(f"{flags.directory}: not a directory")
+    host = plugin_host()
+    # an unknown format or a malformed --option fails once, before any program runs
+    options = RunOptions(format=flags.format, options=snapshot_options(flags), debug=DebugStream())
+
+    def render(original: Path) -> str:
+        """What ``cd DIR && asrender NAME.as`` prints, with the program's sibling input and replies,
+        run in the scratch copy so that tools and memory neither write to DIR nor see past runs."""
+        program = scratch / original.relative_to(directory)
+        try:
+            with _working_directory(program.parent):
+                result = run_beside(Path(program.name), options, host, folder=scratch)
+                renders = shown(result, options, host)
+                calls = "".join(shown_call(c, r) for c, r in zip(result.calls, renders, strict=True))
+                return calls + closing_block(result.to_dict()["value"], result.calls, None)
+        except (SourceError, CheckError, PromptDrift) as exc:
+            raise RenderFailed(f"{one_line(str(original))}: cannot render\n{exc}") from None
+        except (CliError, PromptwireError, OSError) as exc:
+            raise RenderFailed(one_line(f"{original}: cannot render: {exc}")) from None
+
+    left_out: list[str] = []
+    with scratch_copy(directory, "asrender-snapshot-", left_out) as scratch:
+        for note in left_out:
+            error_line(f"warning: {directory / note}")
+        try:
+            found = review(
+                directory,
+                render,
+                format_name=flags.format,
+                update=flags.update,
+                write=write_output,
+                report_failure=_report,
+            )
+        except StoreUnusable as exc:
+            with suppress(OSError, ValueError):
+                sys.stdout.flush()
+            error_line(str(exc))
+            return 2
+    return found.status(flags.update)
+
+
+def _report(block: str) -> None:
+    """An error block on stderr, after whatever stdout holds so far: the two stay in order on a terminal."""
+    with suppress(OSError, ValueError):
+        sys.stdout.flush()
+    error_block(block)
+
+
+@contextmanager
+def _working_directory(path: Path) -> Iterator[None]:
+    """Run a program as from its own folder: its imports, inputs and tools see what they would."""
+    before = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def serve(flags: ServeFlags) -> int:
+    from .inspector.server import serve as serve_on
+
+    root = Path(flags.path)
+    if not root.exists():
+        raise CliError(f"{flags.path}: no such file or folder")
+    if not (root.is_dir() or (root.is_file() and root.suffix == ".as")):
+        raise CliError(f"{flags.path}: not a .as program or a folder")
+    if not 0 <= flags.port <= 65535:
+        usage_error(f"--port takes 0 to 65535, got {flags.port}")
+    options = serve_options(flags)
+    try:
+        serve_on(root, flags.port, lambda url: error_line(f"serving {url} (read-only; Ctrl-C stops)"), options)
+    except OSError as exc:
+        raise CliError(f"cannot listen on 127.0.0.1:{flags.port}: {exc.strerror or exc}") from None
+    return 0
+
+
+def check(flags: CheckFlags) -> int:
+    """The program loaded as a run loads it (its imported agents merged in, each imported file
+    read through the same permissions, parsed and checked), then every diagnostic: a program that
+    runs checks clean, and one whose imports fail (or are refused) fails here too, located in the
+    file at fault."""
+    from ..agentscript import check as check_program
+    from ..agentscript.diagnostics import MAX_SHOWN_DIAGNOSTICS, format_diagnostics
+    from ..agentscript.loader import load_program
+
+    label, source = _read_program(flags.file, flags.max_input_size)
+    # the files a run would read, and refuse, the same way
+    reach = permissions(label, flags.max_input_size, read=flags.allow_read)
+    diagnostics = check_program(load_program(source, label, label_rule=flags.label_rule, permissions=reach))
+    if diagnostics:
+        error_block(format_diagnostics(diagnostics, source, label, limit=MAX_SHOWN_DIAGNOSTICS))
+        return 1
+    write_output(f"{one_line(label)}: ok, no diagnostics\n")  # as a compiler's check says it passed
+    return 0
+
+
+def lsp(flags: LspFlags) -> int:
+    """``asrender lsp``: the language server on standard input and output, until the editor exits."""
+    from ..lsp.command import run
+
+    return run()
+
+
+def parse(flags: ProgramFlags) -> int:
+    from ..agentscript import parse as parse_program
+    from ..agentscript.syntax_json import write_json
+
+    label, source = _read_program(flags.file, flags.max_input_size)
+    tree = parse_program(source, label, label_rule=flags.label_rule)
+    write_json(tree, lambda text: write_output(safe_json(text)))
+    return 0
+
+
+def _read_program(file: str, max_bytes: int, given: str | None = None) -> tuple[str, str]:
+    """A program's label and source: ``given`` when ``asrender -`` read it already."""
+    from ..agentscript.loader import read_source
+
+    label = program_label(file)
+    return label, given if given is not None else read_source(file, label, max_bytes)
+
+
+def _read_stdin(max_bytes: int) -> tuple[str | None, str | None]:
+    """``asrender -``: standard input, read once: ``(program, None)`` when its first word is one a
+    program starts with, else ``(None, prompt data)``."""
+    from ...core.text_files import read_text
+    from ...runs.inputs import starts_a_program
+
+    text = read_text("-", "<stdin>", max_bytes)
+    return (text, None) if starts_a_program(text) else (None, text)
+
+
+def _load_data(file: str, label: str, max_bytes: int, *, text: str | None = None) -> Any:
+    from ...core.text_files import read_text
+    from ...runs.inputs import parse_data
+
+    notes: list[str] = []
+    if text is None:
+        text = read_text(file, label, max_bytes)
+    loaded = parse_data(text, label, json_by_name=file.endswith(".json"), warnings=notes)
+    for note in notes:
+        error_line(f"warning: {note}")
+    return loaded

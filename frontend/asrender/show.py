@@ -1,0 +1,179 @@
+"""What ``asrender`` prints of a render or a run: a prompt file's render, and a run's calls in the
+output ``--output`` asks for (the display, JSON, the single-string text or a program's trace),
+with the warnings of every render once each, what a replay answered that was not as recorded, and
+how a run is watched as it goes (progress lines, a live display).
+
+The display's own sections (a call's reply, the run's closing block, the live display) are
+:mod:`.display`'s, progress lines :mod:`.progress`'s; this module chooses what is shown and writes
+it. Their heavy imports (the run engine, the prompt model) wait until something is shown, so
+``check`` and ``parse`` load none of it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from ...core.errors import PromptwireError
+from .terminal import CliError, error_block, error_line, json_text, safe_json, write_output
+
+if TYPE_CHECKING:
+    from ...calls.recording import Recording
+    from ...core.call import ModelCall
+    from ...core.rendered import RenderedPrompt, RenderWarning
+    from ...runs.options import RunOptions
+    from ...runs.run import RunResult
+    from .display import RunShow
+
+__all__ = ["print_calls", "print_render", "print_run", "run_show", "shown_on_failure", "warn"]
+
+
+def run_show(
+    options: RunOptions, sent_as: tuple[str, Any], *, progress: bool | None, stream: bool | None, output: str
+) -> RunShow:
+    """How the run is watched: progress lines (``--progress``; by default when stderr is a terminal
+    and a provider answers) and a live display (``--stream``; by default when stdout is a terminal,
+    a provider answers and the output is the display)."""
+    from ...runs.run import RunResult, call_block, shown
+    from .display import RunShow
+    from .terminal import is_terminal
+
+    provider_answers = options.adapter != "offline" and not options.dry_run
+    progress = progress if progress is not None else provider_answers and is_terminal(sys.stderr)
+    stream = stream if stream is not None else provider_answers and is_terminal(sys.stdout)
+
+    def block(call: ModelCall) -> str:
+        return call_block(call, shown(RunResult(None, [], [call], sent_as), options, None)[0])
+
+    live = block if stream and output == "display" else None
+    return RunShow(options, sent_as, progress=bool(progress), live=live)
+
+
+@contextmanager
+def shown_on_failure(show: RunShow, options: RunOptions, output: str) -> Iterator[None]:
+    """A failed run still shows every call it made, in the output asked for, before its error."""
+    try:
+        yield
+    except (PromptwireError, CliError):
+        from ...runs.run import RunResult
+
+        print_calls(RunResult(None, [], show.log.calls, show.sent_as), options, output, show, failed=True)
+        raise
+
+
+def print_run(result: RunResult, options: RunOptions, output: str, show: RunShow) -> None:
+    """A run's calls as ``--output`` asks (see :func:`print_calls`), then in the display the
+    program's value and the run's summary."""
+    from .display import closing_block
+
+    if options.replay is not None:
+        _report_replay(options.replay)
+    if output == "trace":
+        _print_trace(result)
+        return
+    print_calls(result, options, output, show)
+    if output == "display":
+        write_output(closing_block(result.to_dict()["value"], result.calls, show.seconds()))
+
+
+def print_calls(result: RunResult, options: RunOptions, output: str, show: RunShow, *, failed: bool = False) -> None:
+    """A run's calls as ``--output`` asks, each rendered in the display format now, after the run
+    (a live display has shown them already); the warnings of every render first (each once). A
+    failed run's trace output is its calls, as ``--output json`` prints them: the reference's trace
+    has no form for a run that failed."""
+    from ...runs.run import call_block, request_dict, shown
+    from .display import call_facts, reply_sections
+
+    if failed and not result.calls:
+        return
+    if options.dry_run and output == "json":
+        write_output(json_text([request_dict(call, options.adapter) for call in result.calls]) + "\n")
+        return
+    renders = shown(result, options, None)
+    warn([warning for rendered in renders for warning in rendered.warnings])
+    if show.live is not None:
+        return
+    if output in ("json", "trace"):
+        write_output(
+            json_text(
+                [
+                    _call_dict(call, rendered) | call_facts(call, timed=show.timed)
+                    for call, rendered in zip(result.calls, renders, strict=True)
+                ]
+            )
+            + "\n"
+        )
+    elif output == "text":
+        from ...runs.run import call_heading
+        from .text_form import model_text
+
+        texts = zip(result.calls, renders, strict=True)  # each call's text under its heading: where one ends
+        write_output("".join(f"{call_heading(call)}\n{model_text(rendered)}" for call, rendered in texts))
+    else:
+        blocks = []
+        for call, rendered in zip(result.calls, renders, strict=True):
+            request = _request_block(request_dict(call, options.adapter)) if options.dry_run else ""
+            blocks.append(call_block(call, rendered) + request + reply_sections(call))
+        write_output("".join(blocks))
+
+
+def print_render(rendered: Any, output: str) -> None:
+    """A prompt file's render (no model asked) as ``--output`` asks."""
+    if output == "json":
+        write_output(json_text(rendered.to_dict()) + "\n")
+    elif output == "text":
+        from .text_form import model_text
+
+        write_output(model_text(rendered))
+    else:
+        write_output(rendered.display())
+
+
+def warn(warnings: Sequence[RenderWarning]) -> None:
+    """Each warning line once, on stderr."""
+    from ...core.rendered import warning_lines
+
+    seen: set[str] = set()
+    for line in warning_lines(warnings):
+        if line not in seen:
+            seen.add(line)
+            error_line(f"warning: {line}")
+
+
+def _report_replay(replay: Recording) -> None:
+    """What a replay answered that was not as recorded: each drift accepted, and the recorded
+    calls the run did not make."""
+    for report in replay.drifted:
+        error_block(f"asrender: warning: {report}")
+    unused = replay.unused()
+    if unused:
+        calls = ", ".join(f"call {record.call} at {record.where()}" for record in unused)
+        error_line(f"warning: {replay.label}: {len(unused)} recorded call(s) not made by this run: {calls}")
+
+
+def _print_trace(result: RunResult) -> None:
+    """As the reference CLI prints it: ``JSON.stringify(result, null, 2)``."""
+    from ...core.nesting import MAX_DEPTH, nesting_room
+    from ...renderers.agentscript.jsjson import pretty
+
+    try:
+        with nesting_room():
+            trace_text = pretty(result.to_dict())
+    except RecursionError:
+        raise CliError(f"the value or trace is nested deeper than {MAX_DEPTH} levels; it cannot be printed") from None
+    write_output(safe_json(trace_text) + "\n")
+
+
+def _call_dict(call: ModelCall, rendered: RenderedPrompt) -> dict[str, Any]:
+    """A call for ``--output json``: where it came from, its output schema and its render."""
+    schema = call.prompt.output.json_schema if call.prompt.output is not None else None
+    where = {"site": str(call.site), "agent": call.agent or None, "attempt": call.attempt, "schema": schema}
+    return {**where, **rendered.to_dict()}
+
+
+def _request_block(request: dict[str, Any]) -> str:
+    """A dry run's request under its call: provider, model, body and the adapter's notes."""
+    block = f"--- request: {request['provider']} {request['model']} ---\n{json_text(request['body'])}\n"
+    return block + "".join(f"note: {note}\n" for note in request["notes"])
