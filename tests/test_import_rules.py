@@ -8,6 +8,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+COMMAND_LINE = {
+    "core",
+    "plugins",
+    "calls",
+    "runs",
+    "frontend/agentscript",
+    "frontend/asrender",
+    "frontend/lsp",
+    "renderers",
+    "adapters",
+    "tools",
+}
 ALLOWED = {
     "core": {"core"},
     "renderers": {"core", "renderers"},
@@ -22,32 +34,10 @@ ALLOWED = {
     "frontend/agentscript": {"core", "plugins", "calls", "frontend/agentscript"},
     # A run of a program or a prompt file, one row or many: what the library and the CLI share.
     "runs": {"core", "plugins", "calls", "runs", "frontend/agentscript"},
-    # The command line is the top floor: it may use everything below it.
-    "frontend/asrender": {
-        "core",
-        "plugins",
-        "calls",
-        "runs",
-        "frontend/agentscript",
-        "frontend/asrender",
-        "frontend/lsp",
-        "renderers",
-        "adapters",
-        "tools",
-    },
-    # ``asrender lsp``: the language server is one of asrender's commands, beside the inspector.
-    "frontend/lsp": {
-        "core",
-        "plugins",
-        "calls",
-        "runs",
-        "frontend/agentscript",
-        "frontend/asrender",
-        "frontend/lsp",
-        "renderers",
-        "adapters",
-        "tools",
-    },
+    # The command line is the top floor: it may use everything below it; ``asrender lsp``, the
+    # language server, is one of its commands, beside the inspector.
+    "frontend/asrender": COMMAND_LINE,
+    "frontend/lsp": COMMAND_LINE,
 }
 # AgentScript's value rules (JavaScript's JSON printing, UTF-16 budgets, shapes) belong to the
 # language, which has two halves: the renderer that prints its prompts and the `.as` front end.
