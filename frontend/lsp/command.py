@@ -20,7 +20,15 @@ MISSING = (
 
 
 def run() -> int:
-    """Serve one editor until it exits; a missing extra is one line saying what to install."""
+    """Serve one editor until it exits; a missing extra is one line saying what to install, and
+    standard streams that are not byte streams (``asrender`` called in-process with text buffers)
+    one line saying the server needs them."""
+    import sys
+
+    if not all(hasattr(stream, "buffer") for stream in (sys.stdin, sys.stdout)):
+        raise PromptwireError(
+            "asrender lsp talks to an editor over standard input and output, which are not byte streams here"
+        )
     try:
         import lsprotocol  # noqa: F401 - the extra, asked for before anything is served
         import pygls  # noqa: F401
