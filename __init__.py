@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .calls.recording import Recorder, Recording
     from .core import (
         Budget,
+        CacheMark,
         ChatTurn,
         ContextItem,
         FieldError,
@@ -42,10 +43,15 @@ if TYPE_CHECKING:
         ModelOutputError,
         OutputContract,
         Prompt,
+        PromptCache,
         PromptwireError,
         ProviderError,
+        ReasoningPart,
         RenderedPrompt,
         Section,
+        TextPart,
+        ToolCallPart,
+        ToolResultPart,
     )
     from .core.rendered import RenderWarning
     from .plugins import PluginHost, hookimpl
@@ -69,6 +75,7 @@ _HOMES: dict[str, str] = {
     **dict.fromkeys(
         (
             "Budget",
+            "CacheMark",
             "ChatTurn",
             "ContextItem",
             "FieldError",
@@ -78,10 +85,15 @@ _HOMES: dict[str, str] = {
             "ModelOutputError",
             "OutputContract",
             "Prompt",
+            "PromptCache",
             "PromptwireError",
             "ProviderError",
+            "ReasoningPart",
             "RenderedPrompt",
             "Section",
+            "TextPart",
+            "ToolCallPart",
+            "ToolResultPart",
         ),
         ".core",
     ),
@@ -96,6 +108,7 @@ _HOMES: dict[str, str] = {
 
 __all__ = [
     "Budget",
+    "CacheMark",
     "ChatTurn",
     "ContextItem",
     "FieldError",
@@ -107,13 +120,18 @@ __all__ = [
     "OutputContract",
     "PluginHost",
     "Prompt",
+    "PromptCache",
     "PromptwireError",
     "ProviderError",
+    "ReasoningPart",
     "Recorder",
     "Recording",
     "RenderWarning",
     "RenderedPrompt",
     "Section",
+    "TextPart",
+    "ToolCallPart",
+    "ToolResultPart",
     "agenerate",
     "arun",
     "astream",

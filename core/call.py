@@ -17,7 +17,7 @@ from .errors import ProviderConnectionError
 
 if TYPE_CHECKING:
     from .contract import OutputContract
-    from .prompt import GenerateConfig, Prompt, ToolCall
+    from .prompt import ChatTurn, GenerateConfig, Prompt, ToolCall
     from .rendered import RenderedPrompt
 
 __all__ = [
@@ -92,10 +92,32 @@ class Reply:
     usage: Usage | None = None
     finish_reason: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    turn: ChatTurn | None = None
+    """The assistant turn exactly as the provider returned it: its text, its tool calls (with the
+    provider's own argument text) and its reasoning (with the signature or encrypted content that
+    lets the provider take it back), in the provider's order. Append it to the prompt's ``history``
+    to go on with the conversation; built-in adapters set it, and :meth:`as_turn` builds one for an
+    adapter that does not."""
 
     def __post_init__(self) -> None:
         if self.usage is not None and not isinstance(self.usage, Usage):
             self.usage = Usage.read(self.usage)
+
+    def as_turn(self) -> ChatTurn:
+        """The reply as the conversation's next turn: :attr:`turn` when the adapter set it, else
+        one made of the reasoning text (unsigned: no provider takes it back), the text and the
+        tool calls."""
+        if self.turn is not None:
+            return self.turn
+        from .prompt import ChatTurn, ReasoningPart, TextPart, ToolCallPart
+
+        parts: list[Any] = []
+        if self.reasoning:
+            parts.append(ReasoningPart(text=self.reasoning))
+        if self.text:
+            parts.append(TextPart(text=self.text))
+        parts.extend(ToolCallPart(id=call.id, name=call.name, arguments=call.arguments) for call in self.tool_calls)
+        return ChatTurn(role="assistant", content=parts)
 
 
 @dataclass(slots=True)

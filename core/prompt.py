@@ -8,6 +8,7 @@ Fields a format cannot express are reported by that format's renderer, not refus
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Literal
 
@@ -31,6 +32,7 @@ from .references import OUTPUT_PATH, Context, OutputPathError, resolve_arguments
 
 __all__ = [
     "AudioPart",
+    "CacheMark",
     "ChatTurn",
     "ContentPart",
     "ContextItem",
@@ -39,14 +41,19 @@ __all__ = [
     "Identity",
     "ImagePart",
     "Prompt",
+    "PromptCache",
+    "ReasoningPart",
     "Resource",
     "Retry",
     "Section",
     "TextPart",
     "ThinkSetting",
     "ToolCall",
+    "ToolCallPart",
     "ToolDefinition",
     "ToolResult",
+    "ToolResultPart",
+    "TurnPart",
 ]
 
 _STRICT = ConfigDict(extra="forbid", defer_build=True, hide_input_in_errors=True)
@@ -65,6 +72,11 @@ def _no_items() -> list[Any]:
     (2 ms of every run). Not ``[]`` either: pydantic deep-copies a mutable default for every
     instance (7 us more per prompt validated)."""
     return []
+
+
+_NO_MARK: Any = Field(default=None, exclude_if=lambda mark: mark is None)
+"""A part's or turn's cache breakpoint, left out of a dump when there is none: a part dumps as it
+did before breakpoints existed (``{"type": "text", "text": ...}``), as users and tests compare it."""
 
 
 def _no_entries() -> dict[str, Any]:
@@ -96,11 +108,23 @@ class ContextItem(BaseModel):
     budget: Budget | None = None
 
 
+class CacheMark(BaseModel):
+    """A cache breakpoint: the provider may cache the request up to and including what carries it
+    (a part, a turn, the tools, the system text). ``ttl`` is how long, where a provider offers a
+    choice (Anthropic: ``5m``, the default, or ``1h``); a provider without breakpoints is told of
+    none, and the request's notes say so."""
+
+    model_config = _STRICT
+
+    ttl: Literal["5m", "1h"] | None = None
+
+
 class TextPart(BaseModel):
     model_config = _STRICT
 
     type: Literal["text"] = "text"
     text: str
+    cache: CacheMark | None = _NO_MARK
 
 
 class _Located(BaseModel):
@@ -111,6 +135,7 @@ class _Located(BaseModel):
     url: str | None = None
     data: str | None = None
     media_type: str | None = None
+    cache: CacheMark | None = _NO_MARK
 
     @model_validator(mode="after")
     def _one_source(self) -> _Located:
@@ -137,6 +162,7 @@ class AudioPart(BaseModel):
     type: Literal["audio"] = "audio"
     data: str
     format: str = Field(description="audio container, e.g. 'wav' or 'mp3'")
+    cache: CacheMark | None = _NO_MARK
 
 
 class FilePart(_Located):
@@ -145,16 +171,143 @@ class FilePart(_Located):
 
 
 ContentPart = Annotated[TextPart | ImagePart | AudioPart | FilePart, Field(discriminator="type")]
+"""What a message shows: text and media (the prompt's attachments, a tool result's content)."""
+
+
+class ToolCallPart(BaseModel):
+    """A tool call the model made in an assistant turn. ``arguments`` is the call's JSON object;
+    ``arguments_text`` the provider's own text of it where the provider sent text (OpenAI's JSON
+    string, kept so the turn goes back to that provider byte for byte). ``arguments`` is ``None``
+    only when that text is not a JSON object (a model's broken JSON): a provider that wants an
+    object cannot take the call, and says so."""
+
+    model_config = _STRICT
+
+    type: Literal["tool_call"] = "tool_call"
+    id: str | None = None
+    name: str
+    arguments: dict[str, Any] | None = Field(default_factory=_no_entries)
+    arguments_text: str | None = None
+    cache: CacheMark | None = _NO_MARK
+
+
+class ToolResultPart(BaseModel):
+    """What a tool returned to the call ``call_id`` names: text, or parts (text, images, files);
+    ``is_error`` when the tool failed."""
+
+    model_config = _STRICT
+
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    content: str | list[ContentPart]
+    name: str | None = None
+    is_error: StrictBool = False
+    cache: CacheMark | None = _NO_MARK
+
+
+class ReasoningPart(BaseModel):
+    """A model's reasoning, as the provider that produced it returned it: its ``text`` (or the
+    ``summary`` the provider gave instead), the ``signature`` that vouches for it or its
+    ``encrypted`` content (Anthropic's redacted thinking, OpenAI's ``encrypted_content``), whether it
+    is ``redacted``, and the item ``id`` a provider names it by. Only ``provider`` may take it back:
+    sent anywhere else it is left out with a note, never as text the model would imitate."""
+
+    model_config = _STRICT
+
+    type: Literal["reasoning"] = "reasoning"
+    text: str | None = None
+    summary: list[str] | None = None
+    signature: str | None = None
+    encrypted: str | None = None
+    redacted: StrictBool = False
+    provider: str | None = None
+    id: str | None = None
+
+
+TurnPart = Annotated[
+    TextPart | ImagePart | AudioPart | FilePart | ToolCallPart | ToolResultPart | ReasoningPart,
+    Field(discriminator="type"),
+]
+"""One part of a conversation turn: what a message shows, a tool call, a tool result, reasoning."""
 
 
 class ChatTurn(BaseModel):
-    """One earlier message of the conversation. Roles are free text: dialects map them."""
+    """One earlier message of the conversation. Roles are free text: dialects map them; the
+    conversation roles are ``system``, ``developer``, ``user``, ``assistant`` and ``tool``.
+
+    An assistant turn holds its tool calls and reasoning as parts, a tool (or user) turn its tool
+    results. ``cache`` marks a cache breakpoint at the end of the turn. For convenience a turn may
+    also be given in the shape chat APIs use (``tool_calls`` on an assistant turn, each
+    ``{"id", "name", "arguments"}`` with arguments as an object or JSON text; ``tool_call_id`` and
+    ``is_error`` on a ``tool`` turn): it is read into parts, the one form the model keeps.
+    """
 
     model_config = _STRICT
 
     role: str = "user"
-    content: str | list[ContentPart]
+    content: str | list[TurnPart]
     name: str | None = None
+    cache: CacheMark | None = _NO_MARK
+
+    @model_validator(mode="before")
+    @classmethod
+    def _chat_api_shape(cls, data: Any) -> Any:
+        if isinstance(data, dict) and ("tool_calls" in data or "tool_call_id" in data):
+            return _parts_of_chat_shape(data)
+        return data
+
+
+def _parts_of_chat_shape(data: dict[str, Any]) -> dict[str, Any]:
+    """A turn given with ``tool_calls`` / ``tool_call_id`` (see :class:`ChatTurn`) in the model's
+    own form: the calls after the turn's text, or the turn's content as one tool result."""
+    turn = dict(data)
+    calls = turn.pop("tool_calls", None)
+    call_id = turn.pop("tool_call_id", None)
+    is_error = turn.pop("is_error", False)
+    content = turn.get("content")
+    if call_id is not None:
+        result: dict[str, Any] = {"type": "tool_result", "call_id": call_id, "content": content, "is_error": is_error}
+        if turn.get("name") is not None:
+            result["name"] = turn.pop("name")
+        turn["content"] = [result]
+        return turn
+    if is_error:
+        raise ValueError("'is_error' belongs to a tool turn, which names its call with 'tool_call_id'")
+    if not isinstance(calls, list):
+        raise ValueError(f"'tool_calls' must be a list of calls, not {type(calls).__name__}")
+    parts: list[Any] = []
+    if isinstance(content, str):
+        if content:
+            parts.append({"type": "text", "text": content})
+    elif isinstance(content, list):
+        parts.extend(content)
+    elif content is not None:
+        raise ValueError(f"'content' must be text or a list of parts, not {type(content).__name__}")
+    parts.extend(_call_part(call) for call in calls)
+    turn["content"] = parts
+    return turn
+
+
+def _call_part(call: Any) -> Any:
+    """One ``{"id", "name", "arguments"}`` call as a tool-call part (arguments given as JSON text
+    are kept as text and read into their object)."""
+    if not isinstance(call, dict):
+        return call  # refused by the part's own validation, at its path
+    part = {"type": "tool_call", **call}
+    arguments = part.get("arguments")
+    if isinstance(arguments, str):
+        part["arguments_text"] = arguments
+        part["arguments"] = _json_object(arguments)
+    return part
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """``text`` read as a JSON object, or ``None`` when it is not one."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 class Section(BaseModel):
@@ -258,6 +411,19 @@ class Retry(BaseModel):
         return _without_unset(self, handler(self), ("previous_output",))
 
 
+class PromptCache(BaseModel):
+    """Prompt caching for the whole request: breakpoints after the ``system`` text and after the
+    ``tools``, and OpenAI's cache routing ``key`` and ``retention`` (where the provider has them;
+    elsewhere the request's notes say they were not sent)."""
+
+    model_config = _STRICT
+
+    system: CacheMark | None = None
+    tools: CacheMark | None = None
+    key: str | None = None
+    retention: Literal["in_memory", "24h"] | None = None
+
+
 class GenerateConfig(BaseModel):
     """Generation options exactly as the AgentScript seed defines them."""
 
@@ -291,6 +457,7 @@ class Prompt(BaseModel):
     previous_result: Any = None
     retry: Retry | None = None
     output: OutputContract | None = None
+    cache: PromptCache | None = None
     config: GenerateConfig = Field(default_factory=GenerateConfig)
     native: dict[str, Any] = Field(default_factory=_no_entries)
     """What only one dialect can say, under that dialect's name: ``{"agens": {"tool_results": {}}}``
@@ -348,11 +515,32 @@ SUB_FIELDS: dict[str, Callable[[Prompt], bool]] = {
     "retry.previous_output": lambda prompt: prompt.retry is not None and prompt.retry.has_previous_output,
     "tools.returns": lambda prompt: any(tool.returns is not None for tool in prompt.tools),
     "tool_results.is_error": lambda prompt: any(result.is_error for result in prompt.tool_results),
+    "history.tool_calls": lambda prompt: _has_part(prompt.history, ToolCallPart),
+    "history.tool_results": lambda prompt: _has_part(prompt.history, ToolResultPart),
+    "history.reasoning": lambda prompt: _has_part(prompt.history, ReasoningPart),
+    "history.cache": lambda prompt: (
+        any(turn.cache is not None for turn in prompt.history)
+        or any(
+            getattr(part, "cache", None) is not None
+            for turn in prompt.history
+            if turn.content.__class__ is list
+            for part in turn.content
+        )
+    ),
+    "attachments.cache": lambda prompt: any(part.cache is not None for part in prompt.attachments),
 }
 """Parts a format can drop while it shows their parent field, each with how to tell it is given:
 ``context.source`` (an item names its source expression), ``history.name`` (a turn names its speaker),
 ``retry.previous_output`` (the rejected output is known), ``tools.returns`` (a tool describes its
-result) and ``tool_results.is_error`` (a result reports a failure)."""
+result), ``tool_results.is_error`` (a result reports a failure), the conversation's parts in
+``history.tool_calls``, ``history.tool_results`` and ``history.reasoning``, and cache breakpoints
+on turns and parts (``history.cache``, ``attachments.cache``)."""
+
+
+def _has_part(turns: list[ChatTurn], kind: type[BaseModel]) -> bool:
+    """Whether any of ``turns`` holds a part of ``kind``."""
+    return any(part.__class__ is kind for turn in turns if turn.content.__class__ is list for part in turn.content)
+
 
 _SUB_FIELD_CHECKS = tuple((name, name.partition(".")[0], present) for name, present in SUB_FIELDS.items())
 """Each sub-field with its parent field: it is looked for only when the parent is populated."""
@@ -373,6 +561,7 @@ def _free_values(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
         yield ("tool_calls", index), (call.arguments, call.native)
     for index, result in enumerate(prompt.tool_results):
         yield ("tool_results", index, "content"), result.content
+    yield from _turn_arguments(prompt)
     if prompt.retry is not None:
         yield ("retry", "previous_output"), prompt.retry.previous_output
     if prompt.output is not None:
@@ -385,8 +574,18 @@ def _json_values(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
         yield ("tools", index, "parameters"), tool.parameters
     for index, call in enumerate(prompt.tool_calls):
         yield ("tool_calls", index, "arguments"), call.arguments
+    yield from _turn_arguments(prompt)
     if prompt.output is not None:
         yield ("output", "schema"), prompt.output.json_schema
+
+
+def _turn_arguments(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """The arguments of the tool calls in the conversation's turns, each with its path."""
+    for index, turn in enumerate(prompt.history):
+        if turn.content.__class__ is list:
+            for number, part in enumerate(turn.content):
+                if isinstance(part, ToolCallPart):
+                    yield ("history", index, "content", number, "arguments"), part.arguments
 
 
 def _without_unset(model: BaseModel, data: Any, fields: tuple[str, ...]) -> Any:

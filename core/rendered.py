@@ -23,7 +23,7 @@ from .nesting import with_nesting_room
 
 if TYPE_CHECKING:  # annotations only: a render's result does not need the prompt model loaded
     from .contract import OutputContract
-    from .prompt import ToolCall, ToolDefinition
+    from .prompt import PromptCache, ToolCall, ToolDefinition
 
 __all__ = ["UNEXPRESSED", "Message", "RenderWarning", "RenderedPrompt", "RenderedSection", "warning_lines"]
 
@@ -34,7 +34,10 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 @dataclass(slots=True)
 class Message:
-    """One chat message; ``content`` is a string or a list of OpenAI-style content parts.
+    """One chat message; ``content`` is a string or a list of content parts: OpenAI-style for text
+    and media (``text``, ``image_url``, ``input_audio``, ``file``), and promptwire's own for a
+    conversation's ``tool_call``, ``tool_result`` and ``reasoning`` parts (see
+    :mod:`promptwire.renderers.parts`), each in the turn's order.
 
     An ``assistant`` message may carry the ``tool_calls`` the model made; a ``tool`` message is the
     result of the call ``tool_call_id`` names (``is_error`` when the tool failed). Adapters turn
@@ -53,11 +56,16 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     is_error: bool = False
+    cache: dict[str, Any] | None = None
+    """A cache breakpoint at the end of this message (``{}``, or ``{"ttl": "1h"}``); a part of a
+    content list carries its own under the same key."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.name is not None:
             data["name"] = self.name
+        if self.cache is not None:
+            data["cache"] = self.cache
         if self.tool_calls:
             data["tool_calls"] = [
                 {"id": call.id, "name": call.name, "arguments": call.arguments} for call in self.tool_calls
@@ -140,6 +148,9 @@ class RenderedPrompt:
     warnings: tuple[RenderWarning, ...] = field(default=())
     tools: tuple[ToolDefinition, ...] = ()
     output: OutputContract | None = None
+    cache: PromptCache | None = None
+    """The prompt's caching for the whole request (a breakpoint after the tools, a cache key and
+    retention); a breakpoint after the system text is on the system message."""
 
     @property
     def system(self) -> str | None:
@@ -172,6 +183,7 @@ class RenderedPrompt:
             # text where JSON has no form.
             "tools": [printable_json(tool.model_dump(exclude_none=True)) for tool in self.tools],
             "output": None if self.output is None else printable_json(self.output.model_dump(by_alias=True)),
+            **({} if self.cache is None else {"cache": self.cache.model_dump(exclude_none=True)}),
         }
 
     def display(self) -> str:

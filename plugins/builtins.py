@@ -31,6 +31,7 @@ RENDERERS: Final[dict[str, str]] = {
     "agens": ".renderers.agens:renderer",
     "agently": ".renderers.agently.renderer:renderer",
     "messages": ".renderers.messages:renderer",
+    "conversation": ".renderers.conversation:renderer",
     "template": ".renderers.template:renderer",
 }
 

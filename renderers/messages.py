@@ -8,24 +8,30 @@ then the user turn, whose content becomes a list of parts when there are attachm
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from typing import Any
 
 from ..core.errors import FieldError
 from ..core.nesting import nesting_room
-from ..core.prompt import Prompt
+from ..core.prompt import Prompt, PromptCache
 from ..core.rendered import Message, RenderedPrompt, RenderWarning
 from .base import Renderer, unexpressed_fields
-from .parts import URL_FILE_REASON, openai_content, openai_part, url_file_paths
+from .parts import URL_FILE_REASON, cache_mark, openai_content, openai_part, url_file_paths
 
-__all__ = ["MessagesRenderer", "renderer"]
+__all__ = ["MessagesRenderer", "history_messages", "mark_system", "renderer", "tool_turns"]
 
 _TURN_FIELDS = frozenset(
     {
         "history",
         "history.name",
+        "history.tool_calls",
+        "history.tool_results",
+        "history.reasoning",
+        "history.cache",
         "attachments",
+        "attachments.cache",
         "tools",
         "tools.returns",
         "tool_calls",
@@ -44,7 +50,7 @@ class MessagesRenderer:
 
     @property
     def fields(self) -> frozenset[str]:
-        return _default_layout().fields | _TURN_FIELDS | {"developer"}
+        return _default_layout().fields | _TURN_FIELDS | {"developer", "cache"}
 
     def render(self, prompt: Prompt, *, layout: Renderer | None = None, strict: bool = False) -> RenderedPrompt:
         if layout is None:
@@ -55,7 +61,7 @@ class MessagesRenderer:
                 f"must be a renderer, got {type(layout).__name__} {layout!r} "
                 "(promptwire.render and asrender take a format name)",
             )
-        own = _TURN_FIELDS | ({"developer"} - layout.fields)
+        own = _TURN_FIELDS | ({"developer", "cache"} - layout.fields)
         expressible = layout.fields | own
         reported = unexpressed_fields(prompt, self.name, expressible, strict=strict)
         # The layout must not see the turns: they become messages of their own below. Emptied
@@ -64,6 +70,8 @@ class MessagesRenderer:
         hidden: dict[str, Any] = {name: [] for name in _TURN_LISTS}
         if "developer" in own:
             hidden["developer"] = None
+        if "cache" in own:
+            hidden["cache"] = None
         inner = prompt.model_copy(update=hidden)
         # Whatever the layout leaves out is reported above (it is outside ``expressible``).
         laid_out = layout.render(inner)
@@ -72,20 +80,55 @@ class MessagesRenderer:
         rest = list(laid_out.messages[len(leading) :])
         if "developer" in own and prompt.developer is not None:
             leading.append(Message("developer", prompt.developer))
-        history = [Message(turn.role, openai_content(turn.content), turn.name) for turn in prompt.history]
+        unmarked: tuple[RenderWarning, ...] = ()
+        if "cache" in own and prompt.cache is not None:
+            leading, unmarked = mark_system(leading, prompt.cache, self.name)
         if prompt.attachments:
             rest = _attach(rest, [openai_part(part) for part in prompt.attachments])
         return RenderedPrompt(
             format=self.name,
-            messages=tuple(leading + history + rest + _tool_turns(prompt)),
+            messages=tuple(leading + history_messages(prompt) + rest + tool_turns(prompt)),
             sections=laid_out.sections,
-            warnings=(*reported, *(RenderWarning(self.name, path, URL_FILE_REASON) for path in url_file_paths(prompt))),
+            warnings=(
+                *reported,
+                *unmarked,
+                *(RenderWarning(self.name, path, URL_FILE_REASON) for path in url_file_paths(prompt)),
+            ),
             tools=tuple(prompt.tools),
             output=prompt.output,
+            cache=prompt.cache if "cache" in own else None,
         )
 
 
-def _tool_turns(prompt: Prompt) -> list[Message]:
+def history_messages(prompt: Prompt) -> list[Message]:
+    """The conversation's turns as messages, each part and breakpoint kept (see :mod:`.parts`)."""
+    return [
+        Message(turn.role, openai_content(turn.content), turn.name, cache=cache_mark(turn.cache))
+        for turn in prompt.history
+    ]
+
+
+def mark_system(
+    leading: list[Message], cache: PromptCache, format_name: str
+) -> tuple[list[Message], tuple[RenderWarning, ...]]:
+    """The leading system messages with the prompt's system breakpoint on the last of them (the
+    breakpoint covers all the system text, so it goes at its end), or a warning that there is no
+    system text to mark."""
+    if cache.system is None:
+        return leading, ()
+    for index in range(len(leading) - 1, -1, -1):
+        if leading[index].role == "system":
+            marked = dataclasses.replace(leading[index], cache=cache_mark(cache.system))
+            return [*leading[:index], marked, *leading[index + 1 :]], ()
+    return leading, (RenderWarning(format_name, "cache.system", "there is no system text to mark; left out"),)
+    for index in range(len(leading) - 1, -1, -1):
+        if leading[index].role == "system":
+            marked = dataclasses.replace(leading[index], cache=cache_mark(cache.system))
+            return [*leading[:index], marked, *leading[index + 1 :]]
+    return leading
+
+
+def tool_turns(prompt: Prompt) -> list[Message]:
     """The model's earlier tool calls (one assistant turn) and their results (one ``tool`` message
     each), after the user turn they answer. Calls without an id get ``call_<index>``; a result
     without ``call_id`` answers the call at its own index, so every result names its call."""

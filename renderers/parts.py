@@ -2,20 +2,58 @@
 
 Adapters translate from this shape to each provider's own; renderers that put attachments into
 messages all use this one function so a part means the same thing everywhere.
+
+A conversation's own parts have no OpenAI content-part form, so they keep promptwire's: each the
+part's fields that are given, under its ``type``::
+
+    {"type": "tool_call", "id": "call_1", "name": "get_weather", "arguments": {...}, "arguments_text": "..."}
+    {"type": "tool_result", "call_id": "call_1", "content": "18C" | [parts], "name": ..., "is_error": true}
+    {"type": "reasoning", "text": ..., "summary": [...], "signature": ..., "encrypted": ...,
+     "redacted": true, "provider": "anthropic", "id": ...}
+
+and a part marked as a cache breakpoint carries ``"cache": {}`` (or ``{"ttl": "1h"}``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..core.prompt import AudioPart, ContentPart, FilePart, ImagePart, Prompt, TextPart
+from ..core.prompt import (
+    AudioPart,
+    CacheMark,
+    ContentPart,
+    FilePart,
+    ImagePart,
+    Prompt,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    TurnPart,
+)
 
-__all__ = ["URL_FILE_REASON", "openai_content", "openai_part", "url_file_paths"]
+__all__ = ["URL_FILE_REASON", "cache_mark", "media_content", "openai_content", "openai_part", "url_file_paths"]
 
 URL_FILE_REASON = "a chat file part takes inline data or a file id, not a URL: shown as a text part with the URL"
 
 
-def openai_part(part: ContentPart) -> dict[str, Any]:
+def cache_mark(mark: CacheMark | None) -> dict[str, Any] | None:
+    """A breakpoint as a rendered message or part carries it: ``{}``, or ``{"ttl": ...}``."""
+    if mark is None:
+        return None
+    return {} if mark.ttl is None else {"ttl": mark.ttl}
+
+
+def openai_part(part: TurnPart) -> dict[str, Any]:
+    """``part`` as a rendered content part (see the module docstring), its breakpoint included."""
+    shaped = _shaped(part)
+    mark = getattr(part, "cache", None)  # every kind but reasoning may carry one
+    if mark is not None:
+        shaped["cache"] = cache_mark(mark)
+    return shaped
+
+
+def _shaped(part: TurnPart) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     if isinstance(part, ImagePart):
@@ -35,10 +73,28 @@ def openai_part(part: ContentPart) -> dict[str, Any]:
         if part.filename is not None:
             file["filename"] = part.filename
         return {"type": "file", "file": file}
+    if isinstance(part, ToolCallPart):
+        call: dict[str, Any] = {"type": "tool_call", "id": part.id, "name": part.name, "arguments": part.arguments}
+        if part.arguments_text is not None:
+            call["arguments_text"] = part.arguments_text
+        return call
+    if isinstance(part, ToolResultPart):
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "call_id": part.call_id,
+            "content": openai_content(part.content),
+        }
+        if part.name is not None:
+            result["name"] = part.name
+        if part.is_error:
+            result["is_error"] = True
+        return result
+    if isinstance(part, ReasoningPart):
+        return {"type": "reasoning", **part.model_dump(exclude_none=True, exclude_defaults=True, exclude={"type"})}
     raise TypeError(f"unknown content part {type(part).__name__}")  # unreachable: the union is closed
 
 
-def openai_content(content: str | list[ContentPart]) -> str | list[dict[str, Any]]:
+def openai_content(content: str | list[ContentPart] | list[TurnPart]) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
     return [openai_part(part) for part in content]
@@ -49,9 +105,26 @@ def url_file_paths(prompt: Prompt) -> list[str]:
     paths = [f"attachments[{i}]" for i, part in enumerate(prompt.attachments) if _is_url_file(part)]
     for t, turn in enumerate(prompt.history):
         if not isinstance(turn.content, str):
-            paths += [f"history[{t}].content[{i}]" for i, part in enumerate(turn.content) if _is_url_file(part)]
+            for i, part in enumerate(turn.content):
+                if _is_url_file(part):
+                    paths.append(f"history[{t}].content[{i}]")
+                elif isinstance(part, ToolResultPart) and not isinstance(part.content, str):
+                    paths += [
+                        f"history[{t}].content[{i}].content[{n}]"
+                        for n, shown in enumerate(part.content)
+                        if _is_url_file(shown)
+                    ]
     return paths
 
 
-def _is_url_file(part: ContentPart) -> bool:
+def _is_url_file(part: TurnPart) -> bool:
     return isinstance(part, FilePart) and part.url is not None
+
+
+def media_content(content: str | list[ContentPart] | list[TurnPart]) -> str | list[dict[str, Any]]:
+    """``content`` as a format that shows text and media only (no tool calls, tool results,
+    reasoning or breakpoints) writes it: those parts and marks are left out, and the renderer's
+    report names them (``history.tool_calls``, ``history.cache``...)."""
+    if isinstance(content, str):
+        return content
+    return [_shaped(part) for part in content if isinstance(part, TextPart | ImagePart | AudioPart | FilePart)]

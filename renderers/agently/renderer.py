@@ -32,7 +32,7 @@ from ...core.nesting import check_nesting
 from ...core.prompt import ChatTurn, ContextItem, Prompt, Section, ToolDefinition, ToolResult
 from ...core.rendered import Message, RenderedPrompt, RenderWarning
 from ..base import unexpressed_fields
-from ..parts import openai_content, openai_part
+from ..parts import media_content
 from ._agently import layout
 from ._agently.declarations import KNOWN_FORMATS, SchemaNotes, schema_to_declaration
 from ._agently.errors import AgentlyFieldError, Notice, collecting, is_digit_limit, printable
@@ -281,7 +281,7 @@ def _instruction(value: Any) -> Any:
 
 
 def _chat_message(turn: ChatTurn) -> dict[str, Any]:
-    return {"role": turn.role, "content": openai_content(turn.content)}
+    return {"role": turn.role, "content": media_content(turn.content)}
 
 
 def map_prompt(prompt: Prompt, *, history: bool = True) -> Mapped:
@@ -331,7 +331,7 @@ def map_prompt(prompt: Prompt, *, history: bool = True) -> Mapped:
     if prompt.instruction is not None and prompt.instruction != "":
         data["input"] = _instruction(prompt.instruction)
     if prompt.attachments:
-        data["attachment"] = [openai_part(part) for part in prompt.attachments]
+        data["attachment"] = media_content(prompt.attachments)
     _output(prompt, mapped)
     if prompt.config.temperature is not None:
         data["options"] = {"temperature": prompt.config.temperature}
