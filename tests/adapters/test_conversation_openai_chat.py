@@ -17,7 +17,7 @@ from promptwire import ChatTurn, Prompt, ToolResultPart
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.core.call import Reply, Whole
 from promptwire.core.errors import BadRequestError
-from promptwire.testing.provider_servers import FakeProvider, fake_provider
+from promptwire.testing.provider_servers import REPLIES, FakeProvider, fake_provider
 
 WEATHER = {
     "name": "get_weather",
@@ -294,18 +294,27 @@ def test_the_tools_model_calls_every_tool_at_once_then_answers_with_the_results(
         ("call_0_1", "get_time", {"zone": "fake"}),
     ]
     history = [USER, first.as_turn(), _tool("call_0_0", "18C"), _tool("call_0_1", "noon")]
-    assert _request(history, tools=[WEATHER, CLOCK]).kwargs["messages"][1] == {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": "call_0_0",
-                "type": "function",
-                "function": {"name": "get_weather", "arguments": '{"city": "fake"}'},
-            },
-            {"id": "call_0_1", "type": "function", "function": {"name": "get_time", "arguments": '{"zone": "fake"}'}},
-        ],
-    }
+    returned = REPLIES["/v1/chat/completions"](server.requests[0])["choices"][0]["message"]  # what the provider sent
+    assert (
+        _request(history, tools=[WEATHER, CLOCK]).kwargs["messages"][1]
+        == returned
+        == {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_0_0",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "fake"}'},
+                },
+                {
+                    "id": "call_0_1",
+                    "type": "function",
+                    "function": {"name": "get_time", "arguments": '{"zone": "fake"}'},
+                },
+            ],
+        }
+    )
     last = _replied(server, _request(history, "tools", tools=[WEATHER, CLOCK]), streamed)
     assert last.text == "18C\nnoon" and last.tool_calls == ()
 
