@@ -78,7 +78,8 @@ class ChatMessages:
 
     def _follow(self, data: dict[str, Any], index: int) -> None:
         """Keep the order rules: which calls a tool message may answer next, and which still wait."""
-        if data["role"] == "tool":
+        if data["role"] == "tool":  # a result of the one-round form answers a call as well as a part does
+            self._unanswered.pop(data.get("tool_call_id", ""), None)
             return
         if self._unanswered:
             call_id, made_in = next(iter(self._unanswered.items()))

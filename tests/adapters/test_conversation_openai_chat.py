@@ -203,6 +203,17 @@ def test_every_call_must_be_answered_before_the_next_message() -> None:
         _request([USER, CALLS])
 
 
+def test_the_one_round_results_answer_the_calls_of_the_historys_last_turn() -> None:
+    calls = {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "name": "get_weather"}]}
+    request = promptwire.build_request(
+        {"history": [USER, calls], "tool_results": [{"call_id": "call_1", "content": "18C"}]},
+        provider="openai",
+        model="gpt-x",
+        format="conversation",
+    )
+    assert request.kwargs["messages"][2] == {"role": "tool", "content": "18C", "tool_call_id": "call_1"}
+
+
 def test_ids_openai_refuses_are_mapped_the_same_for_the_call_and_its_result() -> None:
     long_id = "toolu_" + "x" * 40
     calls = {"role": "assistant", "content": "", "tool_calls": [{"id": long_id, "name": "get_weather"}]}
