@@ -392,6 +392,7 @@ class _TurnWriter:
             self.close()
             self._one_round_result(message, index)
             return
+        content: Any
         if message.role == "assistant":
             self.close()
             content = self.content(message, index)
@@ -404,8 +405,8 @@ class _TurnWriter:
             self.notes.append(
                 f"messages[{index}]: a tool turn that answers no call has no tool_result form; sent as user text"
             )
-            content: Any = _plain_text(message, index, self.notes)
-            self.turns.append({"role": "user", "content": self.mark_last(content, message, index)})
+            text = _plain_text(message, index, self.notes)
+            self.turns.append({"role": "user", "content": self.mark_last(text, message, index)})
             return
         if message.role not in ("user", "tool"):
             self.notes.append(f"messages[{index}]: role {message.role!r} has no Anthropic turn; sent as a user turn")
@@ -428,7 +429,7 @@ class _TurnWriter:
         if unanswered:
             raise turn_error(
                 waiting.index,
-                f"tool call {', '.join(map(repr, unanswered))} has no tool result in the turn after it "
+                f"{_calls_named(unanswered)} no tool result in the turn after it "
                 "(Anthropic requires every tool_use to be answered by a tool_result in the next user turn)",
             )
         results = sorted(waiting.results, key=lambda block: waiting.calls.index(block["tool_use_id"]))
@@ -613,6 +614,12 @@ class _Answers:
                 raise turn_error(index, f"the tool call {call!r} of messages[{self.index}] is answered twice")
             self.answered.add(call)
             self.results.append(block)
+
+
+def _calls_named(calls: list[str]) -> str:
+    """``tool call 'a' has`` or ``tool calls 'a', 'b' have``."""
+    named = ", ".join(map(repr, calls))
+    return f"tool call {named} has" if len(calls) == 1 else f"tool calls {named} have"
 
 
 def _where(index: int, position: int | None, within: str = "") -> str:

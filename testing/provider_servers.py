@@ -200,7 +200,8 @@ def _responses_tool_turn(body: dict[str, Any], message: dict[str, Any]) -> list[
     """The ``tools`` model's output: reasoning with encrypted content the server issued, then a
     call of every tool of the request (parallel), or, once the input ends with their outputs, the
     message."""
-    items = body.get("input") if isinstance(body.get("input"), list) else []
+    given = body.get("input")
+    items: list[Any] = given if isinstance(given, list) else []
     turn = len(items)
     reasoning = {
         "type": "reasoning",
@@ -281,7 +282,8 @@ def _anthropic_tool_turn(body: dict[str, Any], answer: list[dict[str, Any]]) -> 
     """The ``tools`` model's content and stop reason: signed thinking, redacted thinking, a line of
     text and a call of every tool of the request (parallel), or, once the last turn holds their
     results, the answer."""
-    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    given = body.get("messages")
+    messages: list[Any] = given if isinstance(given, list) else []
     last = messages[-1].get("content") if messages and isinstance(messages[-1], dict) else None
     if isinstance(last, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in last):
         return answer, "end_turn"
