@@ -210,7 +210,7 @@ class _ItemWriter:
             if call not in self.answered:
                 raise turn_error(
                     index,
-                    f"tool call {call!r} has no output after it (the {_API} requires one for every function_call)",
+                    f"tool call {call!r} has no output after it ({_API} requires one for every function_call)",
                 )
 
     def _item(self, part: dict[str, Any], index: int, position: int, role: str) -> dict[str, Any] | None:
@@ -220,11 +220,9 @@ class _ItemWriter:
         if kind == "tool_call":
             where = f"content[{position}]: tool call {part['name']!r}"
             if role != "assistant":
-                raise turn_error(index, f"{where} is in a {role} turn; the {_API} takes tool calls from the assistant")
+                raise turn_error(index, f"{where} is in a {role} turn; {_API} takes tool calls from the assistant")
             if part.get("id") is None:
-                raise turn_error(
-                    index, f"{where} has no id, which the {_API} needs (call_id) to pair it with its output"
-                )
+                raise turn_error(index, f"{where} has no id, which {_API} needs (call_id) to pair it with its output")
             self.calls[part["id"]] = index
             text = part.get("arguments_text")
             arguments = text if text is not None else json.dumps(part["arguments"])
@@ -242,7 +240,7 @@ class _ItemWriter:
                 converted = _content_part(shown, "user")
                 if converted is None:
                     where = f"messages[{index}].content[{position}].content[{inner}]"
-                    self.notes.append(f"{where}: the {_API} cannot carry this {shown.get('type')} part; left out")
+                    self.notes.append(f"{where}: {_API} cannot carry this {shown.get('type')} part; left out")
                 else:
                     output.append(converted)
             content = output
@@ -256,7 +254,7 @@ class _ItemWriter:
         if foreign is not None:
             self.notes.append(foreign)
         elif role != "assistant":
-            self.notes.append(f"{where}: the {_API} takes reasoning from the assistant only; left out")
+            self.notes.append(f"{where}: {_API} takes reasoning from the assistant only; left out")
         elif part.get("id") is None:
             self.notes.append(f"{where}: reasoning without its item id cannot be sent back to {PROVIDER}; left out")
         else:
