@@ -7,6 +7,16 @@
 ``tools``. The current SDK and API refuse ``temperature``: it is dropped and the notes say so, as
 they say everything else changed on the way. The SDK is imported only to send (``client``, ``post``).
 
+A conversation goes as the Messages API holds one: an assistant turn's blocks in its order
+(Anthropic's own thinking back with its signature, redacted thinking with its data; reasoning
+of another provider, or unsigned, left out with a note, never as text), the results of its tool
+calls gathered into the user turn after it in call order, with the user content that follows (the
+API wants turns to alternate), tool-call ids it refuses mapped one way (:class:`ToolIds`), and
+order rules it enforces refused before sending, naming the turn. A cache breakpoint is
+``cache_control`` on its block (a message's on its last block, the system's on the last system
+block, the tools' on the last tool), at most four, the last ones kept. The reply's blocks are its
+:attr:`Reply.turn`, which goes back as the same blocks.
+
 Streamed (``"stream": true``), the events are folded into the ``Message`` the reply would have been:
 ``message_start`` (with the input tokens), each content block from its start and deltas (text,
 thinking and its signature, tool input JSON), ``message_delta`` (the stop reason, the output
@@ -23,7 +33,7 @@ from typing import Any, ClassVar
 
 from ..core.call import ProviderRequest, Reply, cut_short
 from ..core.contract import OutputContract
-from ..core.errors import ProviderError
+from ..core.errors import BadRequestError, ProviderError
 from ..core.prompt import (
     ChatTurn,
     GenerateConfig,
@@ -324,12 +334,22 @@ def _keep_last_breakpoints(marked: list[tuple[dict[str, Any], str]], notes: list
     """At most :data:`MAX_BREAKPOINTS` breakpoints, as the API takes: the last ones are kept (the
     API reads a request as tools, system, messages, and the last breakpoints cover the longest
     prefixes, the earlier ones' included), and each one dropped is named."""
-    for block, where in marked[: max(0, len(marked) - MAX_BREAKPOINTS)]:
+    dropped = max(0, len(marked) - MAX_BREAKPOINTS)
+    for block, where in marked[:dropped]:
         del block["cache_control"]
         notes.append(
             f"{where}: cache breakpoint left out: Anthropic takes at most {MAX_BREAKPOINTS} per request, "
             "and the last ones are kept"
         )
+    shorter = None
+    for block, where in marked[dropped:]:
+        if block["cache_control"].get("ttl") != "1h":
+            shorter = shorter or where
+        elif shorter is not None:
+            raise BadRequestError(
+                f"{where}: a 1h cache breakpoint cannot come after a 5-minute one ({shorter}): "
+                "Anthropic requires the breakpoints of the longer ttl first"
+            )
 
 
 def _split_system(
@@ -397,6 +417,9 @@ class _TurnWriter:
             self.close()
             content = self.content(message, index)
             calls = self._calls(message)
+            if content == [] and message.content:  # every part was left out, each with its note
+                self.notes.append(f"messages[{index}]: nothing of this assistant turn can go to Anthropic; left out")
+                return
             self.turns.append({"role": "assistant", "content": content})
             if calls:
                 self.waiting = _Answers(index, calls)

@@ -5,6 +5,15 @@ Responses form (``instructions`` for the system text, ``input`` messages with ``
 ``input_image`` parts, ``text.format`` for the schema, ``reasoning.effort``, ``max_output_tokens``)
 and the reply gives ``output_text``, the reasoning summary, usage and tool calls.
 
+A conversation goes as input items: the adapter's own reasoning back as the ``reasoning`` item it
+came as (its id, summary and encrypted content; another provider's left out with a note), an
+assistant's text as ``output_text``, its tool calls as ``function_call`` items with the model's own
+argument text, their results as ``function_call_output`` items; calls and outputs that do not
+pair are refused, naming the turn. The API caches by itself: breakpoints are noted, the prompt's
+cache key and retention sent (``prompt_cache_key``, ``prompt_cache_retention``). The reply's
+output items are its :attr:`Reply.turn`. A function call's item id (``fc_...``) and a message's
+(``msg_...``) have no place in a turn, so they do not go back.
+
 Streamed (``"stream": true``), the text comes from the ``response.output_text.delta`` events, and
 the whole reply is the ``response`` of the closing ``response.completed`` (or
 ``response.incomplete``) event, usage included; a ``response.failed`` or ``error`` event is the
@@ -199,8 +208,10 @@ class _ItemWriter:
             item = self._item(part, index, position, role)
             if item is not None:
                 items.append(item)
-        if shown or not items:
+        if shown or not (items or any(part.get("type") in CONVERSATION_KINDS for part in message.content)):
             items.append({"role": role, "content": shown})
+        elif not items:  # every part was left out, each with its note
+            self.notes.append(f"messages[{index}]: nothing of this turn can go to {_API}; left out")
         return items
 
     def check_answered(self) -> None:

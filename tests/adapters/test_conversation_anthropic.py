@@ -253,11 +253,13 @@ def test_breakpoints_become_cache_control_on_the_marked_blocks_the_system_and_th
             ],
             "instruction": "Summarize.",
             "tools": [WEATHER, CLOCK],
-            "cache": {"system": {}, "tools": {"ttl": "5m"}, "key": "user-7", "retention": "24h"},
+            "cache": {"system": {"ttl": "1h"}, "tools": {"ttl": "1h"}, "key": "user-7", "retention": "24h"},
         }
     )
     body = request.kwargs
-    assert body["system"] == [{"type": "text", "text": "You help.", "cache_control": {"type": "ephemeral"}}]
+    assert body["system"] == [
+        {"type": "text", "text": "You help.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    ]
     assert body["messages"][:2] == [
         {
             "role": "user",
@@ -271,7 +273,7 @@ def test_breakpoints_become_cache_control_on_the_marked_blocks_the_system_and_th
         },
     ]
     assert "cache_control" not in body["tools"][0]
-    assert body["tools"][1]["cache_control"] == {"type": "ephemeral", "ttl": "5m"}
+    assert body["tools"][1]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
     assert request.notes[1:] == (
         "cache key 'user-7' left out: Anthropic has no cache key (it caches the request's prefix up to each breakpoint)",
         "cache retention '24h' left out: Anthropic has no retention setting (a breakpoint's ttl, 5m or 1h, says how long)",
@@ -492,3 +494,38 @@ def _check_loop(server: Any, value: Any, streamed: bool) -> None:
         {"type": "tool_result", "tool_use_id": "toolu_1_1", "content": "noon in fake"},
     ]
     assert all(request.get("stream") is (True if streamed else None) for request in server.requests)
+
+
+def test_a_1h_breakpoint_after_a_shorter_one_is_refused() -> None:
+    prompt = {
+        "history": [
+            {"role": "user", "content": "first", "cache": {}},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "second", "cache": {"ttl": "1h"}},
+        ]
+    }
+    with pytest.raises(BadRequestError) as raised:
+        _request(prompt)
+    assert str(raised.value) == (
+        "messages[2]: a 1h cache breakpoint cannot come after a 5-minute one (messages[0]): "
+        "Anthropic requires the breakpoints of the longer ttl first"
+    )
+    prompt["history"][0]["cache"] = {"ttl": "1h"}  # type: ignore[index]
+    assert [m["content"][0]["cache_control"] for m in _request(prompt).kwargs["messages"][::2]] == [
+        {"type": "ephemeral", "ttl": "1h"}
+    ] * 2
+
+
+def test_an_assistant_turn_with_nothing_anthropic_takes_is_left_out_with_a_note() -> None:
+    foreign = {"type": "reasoning", "text": "hm", "provider": "ollama"}
+    request = _request(
+        {
+            "history": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [foreign]}],
+            "instruction": "Go on.",
+        }
+    )
+    assert request.kwargs["messages"] == [{"role": "user", "content": "Hi"}, {"role": "user", "content": "Go on."}]
+    assert request.notes[1:] == (
+        "messages[1].content[0]: reasoning from ollama cannot be sent to anthropic; left out",
+        "messages[1]: nothing of this assistant turn can go to Anthropic; left out",
+    )

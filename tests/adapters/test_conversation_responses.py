@@ -423,3 +423,13 @@ def _check_loop(server: Any, value: Any, streamed: bool) -> None:
         {"type": "function_call_output", "call_id": "call_1_1", "output": "noon in fake"},
     ]
     assert all(request.get("stream") is (True if streamed else None) for request in server.requests)
+
+
+def test_a_turn_with_nothing_the_api_takes_is_left_out_with_a_note() -> None:
+    foreign = {"type": "reasoning", "text": "hm", "signature": "s", "provider": "anthropic"}
+    request = _request({"history": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [foreign]}]})
+    assert request.kwargs["input"] == [{"role": "user", "content": "Hi"}]
+    assert request.notes == (
+        "messages[1].content[0]: reasoning from anthropic cannot be sent to openai-responses; left out",
+        "messages[1]: nothing of this turn can go to the Responses API; left out",
+    )
