@@ -88,6 +88,17 @@ def test_the_expected_files_and_the_table_are_fresh(capsys: pytest.CaptureFixtur
     assert main(["--check"]) == 0, capsys.readouterr().err
 
 
+def test_a_plugins_files_are_written_and_checked_by_the_command(tmp_path: Path, capsys: Any) -> None:
+    arguments = ["--adapter", "echo", "--expected", str(tmp_path / "echo")]
+    assert main([*arguments, "--check"]) == 1
+    assert f"stale: {tmp_path / 'echo' / 'audio.json'}" in capsys.readouterr().err
+    assert main([*arguments, "--write"]) == 0
+    assert main([*arguments, "--check"]) == 0
+    assert sorted(path.stem for path in (tmp_path / "echo").iterdir()) == sorted(CORPUS)
+    shipped = Path(__file__).parents[2] / "examples/plugins/promptwire-echo/tests/conformance"
+    assert (tmp_path / "echo" / "tool-call.json").read_text() == (shipped / "tool-call.json").read_text()
+
+
 def test_the_corpus_holds_what_the_issue_asks_for() -> None:
     features = {feature for conversation in CORPUS.values() for feature in conversation.features}
     assert {
