@@ -77,7 +77,7 @@ def page(
             rows.append(f"| {_cell(feature)} | {link} | " + " | ".join(cells) + " |")
     notes = [f"{number}. {_cell(text)}" for number, text in enumerate(footnotes, 1)]
     listing = [f"- [`{c.name}`]({source}{c.name}.json): {c.about}" for c in corpus]
-    return "\n".join([intro, *rows, "", *notes, "", "## The conversations", "", *listing, ""])
+    return "\n".join([intro.rstrip("\n"), "", *rows, "", *notes, "", "## The conversations", "", *listing, ""])
 
 
 def _how(note: str) -> str:

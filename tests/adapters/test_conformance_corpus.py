@@ -24,8 +24,9 @@ from promptwire.testing.conformance import (
     write_expected,
 )
 from promptwire.testing.conformance.__main__ import main
+from promptwire.testing.conformance.check import _names
 from promptwire.testing.conformance.corpus import load
-from promptwire.testing.conformance.items import changed, items
+from promptwire.testing.conformance.items import Item, changed, items
 
 HOST = promptwire.PluginHost(entry_points=False)
 CORPUS = {conversation.name: conversation for conversation in conversations()}
@@ -37,6 +38,7 @@ BROKEN_TODAY = {
     ("openai", "reasoning-anthropic-signed"),
     ("openai", "reasoning-foreign"),
     ("openai", "reasoning-openai-encrypted"),
+    ("openai", "reasoning-unsigned"),
     ("openai", "tool-result-without-call"),
     ("openai-responses", "cache-breakpoints"),
     ("openai-responses", "cache-key"),
@@ -109,6 +111,7 @@ def test_the_corpus_holds_what_the_issue_asks_for() -> None:
         "encrypted reasoning (OpenAI Responses)",
         "redacted reasoning (Anthropic)",
         "reasoning from another provider",
+        "reasoning without a signature (Ollama thinking)",
         "cache breakpoint on a part",
         "cache breakpoint on a turn",
         "cache breakpoint after the system text",
@@ -141,6 +144,23 @@ def test_a_changed_call_id_is_renamed_in_its_results_too() -> None:
     data = changed(conversation.prompt, item)
     assert data["history"][1]["content"][0]["id"] == data["history"][2]["content"][0]["call_id"] == "call_1_changed"
     assert conversation.prompt["history"][1]["content"][0]["id"] == "call_1"  # the corpus is not changed
+
+
+def test_a_note_names_a_part_its_message_or_a_prompt_path() -> None:
+    part = Item("history[0].content[1]", "part", message=1, part=1)
+    assert _names("messages[1].content[1]: left out", part, leading=1)
+    assert _names("messages[1]: only its text goes", part, leading=1)  # the whole message
+    assert _names("format 'conversation': history[0].content[1]: shown as text", part, leading=1)
+    assert not _names("messages[1].content[10]: left out", part, leading=1)
+    assert not _names("messages[10]: left out", part, leading=1)
+    assert not _names("messages[1].content[0]: left out", part, leading=1)
+    assert not _names("messages[0]: left out", part, leading=1)
+    turn_mark = Item("history[0].cache", "off", message=1)
+    assert not _names("messages[1].content[0]: left out", turn_mark, leading=1)  # a part is not its message
+    key = Item("cache.key", "off")
+    assert _names("cache.key: no cache key here; left out", key, leading=1)
+    assert not _names("prompt_cache_key sent", key, leading=1)
+    assert not _names("cache.keys", key, leading=1)
 
 
 def test_a_corpus_file_of_the_wrong_shape_names_its_key(tmp_path: Path) -> None:
