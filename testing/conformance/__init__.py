@@ -129,8 +129,12 @@ def check_adapter(adapter: Any, expected: Path | str, *, names: Sequence[str] | 
     """Run every conversation of the corpus (or those ``names`` names) through ``adapter``; fail
     with one :class:`AssertionError` listing each difference from the expected files in
     ``expected`` and each rule broken (:func:`invariant_problems`)."""
+    corpus = conversations()
+    unknown = sorted(set(names or ()) - {conversation.name for conversation in corpus})
+    if unknown:
+        raise ValueError(f"no conversation {unknown[0]!r} in the corpus")
     problems = []
-    for conversation in conversations():
+    for conversation in corpus:
         if names is not None and conversation.name not in names:
             continue
         outcome = run(adapter, conversation)

@@ -305,6 +305,8 @@ def test_check_adapter_lists_differences_and_broken_rules(tmp_path: Path) -> Non
     (tmp_path / "plain-text.json").write_text(conformance.file_text(edited), encoding="utf-8")
     with pytest.raises(AssertionError) as caught:
         check_adapter(PassThrough(), tmp_path, names=["plain-text", "reasoning-foreign", "audio"])
+    with pytest.raises(ValueError, match="no conversation 'plain' in the corpus"):
+        check_adapter(PassThrough(), tmp_path, names=["plain"])
     assert str(caught.value).splitlines() == [
         "adapter 'pass-through' against the conversation corpus:",
         "audio: no expected file " + str(tmp_path / "audio.json"),
