@@ -3,7 +3,8 @@
 Without ``--adapter``, the built-in adapters' files (``expected/<adapter>/``) and, in a checkout,
 the fidelity table (docs/conversations.md); with ``--adapter NAME --expected DIR``, the files of the
 adapter ``NAME`` registers (a plugin's) in ``DIR``. ``--write`` writes them and lists the rules the
-adapters break; ``--check`` says which are stale and exits 1 if any is.
+adapters break; ``--check`` says which are stale and exits 1 if any is. Both name the files of a
+conversation the corpus no longer has (to remove by hand: a folder may hold other files).
 """
 
 from __future__ import annotations
@@ -79,12 +80,16 @@ def main(argv: list[str] | None = None) -> int:
     if not args.adapter and PAGE.parent.is_dir():
         files[PAGE] = page(corpus, records, intro=INTRO, source=SOURCE)
     stale = [path for path, text in files.items() if not path.exists() or path.read_text(encoding="utf-8") != text]
+    folders = {path.parent for path in files if path != PAGE}
+    left_over = sorted(path for folder in folders for path in folder.glob("*.json") if path not in files)
     for problem in broken:
         print(f"rule broken: {problem}", file=sys.stderr)
+    for path in left_over:
+        print(f"no such conversation in the corpus, remove it: {path}", file=sys.stderr)
     if args.check:
         for path in stale:
             print(f"stale: {path}", file=sys.stderr)
-        return 1 if stale else 0
+        return 1 if stale or left_over else 0
     for path in stale:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(files[path], encoding="utf-8")

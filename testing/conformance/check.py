@@ -18,6 +18,8 @@ A note names an item when it names its place, ``messages[i]`` (the whole message
 as :mod:`promptwire.adapters.turns` words them; or when it names a prompt-wide item's path
 (``cache.key``); or when the note is there for the item and goes with it (a note that disappears or
 changes when the item is changed: one quoting a tool-call id, one about a breakpoint taken off).
+An item inside another that is left out (a breakpoint's TTL, a part's breakpoint) is left out with
+it: the notes that name the outer one name it.
 
 The rules (:func:`invariant_problems`):
 
@@ -34,13 +36,14 @@ The rules (:func:`invariant_problems`):
    (the results) too, and every result comes before the calls of a later turn.
 4. **A refusal names the turn**: an adapter that will not send a conversation raises
    :class:`~promptwire.core.errors.BadRequestError` whose message starts with the turn,
-   ``messages[i]: ...`` (``turns.turn_error``), the one the conversation's ``refused`` names
-   when it names one.
+   ``messages[i]: ...`` (``turns.turn_error``) or its part, ``messages[i].content[j]: ...``: the
+   turn the conversation's ``refused`` names, when it names one.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import itertools
 import json
 import re
@@ -114,8 +117,23 @@ def run(adapter: Any, conversation: Conversation) -> Outcome:
     if built.error is not None:
         return Outcome(conversation, adapter.name, built)
     leading = sum(conversation.prompt.get(name) is not None for name in ("system", "developer"))
-    traces = tuple(_trace(adapter, conversation, built, item, leading) for item in items(conversation))
-    return Outcome(conversation, adapter.name, built, traces)
+    traced: dict[str, Trace] = {}
+    for item in items(conversation):  # an item comes after the one it is inside
+        trace = _trace(adapter, conversation, built, item, leading)
+        outer = _outer(item.path, traced)
+        if trace.outcome == "dropped silently" and outer is not None and outer.outcome == "left out":
+            trace = dataclasses.replace(trace, notes=outer.notes)  # left out with what holds it
+        traced[item.path] = trace
+    return Outcome(conversation, adapter.name, built, tuple(traced.values()))
+
+
+def _outer(path: str, traced: Mapping[str, Trace]) -> Trace | None:
+    """The trace of the nearest item ``path`` is inside (``cache.tools`` for ``cache.tools.ttl``)."""
+    while "." in path:
+        path = path.rsplit(".", 1)[0]
+        if path in traced:
+            return traced[path]
+    return None
 
 
 def build(adapter: Any, prompt: Mapping[str, Any]) -> Built:
@@ -187,9 +205,9 @@ def invariant_problems(outcome: Outcome) -> list[str]:
 
 def _refusal_problems(conversation: Conversation, error: Exception) -> list[str]:
     text = _error_text(error)
-    if not isinstance(error, BadRequestError) or not re.match(r"messages\[\d+\]: ", str(error)):
+    if not isinstance(error, BadRequestError) or not re.match(r"messages\[\d+\](\.content\[\d+\])?: ", str(error)):
         return [f"refused without naming a turn (a BadRequestError 'messages[i]: ...' is expected): {text}"]
-    if conversation.refused is not None and not str(error).startswith(conversation.refused + ":"):
+    if conversation.refused is not None and not re.match(rf"{re.escape(conversation.refused)}[.:]", str(error)):
         return [f"refused naming another turn than {conversation.refused}: {text}"]
     return []
 

@@ -50,7 +50,10 @@ def items(conversation: Conversation) -> Iterator[Item]:
     cache = prompt.get("cache") or {}
     for field in ("system", "tools", "key", "retention"):
         if cache.get(field) is not None:  # the system breakpoint is on the system message
-            yield Item(f"cache.{field}", "off", 0 if field == "system" and leading[:1] == ["system"] else None)
+            message = 0 if field == "system" and leading[:1] == ["system"] else None
+            yield Item(f"cache.{field}", "off", message)
+            if field in ("system", "tools") and cache[field].get("ttl") is not None:
+                yield Item(f"cache.{field}.ttl", "off", message)
     history = prompt.get("history", [])
     skipped = range(conversation.round_size, len(conversation.generated) - conversation.round_size)
     for t, turn in enumerate(history):

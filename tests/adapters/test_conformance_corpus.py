@@ -12,6 +12,7 @@ import pytest
 import promptwire
 from promptwire.adapters.turns import turn_error
 from promptwire.core.call import ProviderRequest
+from promptwire.core.errors import BadRequestError
 from promptwire.testing import conformance
 from promptwire.testing.conformance import (
     BUILTIN_ADAPTERS,
@@ -31,30 +32,15 @@ from promptwire.testing.conformance.items import Item, changed, items
 HOST = promptwire.PluginHost(entry_points=False)
 CORPUS = {conversation.name: conversation for conversation in conversations()}
 
-BROKEN_TODAY = {
-    ("openai", "cache-breakpoints"),
-    ("openai", "cache-key"),
-    ("openai", "reasoning-anthropic-redacted"),
-    ("openai", "reasoning-anthropic-signed"),
-    ("openai", "reasoning-foreign"),
-    ("openai", "reasoning-openai-encrypted"),
-    ("openai", "reasoning-unsigned"),
-    ("openai", "tool-result-without-call"),
-    ("openai-responses", "cache-breakpoints"),
-    ("openai-responses", "cache-key"),
+KNOWN_DEFECTS = {
     ("openai-responses", "plain-text"),
-    ("anthropic", "cache-breakpoints"),
-    ("anthropic", "cache-key"),
     ("anthropic", "images"),
     ("anthropic", "plain-text"),
-    ("ollama", "cache-breakpoints"),
-    ("ollama", "cache-key"),
     ("ollama", "plain-text"),
 }
-"""The built-in adapters and conversations whose rules are broken before the conversation writers
-of issue 34 (item 3) are merged: cache breakpoints, the cache key and speaker names dropped without
-a note, reasoning from other providers sent by Chat Completions, a result with no call sent by it.
-Strict: a pair that starts to pass fails here, to be taken off the list."""
+"""What the corpus finds the built-in adapters dropping without a word: a turn's speaker name
+(Responses, Anthropic, Ollama) and an image's detail level (Anthropic). Strict: an adapter that
+starts to note or send it fails here, to be taken off the list."""
 
 
 def _cases() -> list[Any]:
@@ -62,8 +48,8 @@ def _cases() -> list[Any]:
         pytest.param(
             adapter,
             name,
-            marks=[pytest.mark.xfail(strict=True, reason="before the writers of issue 34")]
-            if (adapter, name) in BROKEN_TODAY
+            marks=[pytest.mark.xfail(strict=True, reason="a known defect of the adapter: see KNOWN_DEFECTS")]
+            if (adapter, name) in KNOWN_DEFECTS
             else [],
             id=f"{adapter}-{name}",
         )
@@ -96,6 +82,12 @@ def test_a_plugins_files_are_written_and_checked_by_the_command(tmp_path: Path, 
     assert f"stale: {tmp_path / 'echo' / 'audio.json'}" in capsys.readouterr().err
     assert main([*arguments, "--write"]) == 0
     assert main([*arguments, "--check"]) == 0
+    (tmp_path / "echo" / "gone.json").write_text("{}", encoding="utf-8")
+    assert main([*arguments, "--check"]) == 1
+    assert (
+        f"no such conversation in the corpus, remove it: {tmp_path / 'echo' / 'gone.json'}" in capsys.readouterr().err
+    )
+    (tmp_path / "echo" / "gone.json").unlink()
     assert sorted(path.stem for path in (tmp_path / "echo").iterdir()) == sorted(CORPUS)
     shipped = Path(__file__).parents[2] / "examples/plugins/promptwire-echo/tests/conformance"
     assert (tmp_path / "echo" / "tool-call.json").read_text() == (shipped / "tool-call.json").read_text()
@@ -125,6 +117,7 @@ def test_the_corpus_holds_what_the_issue_asks_for() -> None:
         "developer text",
         "tool call ids Anthropic refuses",
         "a tool result with no call",
+        "tool call arguments that are not JSON",
     } <= features
     history = CORPUS["long-history"].prompt["history"]
     assert len(history) == 300
@@ -274,6 +267,8 @@ def test_a_refusal_must_name_the_turn() -> None:
 
     conversation = CORPUS["tool-result-without-call"]
     assert invariant_problems(run(Refusing(turn_error(2, "a result with no call")), conversation)) == []
+    part_refused = BadRequestError("messages[2].content[0]: a result with no call")
+    assert invariant_problems(run(Refusing(part_refused), conversation)) == []  # its part names the turn too
     assert invariant_problems(run(Refusing(turn_error(1, "a result with no call")), conversation)) == [
         "refused naming another turn than messages[2]: BadRequestError: messages[1]: a result with no call"
     ]
