@@ -63,33 +63,34 @@ def items(conversation: Conversation) -> Iterator[Item]:
         yield Item("instruction", "text", len(leading) + len(history))
 
 
-def _turn_items(t: int, here: str, turn: Mapping[str, Any]) -> Iterator[Item]:
+def _turn_items(message: int, here: str, turn: Mapping[str, Any]) -> Iterator[Item]:
+    """The items of the history turn at ``here``, rendered as ``messages[message]``."""
     content = turn.get("content")
     if isinstance(content, str):
-        yield Item(here, "text", t)
+        yield Item(here, "text", message)
     elif isinstance(content, list):
         for p, part in enumerate(content):
             at = f"{here}.content[{p}]"
-            yield Item(at, "part", t, p)
+            yield Item(at, "part", message, p)
             kind = part.get("type")
             if kind == "tool_call" and part.get("id") is not None:
-                yield Item(f"{at}.id", "id", t, p)
+                yield Item(f"{at}.id", "id", message, p)
             if kind == "tool_result" and part.get("is_error"):
-                yield Item(f"{at}.is_error", "false", t, p)
+                yield Item(f"{at}.is_error", "false", message, p)
             if kind == "image" and part.get("detail") is not None:
-                yield Item(f"{at}.detail", "off", t, p)
+                yield Item(f"{at}.detail", "off", message, p)
             mark = part.get("cache")
             if mark is not None:
-                yield Item(f"{at}.cache", "off", t, p)
+                yield Item(f"{at}.cache", "off", message, p)
                 if mark.get("ttl") is not None:
-                    yield Item(f"{at}.cache.ttl", "off", t, p)
+                    yield Item(f"{at}.cache.ttl", "off", message, p)
     if turn.get("name") is not None:
-        yield Item(f"{here}.name", "off", t)
+        yield Item(f"{here}.name", "off", message)
     mark = turn.get("cache")
     if mark is not None:
-        yield Item(f"{here}.cache", "off", t)
+        yield Item(f"{here}.cache", "off", message)
         if mark.get("ttl") is not None:
-            yield Item(f"{here}.cache.ttl", "off", t)
+            yield Item(f"{here}.cache.ttl", "off", message)
 
 
 def changed(prompt: Mapping[str, Any], item: Item) -> dict[str, Any]:
