@@ -66,7 +66,8 @@ def body_as_built(call: ModelCall) -> Mapping[str, Any]:
 
 class CachePrefixes:
     """The previous body to each provider and model, told each call's body in the order the calls
-    were made (a run's; a batch's rows in the order they finished)."""
+    were made (a run's: ``asrender --output json`` compares a run's calls, ``asrender batch`` each
+    row's)."""
 
     def __init__(self) -> None:
         self._last: dict[tuple[str | None, str], tuple[Any, Mapping[str, Any], bytes]] = {}
