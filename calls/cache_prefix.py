@@ -22,7 +22,7 @@ report a broken prefix between a streamed and an unstreamed call that share ever
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -126,28 +126,37 @@ def _shared_length(first: bytes, second: bytes) -> int:
 
 def _parting(before: Any, after: Any, offset: int) -> list[str | int]:
     """The path down both values to the deepest member or item holding byte ``offset`` of their
-    serialisations, the first that differs: before it, every member of both is written the same.
-    Each step serialises the members it passes over, so the work is the body's size times the
-    path's depth."""
+    serialisations, the first that differs. Before it the two are written alike, so only the
+    later body's members are measured on the way to it, and only the one there is compared;
+    the work is at most the body's size times the path's depth."""
     path: list[str | int] = []
+    start = 0  # where ``before`` and ``after`` are written in their bodies (the same place)
     while True:
         both_objects = isinstance(before, dict) and isinstance(after, dict)
         if not both_objects and not (isinstance(before, list | tuple) and isinstance(after, list | tuple)):
             return path  # scalars, or values of two kinds: the difference is the value itself
-        olds, news = _written(before), _written(after)
-        for index in range(max(len(olds), len(news))):
-            if index >= len(olds) or index >= len(news):  # one has a member more: that member is the difference
-                return [*path, (news if index < len(news) else olds)[index].name]
-            old, new = olds[index], news[index]
-            if old.key == new.key and old.value == new.value:
+        olds = list(before.items()) if both_objects else list(enumerate(before))
+        position = start + 1  # past ``{`` or ``[``
+        for index, new in enumerate(_written(after)):
+            position += 1 if index else 0  # the ``,`` before it
+            end = position + len(new.key) + len(new.value)
+            if end < offset:  # the ``,`` or ``}`` after it is written alike too: the same member in both
+                position = end
+                continue
+            if index >= len(olds):  # a member ``before`` has not
+                return [*path, new.name]
+            old = _member(before, *olds[index])
+            if old.key == new.key and old.value == new.value:  # they part right after it
+                position = end
                 continue
             if old.key != new.key:  # another member here
                 return [*path, new.name]
             path.append(new.name)
+            start = position + len(new.key)
             before, after = old.item, new.item
             break
-        else:  # unreachable: values whose bytes differ have a member that differs
-            raise AssertionError(f"no differing member at byte {offset}")
+        else:  # ``after`` ends where ``before`` has a member more
+            return [*path, _member(before, *olds[len(after)]).name]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,13 +169,15 @@ class _Member:
     value: bytes
 
 
-def _written(container: Any) -> list[_Member]:
-    if isinstance(container, dict):
-        return [_object_member(key, item) for key, item in container.items()]
-    return [_Member(index, b"", item, to_bytes(item)) for index, item in enumerate(container)]
+def _written(container: Any) -> Iterator[_Member]:
+    """The members of ``container`` as written, one at a time (a caller may stop early)."""
+    items = container.items() if isinstance(container, dict) else enumerate(container)
+    return (_member(container, key, item) for key, item in items)
 
 
-def _object_member(key: Any, item: Any) -> _Member:
+def _member(container: Any, key: Any, item: Any) -> _Member:
+    if not isinstance(container, dict):
+        return _Member(key, b"", item, to_bytes(item))
     key_text = to_bytes({key: None})[1:-5]  # ``"key":``, as the JSON writer spells any key
     name = key if isinstance(key, str) else json.loads(key_text[:-1])  # a key that is no text: as JSON spells it
     return _Member(name, key_text, item, to_bytes(item))

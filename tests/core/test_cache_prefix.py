@@ -161,6 +161,8 @@ def _member_bytes(container: Any, key: Any, item: Any) -> bytes:
 @settings(max_examples=examples(2))
 @given(_pairs())
 @example(({"a": {"b": [1]}}, {"a": {"b": [2]}}))
+@example(({"a": [12, 3]}, {"a": [1, 3]}))  # the later body's item ends where the bodies part
+@example(({"n": 12, "m": 1}, {"n": 1, "m": 1}))
 @example(({"s": {"a": 1, "b": 2, "c": 3}}, {"s": {"a": 1, "c": 3}}))
 @example(({"m": [{"r": "u", "c": [{"t": "x"}]}]}, {"m": [{"r": "u", "c": [{"t": "x"}, {"t": "y"}]}]}))
 @example(({"m": [{"r": "u", "c": "x"}], "z": 1}, {"m": [{"r": "u", "c": "x"}, {"r": "a"}], "z": 1}))
