@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import field_path
 from ..core.json_text import dumps, to_bytes
+from ..core.nesting import with_nesting_room
 
 if TYPE_CHECKING:
     from ..core.call import ModelCall
@@ -76,14 +77,14 @@ class CachePrefixes:
         """``call`` against the previous call to its provider and model (``None`` for the first);
         ``call`` is then the previous one, known by ``label``."""
         body = body_as_built(call)
-        encoded = to_bytes(body)
+        encoded = with_nesting_room(to_bytes, body)  # a body may nest as deep as a prompt may
         key = (call.provider, dumps(call.request.model_asked()))
         previous = self._last.get(key)
         self._last[key] = (label, body, encoded)
         if previous is None:
             return None
         earlier_label, earlier, earlier_encoded = previous
-        same, path = _compare(earlier, body, earlier_encoded, encoded)
+        same, path = with_nesting_room(lambda bodies: _compare(*bodies), (earlier, body, earlier_encoded, encoded))
         return CachePrefix(earlier_label, same, len(encoded), path)
 
 
@@ -98,7 +99,7 @@ def common_prefix(before: Any, after: Any) -> tuple[int, str | None]:
     writes them), and the JSON path of the field where they part: the deepest member or item of
     ``after`` that holds their first differing byte (of ``before`` when only ``before`` has it,
     a member ``after`` left out); ``None`` when the bytes are the same."""
-    return _compare(before, after, to_bytes(before), to_bytes(after))
+    return with_nesting_room(lambda pair: _compare(*pair, to_bytes(pair[0]), to_bytes(pair[1])), (before, after))
 
 
 def _compare(before: Any, after: Any, before_bytes: bytes, after_bytes: bytes) -> tuple[int, str | None]:

@@ -74,6 +74,14 @@ def test_half_characters_are_counted_as_the_body_writes_them() -> None:
     assert common_prefix({"t": "\ud83d"}, {"t": "\ud83e"}) == (11, "t")
 
 
+def test_values_as_deep_as_a_prompt_may_nest_are_compared() -> None:
+    before: Any = "x"
+    after: Any = "y"
+    for _ in range(990):
+        before, after = {"a": before}, {"a": after}
+    assert common_prefix(before, after) == (990 * 5 + 1, ".".join(["a"] * 990))
+
+
 # --- properties ------------------------------------------------------------------------------------
 
 _TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=6) | st.sampled_from(["", "a", "ab", "é"])
