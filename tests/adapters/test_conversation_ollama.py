@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
 
 import promptwire
 from promptwire import ChatTurn, Prompt, ToolResultPart
@@ -18,6 +20,8 @@ from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.core.call import Reply, Whole
 from promptwire.core.errors import BadRequestError
 from promptwire.testing.provider_servers import REPLIES, FakeProvider, fake_provider
+from tests.adapters.test_conversation_openai_chat import conversations
+from tests.hypothesis_profile import examples
 
 WEATHER = {
     "name": "get_weather",
@@ -270,3 +274,34 @@ def test_a_tool_calling_loop_runs_against_the_real_sdk(server: FakeProvider, str
         {"role": "tool", "content": "noon in fake", "tool_name": "get_time"},
     ]
     assert result.calls[-1].request.notes == ()
+
+
+# --- any conversation ----------------------------------------------------------------------------
+
+
+@settings(max_examples=examples(1), deadline=None)
+@given(conversations())
+def test_any_conversation_keeps_every_part_or_names_it_and_names_every_results_tool(
+    history: list[dict[str, Any]],
+) -> None:
+    request = _request(history)
+    body = json.dumps(request.kwargs, ensure_ascii=False)
+    for prefix in ("ask", "said", "tool", "result"):
+        assert all(f'"{text}"' in body for text in re.findall(rf'"({prefix}-\d+)"', json.dumps(history))), prefix
+    for index, turn in enumerate(history):
+        for position, part in enumerate(turn["content"]):
+            if part["type"] != "reasoning":
+                continue
+            thinking = "".join(message.get("thinking", "") for message in request.kwargs["messages"])
+            if part["provider"] == "ollama":
+                assert part["text"] in thinking
+            else:
+                assert re.search(rf"{part['text']}(?!\d)", body) is None  # thought-1, not thought-10
+                assert any(note.startswith(f"messages[{index}].content[{position}]: ") for note in request.notes)
+    called: list[str] = []
+    for message in request.kwargs["messages"]:
+        if message["role"] == "tool":
+            assert message["tool_name"] == called.pop(0)  # each result names the tool of its call
+        else:
+            assert not called
+            called = [call["function"]["name"] for call in message.get("tool_calls", ())]
