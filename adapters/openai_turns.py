@@ -216,11 +216,12 @@ def _reasoning_note(part: dict[str, Any], index: int, position: int) -> str:
     return f"messages[{index}].content[{position}]: Chat Completions takes no reasoning back; left out"
 
 
-def cache_breakpoints_note(places: list[str], provider: str, why: str) -> list[str]:
-    """The one note for every cache breakpoint a provider without them left out, in order."""
+def cache_breakpoints_note(places: list[str], why: str) -> list[str]:
+    """The one note for every cache breakpoint a provider without them left out, in order (worded
+    as the Responses adapter words its own)."""
     if not places:
         return []
-    return [f"cache breakpoints left out ({provider} has none: {why}): {', '.join(places)}"]
+    return [f"cache breakpoints left out ({', '.join(places)}): {why}"]
 
 
 def plain_message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:

@@ -149,13 +149,16 @@ def test_only_ollamas_own_reasoning_goes_back_as_thinking(
 
 def test_breakpoints_and_openais_cache_settings_are_noted() -> None:
     history = [{"role": "user", "content": [{"type": "text", "text": "Hi", "cache": {}}, IMAGE], "cache": {}}]
-    request = _request(history, system="Be brief.", tools=[WEATHER], cache={"system": {}, "tools": {}, "key": "k"})
+    request = _request(
+        history, system="Be brief.", tools=[WEATHER], cache={"system": {}, "tools": {}, "key": "k", "retention": "24h"}
+    )
     assert request.kwargs["messages"][1] == {"role": "user", "content": "Hi", "images": ["QUJD"]}
     assert "cache" not in json.dumps(request.kwargs) and "prompt_cache_key" not in request.kwargs
     assert request.notes == (
-        "cache breakpoints left out (Ollama has none: it reuses a cached prompt prefix on its own): "
-        "messages[0], messages[1], messages[1].content[0], tools",
-        "cache key left out: OpenAI's prompt cache settings, which Ollama has no place for",
+        "cache breakpoints left out (messages[0], messages[1], messages[1].content[0], cache.tools): "
+        "Ollama reuses a prompt's cached prefix by itself and takes no breakpoints",
+        "cache key 'k' left out: Ollama has no cache key",
+        "cache retention '24h' left out: Ollama has no retention setting",
     )
 
 

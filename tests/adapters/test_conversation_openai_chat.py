@@ -184,8 +184,9 @@ def test_breakpoints_are_one_note_and_the_cache_key_and_retention_go_last() -> N
     assert request.kwargs["prompt_cache_key"] == "user-42" and request.kwargs["prompt_cache_retention"] == "24h"
     assert "cache" not in json.dumps(request.kwargs["messages"])
     assert request.notes == (
-        "cache breakpoints left out (Chat Completions has none: OpenAI caches prompt prefixes on its own): "
-        "messages[0], messages[1].content[0], messages[2], messages[3].content[0].content[0], tools",
+        "cache breakpoints left out (messages[0], messages[1].content[0], messages[2], "
+        "messages[3].content[0].content[0], cache.tools): Chat Completions caches a request's prefix by itself "
+        "and takes no breakpoints (prompt_cache_key and prompt_cache_retention steer it)",
     )
 
 
