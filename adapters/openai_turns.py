@@ -255,7 +255,8 @@ def plain_message(message: Message, index: int, notes: list[str]) -> dict[str, A
 def reply_turn(message: Any) -> ChatTurn:
     """A Chat Completions reply's message as the next assistant turn: the reasoning of compatible
     servers (``reasoning_content``, marked as OpenAI's, which Chat Completions does not take back),
-    the text, and each tool call with the provider's own argument text (its object read from it,
+    the text (a turn of text alone holds it as text, not as a part: a render sends a list of parts
+    as a list), and each tool call with the provider's own argument text (its object read from it,
     ``None`` when the text is not a JSON object)."""
     parts: list[TurnPart] = []
     reasoning = (message.model_extra or {}).get("reasoning_content")
@@ -268,6 +269,8 @@ def reply_turn(message: Any) -> ChatTurn:
         parts.append(
             ToolCallPart(id=call.id, name=call.function.name, arguments=_json_object(text), arguments_text=text)
         )
+    if all(isinstance(part, TextPart) for part in parts):  # text alone: as text, which is sent as it came
+        return ChatTurn(role="assistant", content=message.content or "")
     return ChatTurn(role="assistant", content=parts)
 
 

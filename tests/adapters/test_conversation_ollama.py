@@ -219,6 +219,21 @@ def test_a_reply_is_read_into_its_turn_with_ids_and_goes_back_as_it_came(server:
     ]
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_reply_of_text_alone_goes_back_as_text(server: FakeProvider, streamed: bool) -> None:
+    server.reply = lambda body: {
+        "model": "m",
+        "created_at": "2026-11-24T00:00:00Z",
+        "message": {"role": "assistant", "content": "It is sunny."},
+        "done": True,
+        "done_reason": "stop",
+    }
+    turn = _replied(server, _request([USER]), streamed).as_turn()
+    assert turn.content == "It is sunny."
+    again = _request([USER, turn, {"role": "user", "content": "Thanks."}])
+    assert again.kwargs["messages"][1] == {"role": "assistant", "content": "It is sunny."}
+
+
 # --- the loop, through the public API ------------------------------------------------------------
 
 TOOLS = {"get_weather": lambda city: f"18C in {city}", "get_time": lambda zone: f"noon in {zone}"}

@@ -301,6 +301,16 @@ def test_a_reply_is_read_into_its_turn_and_goes_back_as_it_came(server: FakeProv
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("content", ["It is sunny.", ""])
+def test_a_reply_of_text_alone_goes_back_as_text(server: FakeProvider, streamed: bool, content: str) -> None:
+    server.reply = _canned({"role": "assistant", "content": content})
+    turn = _replied(server, _request([USER]), streamed).as_turn()
+    again = _request([USER, turn, {"role": "user", "content": "Thanks."}])
+    assert again.kwargs["messages"][1] == {"role": "assistant", "content": content}  # not a list of parts
+    assert again.notes == ()
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
 def test_the_tools_model_calls_every_tool_at_once_then_answers_with_the_results(
     server: FakeProvider, streamed: bool
 ) -> None:
