@@ -200,6 +200,13 @@ def _ollama_chat(body: dict[str, Any], text: str | None = None) -> dict[str, Any
     }
 
 
+TOOLS_MODEL = "tools"
+"""The model that calls tools: each tool of the request once, all in one turn, with the simplest
+arguments its schema accepts, then, once the last turn holds the results, the answer. On Anthropic
+and Responses it reasons first, in reasoning this server signs; on OpenAI Chat Completions and
+Ollama see :func:`_calls_to_make`."""
+
+
 def _calls_to_make(body: dict[str, Any]) -> list[tuple[str, Any]]:
     """What the ``tools`` model calls: each tool of the request once, all in one reply, with the
     simplest arguments its parameter schema accepts; none once the last message is a tool's
@@ -379,12 +386,6 @@ def _anthropic_refusal(body: dict[str, Any]) -> dict[str, Any] | None:
         previous = blocks
     return None
 
-
-TOOLS_MODEL = "tools"
-"""The model that calls tools: each tool of the request once, with the simplest arguments its
-schema accepts, all in one turn (on Anthropic and Responses after reasoning signed by this server);
-then, once the last turn holds the results, the answer (on Chat Completions and Ollama the results'
-text: :func:`_calls_to_make`)."""
 
 _ISSUED = "issued:"
 

@@ -112,7 +112,7 @@ def test_unknown_format_and_reader(capsys: pytest.CaptureFixture[str]) -> None:
         main(["render", str(EXAMPLE), "--format", "nope"])
     assert exited.value.code == 2
     assert capsys.readouterr().err.startswith(
-        "asrender: error: --format: unknown renderer 'nope' (available: agentscript, agens, agently, messages, template"
+        "asrender: error: --format: unknown renderer 'nope' (available: agentscript, agens, agently, messages, conversation, template"
     )
     with pytest.raises(SystemExit) as exited:
         main(["render", str(EXAMPLE), "--from", "nope"])
@@ -224,4 +224,4 @@ def test_format_help_lists_the_registered_formats_plugins_too(
     with pytest.raises(SystemExit):
         main([command, "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "agentscript, agens, agently, messages, template, fifty% (default: agentscript)" in help_text
+    assert "agentscript, agens, agently, messages, conversation, template, fifty% (default: agentscript)" in help_text

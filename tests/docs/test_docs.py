@@ -17,6 +17,7 @@
 * plugins.md: the keyed adapter reads, requires and masks its key, and passes the error code by keyword.
 * security.md: the file tools' refusal it shows is the one they give.
 * prompt-data.md and prompt.schema.json: what tests/docs/prompt_data_reference.py writes from the model.
+* conversations.md: the fidelity table made from the conformance corpus's expected files.
 * agentscript.md: its first program prints the prompt shown, and checks to the error shown.
 
 Every snippet of every page also runs in test_snippets.py; every link leads somewhere (test_links.py).
@@ -254,7 +255,7 @@ def test_the_hook_reference_is_the_hook_specs() -> None:
 def my_plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     """The guide's renderer and adapter as one plugin module, importable as ``my_plugin``."""
     module = types.ModuleType("my_plugin")
-    renderer, adapter, keyed, streaming, _ = _snippets("plugins.md")
+    renderer, adapter, keyed, streaming, *_ = _snippets("plugins.md")
     exec("\n".join((renderer, adapter, keyed, streaming)), module.__dict__)
     monkeypatch.setitem(sys.modules, "my_plugin", module)
     return module
@@ -436,6 +437,38 @@ def test_every_key_of_the_prompt_data_has_a_note_and_every_note_a_key() -> None:
     assert sorted(keys - set(reference.NOTES)) == [], "say what these keys are for in NOTES"
     assert sorted(set(reference.NOTES) - keys) == [], "these NOTES name no key of the model"
     assert {key.split(".")[0] for key in keys} >= {"Prompt", "ContextItem", "GenerateConfig", "ImagePart"}
+
+
+# --- conversations.md ----------------------------------------------------------------------------
+
+
+def test_the_fidelity_table_is_the_expected_files() -> None:
+    from promptwire.testing.conformance import BUILTIN_ADAPTERS, EXPECTED, conversations, read_expected
+    from promptwire.testing.conformance.__main__ import INTRO, SOURCE
+    from promptwire.testing.conformance.fidelity import page
+
+    corpus = conversations()
+    records = {a: {c.name: read_expected(EXPECTED / a, c.name) for c in corpus} for a in BUILTIN_ADAPTERS}
+    made = page(corpus, records, intro=INTRO, source=SOURCE)
+    assert _text("conversations.md") == made, (
+        "docs/conversations.md is stale: run python -m promptwire.testing.conformance --write"
+    )
+
+
+def test_the_conversation_snippet_checks_the_guides_adapter(my_plugin: types.ModuleType, tmp_path: Path) -> None:
+    # The guide's adapter sends the rendered messages as they are: the check finds the reasoning it
+    # would send to a provider that did not produce it, once its expected files are written.
+    from promptwire.testing.conformance import write_expected
+
+    namespace = {**my_plugin.__dict__, "__file__": str(tmp_path / "test_compat.py")}
+    exec(_snippets("plugins.md")[5], namespace)
+    write_expected(my_plugin.Compat(), tmp_path / "conformance")
+    with pytest.raises(AssertionError) as caught:
+        namespace["test_compat_meets_the_conversation_corpus"]()
+    assert (
+        "reasoning-foreign: rule broken: history[1].content[0]: reasoning from gemini is in the body as text"
+        in str(caught.value).splitlines()
+    )
 
 
 # --- agentscript.md -------------------------------------------------------------------------------
