@@ -162,6 +162,16 @@ def test_breakpoints_and_openais_cache_settings_are_noted() -> None:
     )
 
 
+def test_a_speaker_name_and_an_image_detail_are_noted() -> None:
+    named = {"role": "user", "name": "ada", "content": [{"type": "image", "data": "QUJD", "detail": "high"}]}
+    request = _request([named])
+    assert request.kwargs["messages"] == [{"role": "user", "content": "", "images": ["QUJD"]}]
+    assert request.notes == (
+        "messages[0]: Ollama messages have no speaker name; 'ada' left out",
+        "messages[0].content[0]: Ollama has no image detail level; 'high' left out",
+    )
+
+
 # --- the reply is the next turn ------------------------------------------------------------------
 
 
