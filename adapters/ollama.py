@@ -332,13 +332,14 @@ def _cache_notes(breakpoints: list[str], cache: PromptCache | None) -> list[str]
     """What Ollama does not take of the prompt's caching: breakpoints (one note for them all) and
     OpenAI's cache key and retention."""
     if cache is not None and cache.tools is not None:
-        breakpoints = [*breakpoints, "tools"]
-    notes = cache_breakpoints_note(breakpoints, "Ollama", "it reuses a cached prompt prefix on its own")
-    given = [name for name, value in (("key", cache and cache.key), ("retention", cache and cache.retention)) if value]
-    if given:
-        notes.append(
-            f"cache {' and '.join(given)} left out: OpenAI's prompt cache settings, which Ollama has no place for"
-        )
+        breakpoints = [*breakpoints, "cache.tools"]
+    notes = cache_breakpoints_note(
+        breakpoints, "Ollama reuses a prompt's cached prefix by itself and takes no breakpoints"
+    )
+    if cache is not None and cache.key is not None:
+        notes.append(f"cache key {cache.key!r} left out: Ollama has no cache key")
+    if cache is not None and cache.retention is not None:
+        notes.append(f"cache retention {cache.retention!r} left out: Ollama has no retention setting")
     return notes
 
 

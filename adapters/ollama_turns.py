@@ -48,7 +48,12 @@ class OllamaMessages:
         if message.cache is not None:
             self.breakpoints.append(f"messages[{index}]")
         content = message.content
-        if isinstance(content, list) and any(part.get("type") in CONVERSATION_KINDS for part in content):
+        conversation = isinstance(content, list) and any(part.get("type") in CONVERSATION_KINDS for part in content)
+        if message.name is not None and (
+            message.role != "tool" or conversation
+        ):  # a plain tool turn's is its tool_name
+            self.notes.append(f"messages[{index}]: Ollama messages have no speaker name; {message.name!r} left out")
+        if isinstance(content, list) and conversation:
             if message.role == "assistant":
                 return [self._assistant(message, content, index)]
             return self._results(message, content, index)
@@ -86,6 +91,11 @@ class OllamaMessages:
                 texts.append(part["text"])
             elif inline is not None:
                 images.append(inline[1])
+                if part["image_url"].get("detail") is not None:
+                    detail = part["image_url"]["detail"]
+                    self.notes.append(
+                        f"{path}.content[{position}]: Ollama has no image detail level; {detail!r} left out"
+                    )
             else:
                 self.notes.append(f"{path}.content[{position}]: Ollama cannot carry this {kind} part; left out")
         data["content"] = "\n".join(texts)
@@ -220,4 +230,6 @@ def reply_turn(message: Any) -> ChatTurn:
     for number, call in enumerate(message.tool_calls or ()):
         arguments = dict(call.function.arguments or {})
         parts.append(ToolCallPart(id=f"call_{number}", name=call.function.name, arguments=arguments))
+    if all(isinstance(part, TextPart) for part in parts):  # text alone: as text, which is sent as it came
+        return ChatTurn(role="assistant", content=message.content or "")
     return ChatTurn(role="assistant", content=parts)

@@ -33,6 +33,10 @@ from .status import missing_part, refused, unchecked_reply
 __all__ = ["OpenAIAdapter", "adapter"]
 
 SCHEMA_NAME = "agentscript_generate"
+_NO_BREAKPOINTS = (
+    "Chat Completions caches a request's prefix by itself and takes no breakpoints "
+    "(prompt_cache_key and prompt_cache_retention steer it)"
+)
 EFFORTS = {True: "medium", "low": "low", "medium": "medium", "high": "high"}
 """The OpenAI reasoning effort of each ``think`` value that has one."""
 
@@ -85,10 +89,8 @@ class OpenAIAdapter(StreamingAdapter):
         notes.extend(writer.ids.notes())
         cache = rendered.cache
         if cache is not None and cache.tools is not None:
-            writer.breakpoints.append("tools")
-        notes.extend(
-            cache_breakpoints_note(writer.breakpoints, "Chat Completions", "OpenAI caches prompt prefixes on its own")
-        )
+            writer.breakpoints.append("cache.tools")
+        notes.extend(cache_breakpoints_note(writer.breakpoints, _NO_BREAKPOINTS))
         if cache is not None and cache.key is not None:
             kwargs["prompt_cache_key"] = cache.key
         if cache is not None and cache.retention is not None:

@@ -216,11 +216,12 @@ def _reasoning_note(part: dict[str, Any], index: int, position: int) -> str:
     return f"messages[{index}].content[{position}]: Chat Completions takes no reasoning back; left out"
 
 
-def cache_breakpoints_note(places: list[str], provider: str, why: str) -> list[str]:
-    """The one note for every cache breakpoint a provider without them left out, in order."""
+def cache_breakpoints_note(places: list[str], why: str) -> list[str]:
+    """The one note for every cache breakpoint a provider without them left out, in order (worded
+    as the Responses adapter words its own)."""
     if not places:
         return []
-    return [f"cache breakpoints left out ({provider} has none: {why}): {', '.join(places)}"]
+    return [f"cache breakpoints left out ({', '.join(places)}): {why}"]
 
 
 def plain_message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
@@ -254,7 +255,8 @@ def plain_message(message: Message, index: int, notes: list[str]) -> dict[str, A
 def reply_turn(message: Any) -> ChatTurn:
     """A Chat Completions reply's message as the next assistant turn: the reasoning of compatible
     servers (``reasoning_content``, marked as OpenAI's, which Chat Completions does not take back),
-    the text, and each tool call with the provider's own argument text (its object read from it,
+    the text (a turn of text alone holds it as text, not as a part: a render sends a list of parts
+    as a list), and each tool call with the provider's own argument text (its object read from it,
     ``None`` when the text is not a JSON object)."""
     parts: list[TurnPart] = []
     reasoning = (message.model_extra or {}).get("reasoning_content")
@@ -267,6 +269,8 @@ def reply_turn(message: Any) -> ChatTurn:
         parts.append(
             ToolCallPart(id=call.id, name=call.function.name, arguments=_json_object(text), arguments_text=text)
         )
+    if all(isinstance(part, TextPart) for part in parts):  # text alone: as text, which is sent as it came
+        return ChatTurn(role="assistant", content=message.content or "")
     return ChatTurn(role="assistant", content=parts)
 
 

@@ -36,10 +36,9 @@ KNOWN_DEFECTS = {
     ("openai-responses", "plain-text"),
     ("anthropic", "images"),
     ("anthropic", "plain-text"),
-    ("ollama", "plain-text"),
 }
 """What the corpus finds the built-in adapters dropping without a word: a turn's speaker name
-(Responses, Anthropic, Ollama) and an image's detail level (Anthropic). Strict: an adapter that
+(Responses, Anthropic) and an image's detail level (Anthropic). Strict: an adapter that
 starts to note or send it fails here, to be taken off the list."""
 
 

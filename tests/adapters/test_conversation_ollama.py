@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
 
 import promptwire
 from promptwire import ChatTurn, Prompt, ToolResultPart
@@ -18,6 +20,8 @@ from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.core.call import Reply, Whole
 from promptwire.core.errors import BadRequestError
 from promptwire.testing.provider_servers import REPLIES, FakeProvider, fake_provider
+from tests.adapters.test_conversation_openai_chat import conversations
+from tests.hypothesis_profile import examples
 
 WEATHER = {
     "name": "get_weather",
@@ -145,13 +149,26 @@ def test_only_ollamas_own_reasoning_goes_back_as_thinking(
 
 def test_breakpoints_and_openais_cache_settings_are_noted() -> None:
     history = [{"role": "user", "content": [{"type": "text", "text": "Hi", "cache": {}}, IMAGE], "cache": {}}]
-    request = _request(history, system="Be brief.", tools=[WEATHER], cache={"system": {}, "tools": {}, "key": "k"})
+    request = _request(
+        history, system="Be brief.", tools=[WEATHER], cache={"system": {}, "tools": {}, "key": "k", "retention": "24h"}
+    )
     assert request.kwargs["messages"][1] == {"role": "user", "content": "Hi", "images": ["QUJD"]}
     assert "cache" not in json.dumps(request.kwargs) and "prompt_cache_key" not in request.kwargs
     assert request.notes == (
-        "cache breakpoints left out (Ollama has none: it reuses a cached prompt prefix on its own): "
-        "messages[0], messages[1], messages[1].content[0], tools",
-        "cache key left out: OpenAI's prompt cache settings, which Ollama has no place for",
+        "cache breakpoints left out (messages[0], messages[1], messages[1].content[0], cache.tools): "
+        "Ollama reuses a prompt's cached prefix by itself and takes no breakpoints",
+        "cache key 'k' left out: Ollama has no cache key",
+        "cache retention '24h' left out: Ollama has no retention setting",
+    )
+
+
+def test_a_speaker_name_and_an_image_detail_are_noted() -> None:
+    named = {"role": "user", "name": "ada", "content": [{"type": "image", "data": "QUJD", "detail": "high"}]}
+    request = _request([named])
+    assert request.kwargs["messages"] == [{"role": "user", "content": "", "images": ["QUJD"]}]
+    assert request.notes == (
+        "messages[0]: Ollama messages have no speaker name; 'ada' left out",
+        "messages[0].content[0]: Ollama has no image detail level; 'high' left out",
     )
 
 
@@ -212,6 +229,21 @@ def test_a_reply_is_read_into_its_turn_with_ids_and_goes_back_as_it_came(server:
     ]
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_reply_of_text_alone_goes_back_as_text(server: FakeProvider, streamed: bool) -> None:
+    server.reply = lambda body: {
+        "model": "m",
+        "created_at": "2026-11-24T00:00:00Z",
+        "message": {"role": "assistant", "content": "It is sunny."},
+        "done": True,
+        "done_reason": "stop",
+    }
+    turn = _replied(server, _request([USER]), streamed).as_turn()
+    assert turn.content == "It is sunny."
+    again = _request([USER, turn, {"role": "user", "content": "Thanks."}])
+    assert again.kwargs["messages"][1] == {"role": "assistant", "content": "It is sunny."}
+
+
 # --- the loop, through the public API ------------------------------------------------------------
 
 TOOLS = {"get_weather": lambda city: f"18C in {city}", "get_time": lambda zone: f"noon in {zone}"}
@@ -270,3 +302,34 @@ def test_a_tool_calling_loop_runs_against_the_real_sdk(server: FakeProvider, str
         {"role": "tool", "content": "noon in fake", "tool_name": "get_time"},
     ]
     assert result.calls[-1].request.notes == ()
+
+
+# --- any conversation ----------------------------------------------------------------------------
+
+
+@settings(max_examples=examples(1), deadline=None)
+@given(conversations())
+def test_any_conversation_keeps_every_part_or_names_it_and_names_every_results_tool(
+    history: list[dict[str, Any]],
+) -> None:
+    request = _request(history)
+    body = json.dumps(request.kwargs, ensure_ascii=False)
+    for prefix in ("ask", "said", "tool", "result"):
+        assert all(f'"{text}"' in body for text in re.findall(rf'"({prefix}-\d+)"', json.dumps(history))), prefix
+    for index, turn in enumerate(history):
+        for position, part in enumerate(turn["content"]):
+            if part["type"] != "reasoning":
+                continue
+            thinking = "".join(message.get("thinking", "") for message in request.kwargs["messages"])
+            if part["provider"] == "ollama":
+                assert part["text"] in thinking
+            else:
+                assert re.search(rf"{part['text']}(?!\d)", body) is None  # thought-1, not thought-10
+                assert any(note.startswith(f"messages[{index}].content[{position}]: ") for note in request.notes)
+    called: list[str] = []
+    for message in request.kwargs["messages"]:
+        if message["role"] == "tool":
+            assert message["tool_name"] == called.pop(0)  # each result names the tool of its call
+        else:
+            assert not called
+            called = [call["function"]["name"] for call in message.get("tool_calls", ())]

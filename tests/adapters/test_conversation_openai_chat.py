@@ -6,11 +6,15 @@ streamed, and a tool-calling loop through the public API with the real SDK over 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import promptwire
 from promptwire import ChatTurn, Prompt, ToolResultPart
@@ -18,6 +22,7 @@ from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.core.call import Reply, Whole
 from promptwire.core.errors import BadRequestError
 from promptwire.testing.provider_servers import REPLIES, FakeProvider, fake_provider
+from tests.hypothesis_profile import examples
 
 WEATHER = {
     "name": "get_weather",
@@ -179,8 +184,9 @@ def test_breakpoints_are_one_note_and_the_cache_key_and_retention_go_last() -> N
     assert request.kwargs["prompt_cache_key"] == "user-42" and request.kwargs["prompt_cache_retention"] == "24h"
     assert "cache" not in json.dumps(request.kwargs["messages"])
     assert request.notes == (
-        "cache breakpoints left out (Chat Completions has none: OpenAI caches prompt prefixes on its own): "
-        "messages[0], messages[1].content[0], messages[2], messages[3].content[0].content[0], tools",
+        "cache breakpoints left out (messages[0], messages[1].content[0], messages[2], "
+        "messages[3].content[0].content[0], cache.tools): Chat Completions caches a request's prefix by itself "
+        "and takes no breakpoints (prompt_cache_key and prompt_cache_retention steer it)",
     )
 
 
@@ -295,6 +301,16 @@ def test_a_reply_is_read_into_its_turn_and_goes_back_as_it_came(server: FakeProv
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("content", ["It is sunny.", ""])
+def test_a_reply_of_text_alone_goes_back_as_text(server: FakeProvider, streamed: bool, content: str) -> None:
+    server.reply = _canned({"role": "assistant", "content": content})
+    turn = _replied(server, _request([USER]), streamed).as_turn()
+    again = _request([USER, turn, {"role": "user", "content": "Thanks."}])
+    assert again.kwargs["messages"][1] == {"role": "assistant", "content": content}  # not a list of parts
+    assert again.notes == ()
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
 def test_the_tools_model_calls_every_tool_at_once_then_answers_with_the_results(
     server: FakeProvider, streamed: bool
 ) -> None:
@@ -399,3 +415,75 @@ def test_a_tool_calling_loop_runs_against_the_real_sdk(
         {"role": "tool", "content": "noon in fake", "tool_call_id": "call_0_1"},
     ]
     assert result.calls[-1].request.notes == ()
+
+
+# --- any conversation ----------------------------------------------------------------------------
+
+
+@st.composite
+def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A conversation whose calls are each answered right after their turn (as a tool turn each,
+    one tool turn, or a user turn: Anthropic's shape), with tool-call ids of any text, reasoning
+    from any provider, and images; every text is unique (``ask-3``, ``thought-4``...), so where
+    it went can be told."""
+    number = itertools.count()
+    history: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(1, 3))):
+        asked: list[dict[str, Any]] = [{"type": "text", "text": f"ask-{next(number)}"}]
+        history.append({"role": "user", "content": asked + ([IMAGE] if draw(st.booleans()) else [])})
+        parts: list[dict[str, Any]] = [
+            {"type": "reasoning", "text": f"thought-{next(number)}", "provider": provider}
+            for provider in draw(st.lists(st.sampled_from(["openai", "ollama", "anthropic", None]), max_size=2))
+        ]
+        if draw(st.booleans()):
+            parts.append({"type": "text", "text": f"said-{next(number)}"})
+        ids = draw(st.lists(st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=50), max_size=3))
+        ids = list(dict.fromkeys(ids))  # one call an id within a turn
+        calls = [{"type": "tool_call", "id": i, "name": f"tool-{next(number)}", "arguments": {"n": 1}} for i in ids]
+        history.append({"role": "assistant", "content": parts + calls})
+        results = [
+            {
+                "type": "tool_result",
+                "call_id": i,
+                "content": draw(st.sampled_from([text, [{"type": "text", "text": text}, IMAGE]])),
+            }
+            for i, text in ((i, f"result-{next(number)}") for i in ids)
+        ]
+        shape = draw(st.sampled_from(["tool turns", "one tool turn", "user turn"]))
+        if results and shape == "tool turns":
+            history += [{"role": "tool", "content": [result]} for result in results]
+        elif results:
+            history.append({"role": "tool" if shape == "one tool turn" else "user", "content": results})
+    return history
+
+
+IMAGE = {"type": "image", "data": "QUJD", "media_type": "image/png"}
+
+
+def _texts(history: list[dict[str, Any]], prefix: str) -> list[str]:
+    found = re.findall(rf'"({prefix}-\d+)"', json.dumps(history))
+    return found
+
+
+@settings(max_examples=examples(1), deadline=None)
+@given(conversations())
+def test_any_conversation_keeps_every_part_or_names_it_and_pairs_every_call(history: list[dict[str, Any]]) -> None:
+    request = _request(history)
+    body = json.dumps(request.kwargs, ensure_ascii=False)
+    for prefix in ("ask", "said", "tool", "result"):
+        assert all(f'"{text}"' in body for text in _texts(history, prefix)), prefix
+    assert "thought-" not in body  # reasoning never goes, as text or otherwise
+    for index, turn in enumerate(history):
+        for position, part in enumerate(turn["content"]):
+            if part["type"] == "reasoning":
+                assert any(note.startswith(f"messages[{index}].content[{position}]: ") for note in request.notes)
+    made: set[str] = set()
+    for message in request.kwargs["messages"]:
+        if message["role"] == "tool":
+            assert message["tool_call_id"] in made
+            made.discard(message["tool_call_id"])
+            continue
+        assert not made  # every call was answered before the next message
+        made = {call["id"] for call in message.get("tool_calls", ())}
+        assert all(len(call_id) <= 40 and re.fullmatch("[a-zA-Z0-9_-]+", call_id) for call_id in made)
+    assert not made
