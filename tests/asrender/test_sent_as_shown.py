@@ -39,6 +39,7 @@ FORMATS = {
     "agens": [],
     "agently": [],
     "messages": [],
+    "conversation": [],
     "template": ["-o", "source={% block system %}S: {{ prompt.identity.role }}{% endblock %}"
                  "{% block user %}U: {{ prompt.instruction }}{% endblock %}"],
 }  # fmt: skip
