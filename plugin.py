@@ -69,6 +69,7 @@ from .core.errors import (
     RateLimitedError,
     RefusalError,
     RegistrationError,
+    ReplyTooLargeError,
     ServerError,
 )
 from .core.prompt import GenerateConfig, Prompt, ToolCall, ToolDefinition
@@ -106,6 +107,7 @@ __all__ = [
     "RenderedPrompt",
     "Renderer",
     "Reply",
+    "ReplyTooLargeError",
     "ServerError",
     "StreamReader",
     "StreamingAdapter",
