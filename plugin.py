@@ -73,6 +73,7 @@ from .core.errors import (
     RateLimitedError,
     RefusalError,
     RegistrationError,
+    ReplyTooLargeError,
     ServerError,
 )
 from .core.prompt import GenerateConfig, Prompt, ToolCall, ToolDefinition
@@ -110,6 +111,7 @@ __all__ = [
     "RenderedPrompt",
     "Renderer",
     "Reply",
+    "ReplyTooLargeError",
     "ServerError",
     "StreamReader",
     "StreamingAdapter",

@@ -54,6 +54,7 @@ from .base import (
     split_data_url,
     usage_of,
 )
+from .reply_size import bounded_hooks
 from .status import missing_part, refused, unchecked_reply
 from .turns import ToolIds, foreign_reasoning, turn_error
 
@@ -166,12 +167,18 @@ class AnthropicAdapter(StreamingAdapter):
     def client(self, endpoint: Endpoint, seconds: float) -> Any:
         import anthropic
 
-        return anthropic.Anthropic(api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds)
+        http = anthropic.DefaultHttpxClient(event_hooks=bounded_hooks())  # the SDK's defaults, replies bounded
+        return anthropic.Anthropic(
+            api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds, http_client=http
+        )
 
     def async_client(self, endpoint: Endpoint, seconds: float) -> Any:
         import anthropic
 
-        return anthropic.AsyncAnthropic(api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds)
+        http = anthropic.DefaultAsyncHttpxClient(event_hooks=bounded_hooks(asynchronous=True))
+        return anthropic.AsyncAnthropic(
+            api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds, http_client=http
+        )
 
     def post(self, client: Any, body: bytes) -> Any:
         import anthropic

@@ -17,6 +17,9 @@ here, in :class:`ProviderAdapter`:
   call told as the :class:`ProviderError` that says what went wrong, quoting the provider and never
   the key (``send``, ``failure``);
 * a reply of the wrong shape told as a :class:`MalformedResponseError` quoting it (``parse_reply``);
+* a reply read within a bound on its size, whole or streamed (:mod:`.reply_size`: the adapter's
+  ``client`` builds its HTTP client with ``bounded_hooks``), a :class:`ReplyTooLargeError` past it
+  however the SDK wraps it;
 * helpers for the request: the parameters of a tool that takes none, notes for what the provider
   cannot take, data URLs, a tool call's JSON arguments, and the reply's ``usage``.
 
@@ -59,6 +62,7 @@ from ..core.rendered import RenderedPrompt
 from ..core.secrets import declare_secret_variables, declare_url_variables, extra_secrets, shown_url, url_secrets
 from ..core.stepping import aclose, stepped_in_thread
 from ..core.timeout import DEFAULT_TIMEOUT
+from .reply_size import max_reply_bytes, refused_reply
 from .status import (
     connection_failed,
     malformed_json,
@@ -191,8 +195,10 @@ class ProviderAdapter(ABC):
     @abstractmethod
     def client(self, endpoint: Endpoint, seconds: float) -> Any:
         """The SDK client that sends to ``endpoint``, giving up after ``seconds``, built with no
-        retries of its own (``generate``'s attempts are the only retry loop); kept per endpoint and
-        timeout, and closed (its ``close()``, if it has one) when the adapter is done."""
+        retries of its own (``generate``'s attempts are the only retry loop) and, when its HTTP
+        client is ``httpx``'s or ``httpx2``'s, with :func:`~promptwire.adapters.reply_size.bounded_hooks`
+        (a reply read within its bound); kept per endpoint and timeout, and closed (its
+        ``close()``, if it has one) when the adapter is done."""
 
     @abstractmethod
     def post(self, client: Any, body: bytes) -> Any:
@@ -241,6 +247,7 @@ class ProviderAdapter(ABC):
         from ..core.sdk import require_sdk
 
         require_sdk(self)  # the extra to install, before anything is sent (not a ModuleNotFoundError)
+        max_reply_bytes()  # a bad setting refused before anything is sent
         return timeout or DEFAULT_TIMEOUT, self.endpoint(request)
 
     def _kept(self, endpoint: Endpoint, seconds: float) -> Any:
@@ -265,7 +272,7 @@ class ProviderAdapter(ABC):
             try:
                 yield
             except Exception as exc:
-                error = self.failure(exc, endpoint, seconds)
+                error = refused_reply(exc) or self.failure(exc, endpoint, seconds)
                 if error is None:
                     raise
                 if isinstance(error, ProviderConnectionError):  # where it tried, as a timeout says

@@ -37,6 +37,7 @@ from ..core.rendered import RenderedPrompt
 from .base import Endpoint, StreamingAdapter, StreamReader, check_key, returns_left_out
 from .ollama_turns import OllamaMessages, reply_turn
 from .openai_turns import cache_breakpoints_note
+from .reply_size import bounded_hooks
 from .status import connection_failed, missing_part, status_error, stream_failure
 
 __all__ = ["OllamaAdapter", "adapter", "configured_host", "model_and_host"]
@@ -166,12 +167,13 @@ class OllamaAdapter(StreamingAdapter):
     def client(self, endpoint: Endpoint, seconds: float) -> Any:
         import ollama
 
-        return _keyed(ollama.Client(host=endpoint.url, timeout=seconds), endpoint)
+        return _keyed(ollama.Client(host=endpoint.url, timeout=seconds, event_hooks=bounded_hooks()), endpoint)
 
     def async_client(self, endpoint: Endpoint, seconds: float) -> Any:
         import ollama
 
-        return _keyed(ollama.AsyncClient(host=endpoint.url, timeout=seconds), endpoint)
+        hooks = bounded_hooks(asynchronous=True)
+        return _keyed(ollama.AsyncClient(host=endpoint.url, timeout=seconds, event_hooks=hooks), endpoint)
 
     def post(self, client: Any, body: bytes) -> Any:
         # Client.chat would encode the body itself (its HTTP client fails on half a character), so

@@ -28,6 +28,7 @@ from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
 from ..core.rendered import RenderedPrompt
 from .base import Endpoint, StreamingAdapter, StreamReader, api_stream, returns_left_out, tool_arguments, usage_of
 from .openai_turns import ChatMessages, cache_breakpoints_note, reply_turn
+from .reply_size import bounded_hooks
 from .status import missing_part, refused, unchecked_reply
 
 __all__ = ["OpenAIAdapter", "adapter"]
@@ -105,12 +106,18 @@ class OpenAIAdapter(StreamingAdapter):
     def client(self, endpoint: Endpoint, seconds: float) -> Any:
         import openai
 
-        return openai.OpenAI(api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds)
+        http = openai.DefaultHttpxClient(event_hooks=bounded_hooks())  # the SDK's defaults, replies bounded
+        return openai.OpenAI(
+            api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds, http_client=http
+        )
 
     def async_client(self, endpoint: Endpoint, seconds: float) -> Any:
         import openai
 
-        return openai.AsyncOpenAI(api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds)
+        http = openai.DefaultAsyncHttpxClient(event_hooks=bounded_hooks(asynchronous=True))
+        return openai.AsyncOpenAI(
+            api_key=endpoint.key, base_url=endpoint.url, max_retries=0, timeout=seconds, http_client=http
+        )
 
     def post(self, client: Any, body: bytes) -> Any:
         return client.post("/" + self.path, cast_to=_sdk_type(self.reply_type), content=body)

@@ -36,6 +36,7 @@ __all__ = [
     "RecordingError",
     "RefusalError",
     "RegistrationError",
+    "ReplyTooLargeError",
     "ServerError",
     "SourceError",
     "UnknownNameError",
@@ -186,6 +187,12 @@ class BadRequestError(ProviderError):
 
 class MalformedResponseError(ProviderError):
     """The provider answered 200 with something that is not its protocol: not JSON, or a missing part."""
+
+
+class ReplyTooLargeError(ProviderError):
+    """The provider's reply, whole or streamed, is larger than the bound on a reply
+    (:mod:`promptwire.adapters.reply_size`): refused before it fills the memory. Asking again gets
+    the same reply, so it is not retryable; the message says how to raise the bound."""
 
 
 class RefusalError(ProviderError):

@@ -36,6 +36,11 @@ token long, ``*`` and ``**`` refuse results beyond ``MAX_REPEAT`` items or digit
 at Jinja's ``MAX_RANGE``, and the text of a block (or of a ``set`` block, a macro call) beyond
 ``MAX_OUTPUT`` characters is refused as it is written.
 
+Nothing is computed when a template is compiled: Jinja folds constant expressions then, calling
+their filters outside the sandbox's bounds and the template's frames (``"x"|center(10**9)`` built
+its gigabyte, wrote it into Python source and failed there with a MemoryError and no line). Every
+expression runs when the template renders, where an error names its line.
+
 Unlike the other formats this one reads a file (its template), and it expresses every field: the
 template can read all of them, so none is reported as left out.
 """
@@ -44,6 +49,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
@@ -143,7 +149,10 @@ def _render_blocks(name: str, text: str, data: dict[str, Any]) -> tuple[str, str
         raise TemplateError(name, _line(exc.__traceback__, compiled), f"undefined: {exc.message}") from None
     except jinja2.TemplateError as exc:
         raise TemplateError(name, _line(exc.__traceback__, compiled), str(exc) or type(exc).__name__) from None
-    except (TypeError, ValueError, ArithmeticError, LookupError, RecursionError, MemoryError) as exc:
+    except MemoryError as exc:  # a width or a repeat too large to build ("x"|center(10**12))
+        reason = "a value too large to build in memory (MemoryError)"
+        raise TemplateError(name, _line(exc.__traceback__, compiled), reason) from None
+    except (TypeError, ValueError, ArithmeticError, LookupError, RecursionError) as exc:
         raise TemplateError(name, _line(exc.__traceback__, compiled), f"{type(exc).__name__}: {exc}") from None
     return system.strip(), user.strip()
 
@@ -163,6 +172,8 @@ def _compile(name: str, text: str) -> Any:
         tree = environment.parse(text, name, name)
     except jinja2.TemplateSyntaxError as exc:
         raise TemplateError(name, exc.lineno, exc.message or "syntax error") from None
+    except ValueError:  # the lexer's int() of a literal longer than Python converts
+        raise _long_number(name, environment, text) from None
     for node in tree.find_all((nodes.Extends, nodes.Include, nodes.Import, nodes.FromImport)):
         raise TemplateError(name, node.lineno, "include, import and extends are not available: a template is one file")
     if not any(block.name == "user" for block in tree.find_all(nodes.Block)):
@@ -174,7 +185,30 @@ def _compile(name: str, text: str) -> Any:
         code = environment.compile(tree, name, name)
     except jinja2.TemplateSyntaxError as exc:
         raise TemplateError(name, exc.lineno, exc.message or "syntax error") from None
+    except ValueError:  # a literal (0x...) that Python reads but cannot write back as digits
+        raise _long_number(name, environment, text) from None
     return environment.template_class.from_code(environment, code, environment.make_globals(None))
+
+
+def _long_number(name: str, environment: Any, text: str) -> TemplateError:
+    """The error for an integer literal of more digits than Python reads or writes
+    (``sys.get_int_max_str_digits()``), at its line: the lexer's raw tokens are not converted to
+    values, so reading them cannot fail the same way."""
+    limit = sys.get_int_max_str_digits()
+    found = None
+    for line, kind, value in environment.lex(text):
+        if kind == "integer" and _too_many_digits(value, limit):
+            found = int(line)
+            break
+    return TemplateError(name, found, f"a number of more than {limit} digits, more than Python reads")
+
+
+def _too_many_digits(literal: str, limit: int) -> bool:
+    try:
+        number = int(literal.replace("_", ""), 0)
+    except ValueError:
+        return True
+    return abs(number).bit_length() * 0.30103 > limit - 1
 
 
 def _output_outside_the_blocks(tree: Any) -> Iterator[int]:
@@ -267,13 +301,28 @@ def _environment() -> Any:
                     raise jinja2.exceptions.SecurityError(f"'**' would build a number of more than {MAX_REPEAT} digits")
                 return super().call_binop(context, operator, left, right)
 
+        # Nothing is computed when the template is compiled: Jinja would otherwise fold constant
+        # expressions (``"x"|center(10**9)``) by calling the filter then, outside the sandbox's
+        # bounds and the template's frames, and write the value into Python source to compile, a
+        # MemoryError with no line. Unoptimized, with a finalize that needs the context (which no
+        # output can be folded through), every expression runs when the template renders.
         environment = BoundedSandbox(
-            undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True, loader=None
+            undefined=jinja2.StrictUndefined,
+            autoescape=False,
+            keep_trailing_newline=True,
+            loader=None,
+            optimized=False,
+            finalize=jinja2.pass_context(_shown),
         )
         environment.filters["tojson"] = _tojson
         environment.filters["fit"] = _fit
         _ENVIRONMENT = environment
     return _ENVIRONMENT
+
+
+def _shown(context: Any, value: Any) -> Any:
+    """What an expression's output shows: its value, as Jinja shows it (see :func:`_environment`)."""
+    return value
 
 
 def _tojson(value: Any, indent: int | None = None) -> str:

@@ -127,15 +127,18 @@ def run_batch(
     report: Callable[[str], None],
     host: PluginHost | None = None,
     resume_anyway: bool = False,
+    summary: Summary | None = None,
 ) -> Summary:
     """Run ``batch`` over its rows into ``out`` (resuming it), offline or live as its options say;
     ``report`` gets each failed or bad row's line as it comes. Rows sharing an id, or results of
     another batch in ``out``, are refused before any row runs (:mod:`.batch_binding`; the latter
-    kept as done with ``resume_anyway``)."""
+    kept as done with ``resume_anyway``). The count goes into ``summary`` when given, so a caller
+    still has it when the batch is interrupted (``KeyboardInterrupt``): every result written by
+    then is in ``out``, and running the batch again resumes it."""
     from ..plugins.manager import default_host
     from .batch_binding import check_rows, run_digest
 
-    summary = Summary()
+    summary = Summary() if summary is None else summary
     results, done = ResultsFile.open(out)
     with results, Progress(batch.rows, summary, report) as progress:
         check_rows(
@@ -150,8 +153,9 @@ def run_batch(
         def take(outcomes: Iterable[Outcome]) -> None:
             outcomes = list(outcomes)
             results.write(outcome.line for outcome in outcomes)
-            for outcome in outcomes:
+            for outcome in outcomes:  # counted as written, before anything a Ctrl-C can stop
                 summary.add(outcome)
+            for outcome in outcomes:
                 if outcome.report is not None:
                     progress.write(outcome.report)
             progress.update(len(outcomes))
@@ -186,6 +190,18 @@ def rows_to_run(
         yield number, text
 
 
+def rows_in(path: str, limit: int = DEFAULT_MAX_BYTES) -> int:
+    """How many rows ``path`` holds (its non-blank lines, as :func:`.batch_io.read_rows` gives them)."""
+    return sum(1 for _ in read_rows(path, limit))
+
+
+def results_in(out: str) -> int:
+    """How many results ``out`` holds: its complete lines (a batch writes one a row, only whole
+    lines; an unfinished last one is not a result)."""
+    with open(out, "rb") as stream:
+        return sum(block.count(b"\n") for block in iter(lambda: stream.read(1 << 20), b""))
+
+
 def chunks(rows: Iterator[tuple[int, str]], size: int) -> Iterator[list[tuple[int, str]]]:
     chunk: list[tuple[int, str]] = []
     for row in rows:
@@ -204,7 +220,9 @@ def _in_processes(
     batch: Batch, rows: Iterator[tuple[int, str]], jobs: int, take: Callable[[Iterable[Outcome]], None]
 ) -> None:
     """Chunks of rows run by ``jobs`` processes, at most two chunks a process in flight (so the
-    rows are read as they are needed), each chunk's results written as it comes back."""
+    rows are read as they are needed), each chunk's results written as it comes back. Ctrl-C is
+    this process's to handle (the workers ignore it, so none prints a traceback): the chunks not
+    started are dropped, and the batch stops with what it wrote."""
     import concurrent.futures as futures
     import multiprocessing
 
@@ -212,14 +230,18 @@ def _in_processes(
     context = multiprocessing.get_context("spawn")
     with futures.ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=(batch,)) as pool:
         pending: set[futures.Future[list[Outcome]]] = set()
-        for chunk in chunks(rows, CHUNK_ROWS):
-            if len(pending) >= 2 * jobs:
-                finished, pending = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
-                for future in finished:
-                    take(future.result())
-            pending.add(pool.submit(_run_chunk, chunk))
-        for future in futures.as_completed(pending):
-            take(future.result())
+        try:
+            for chunk in chunks(rows, CHUNK_ROWS):
+                if len(pending) >= 2 * jobs:
+                    finished, pending = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
+                    for future in finished:
+                        take(future.result())
+                pending.add(pool.submit(_run_chunk, chunk))
+            for future in futures.as_completed(pending):
+                take(future.result())
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 _worker: RowRunner | None = None
@@ -227,7 +249,11 @@ _worker: RowRunner | None = None
 
 def _start_worker(batch: Batch) -> None:
     global _worker
+    import signal
+
     from ..plugins.manager import default_host
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent stops the batch
 
     _worker = RowRunner(batch, default_host())
 

@@ -116,10 +116,12 @@ def run_round(
     report: Callable[[str], None],
     host: PluginHost,
     resume_anyway: bool = False,
+    summary: Summary | None = None,
 ) -> tuple[Summary, int]:
     """One round: every row not done replayed with the answers of ``results`` (later files win);
     done rows written to ``out``, the next call of every other row to ``requests`` (a new file).
-    Returns the summary and the number of rows waiting for another round."""
+    Returns the summary (``summary``, when given: a caller still has it if the round is
+    interrupted) and the number of rows waiting for another round."""
     from .run import calls_for
 
     answers: dict[str, Answer] = {}
@@ -128,7 +130,7 @@ def run_round(
     provider = batch.options.adapter
     calls = calls_for(host, batch.options)
     runner = RowRunner(batch, host)
-    summary = Summary()
+    summary = Summary() if summary is None else summary
     waiting = 0
     asked = None
     results_file, done = ResultsFile.open(out)
@@ -151,8 +153,9 @@ def run_round(
                         if asked is not None:
                             asked.write(request_line(kind, provider, unanswered.custom_id, unanswered.request))
                 results_file.write(outcome.line for outcome in outcomes)
-                for outcome in outcomes:
+                for outcome in outcomes:  # counted as written, before anything a Ctrl-C can stop
                     summary.add(outcome)
+                for outcome in outcomes:
                     if outcome.report is not None:
                         progress.write(outcome.report)
                 progress.update(len(chunk))

@@ -12,8 +12,11 @@ JSON), ``hang`` never answers and waits for the client to hang up (recorded in `
 ``busyN`` is rate limited for its first N requests (429 with ``Retry-After: 1`` and OpenAI's
 ``retry-after-ms: 50``), then answers as ``ok`` does, ``garbage`` sends a body that is not JSON,
 ``html200`` a captive portal's page, ``emptyjson`` ``{}``, ``html502`` a proxy's HTML error page,
-``bigpage`` a 100 kB one, ``truncated`` half a body before closing the connection, ``refusal`` the
-model declining (OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers),
+``bigpage`` a 100 kB one, ``hugeNNN`` a text of NNN KiB in words of 1 KiB (streamed: an event
+a word), ``hugelineNNN`` a text of NNN KiB without a space (streamed: one event, one line),
+``gzipped`` its answer compressed (``Content-Encoding: gzip``) whatever the request accepts,
+``truncated`` half a body before closing the connection, ``refusal`` the model declining
+(OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers),
 and ``tools`` a model that calls each tool of the request once, in one reply (parallel calls), with
 the simplest arguments its schema accepts, and once the last message or turn holds the tools'
 results answers. On OpenAI Chat Completions and Ollama it answers with the results' text (a line
@@ -47,6 +50,7 @@ it through ``--base-url``::
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import select
@@ -147,7 +151,20 @@ def _text(body: dict[str, Any]) -> str:
     model = str(body.get("model", ""))
     if model.startswith("words") and model[5:].isdigit():
         return " ".join(f"word{index}" for index in range(int(model[5:])))
-    return '{"ok": true}'
+    return _huge_text(model) or '{"ok": true}'
+
+
+_GZIPPED = {"content-encoding": "gzip"}
+
+
+def _huge_text(model: str) -> str | None:
+    """For ``hugeNNN``, NNN KiB of text in words of 1 KiB (each with its space); for
+    ``hugelineNNN``, NNN KiB without a space (a stream sends it as one piece); else ``None``."""
+    if model.startswith("hugeline") and model[8:].isdigit():
+        return "x" * (int(model[8:]) * 1024)
+    if model.startswith("huge") and model[4:].isdigit():
+        return ("x" * 1023 + " ") * int(model[4:])
+    return None
 
 
 def _chat_completion(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
@@ -534,10 +551,14 @@ def fake_provider(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
             if state.reply is not None:
                 reply = state.reply(body)
             else:
-                text = None if state.text is None else state.text(self.path, body)
+                text = _huge_text(model) or (None if state.text is None else state.text(self.path, body))
                 reply = REPLIES.get(self.path, _chat_completion)(body, text)
             if streamed:
                 self._stream(reply, body, model)
+            elif _huge_text(model) is not None:  # without a Content-Length, as a server that does not know it
+                self._send_chunked(json.dumps(reply).encode())
+            elif model == "gzipped":
+                self._send_bytes(200, gzip.compress(json.dumps(reply).encode()), "application/json", _GZIPPED)
             else:
                 self._send(200, reply)
 
@@ -570,6 +591,23 @@ def fake_provider(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
                 self.wfile.write(b"0\r\n\r\n")
             except (BrokenPipeError, ConnectionResetError):  # the client gave up in the middle
                 state.hung_up.append(model)
+
+        def _send_chunked(self, data: bytes) -> None:
+            """``data``, a 200's JSON body, in chunks of 64 KiB of the chunked transfer encoding."""
+            self.protocol_version = "HTTP/1.1"
+            self.close_connection = True
+            try:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("transfer-encoding", "chunked")
+                self.send_header("connection", "close")
+                self.end_headers()
+                for start in range(0, len(data), 65536):
+                    piece = data[start : start + 65536]
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):  # the client stopped reading
+                state.hung_up.append(str(state.requests[-1].get("model")))
 
         def _wait_for_hang_up(self, model: str) -> None:
             """Answer nothing more until the client closes the connection (at most a minute, so a

@@ -68,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if any("\x00" in arg for arg in argv):  # no shell can pass one; a Python caller can
         usage_error("an argument holds a NUL byte, which no path, name or value may")
     args = _parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
+    handlers.COMMAND_LINE[:] = argv  # an interrupted batch prints the command that resumes it
     try:
         with warnings_as_lines(PluginWarning):  # a plugin that failed to load: the rest goes on
             status = int(args.run(flags.read_flags(args)))  # its handler in commands.py, given its flags' record

@@ -54,8 +54,12 @@ if TYPE_CHECKING:
     from ...plugins.manager import PluginHost
     from ...runs.options import RunOptions
     from ...runs.run import RunResult
+    from .display import RunShow
 
-__all__ = ["batch", "check", "lsp", "parse", "plugins", "render", "serve", "snapshot"]
+__all__ = ["COMMAND_LINE", "batch", "check", "lsp", "parse", "plugins", "render", "serve", "snapshot"]
+
+COMMAND_LINE: list[str] = []
+"""The arguments ``cli.main`` was given, for the command an interrupted batch prints to resume it."""
 
 
 def plugins(flags: PluginsFlags) -> int:
@@ -183,14 +187,49 @@ def _run_shown(
     sent_as = (options.format, options.options)
     show = run_show(options, sent_as, progress=flags.progress, stream=flags.stream, output=flags.output)
     with shown_on_failure(show, options, flags.output), _provider_errors(options.adapter):
-        if _awaited(options):
-            import asyncio
-
-            result = asyncio.run(awaited(show.options))
-        else:
-            result = synchronously(show.options)
+        result = _interruptible(awaited(show.options), show) if _awaited(options) else synchronously(show.options)
     print_run(result, options, flags.output, show)
     return 0
+
+
+def _interruptible(work: Coroutine[Any, Any, RunResult], show: RunShow) -> RunResult:
+    """``asyncio.run(work)``, where Ctrl-C cancels the run as ``asyncio.run`` would, once ``show``
+    is told (:meth:`~.display.RunShow.interrupt`): the call it cuts short is then shown as
+    interrupted, not as what its cancellation raised on the way out (``CancelledError`` without a
+    message, an SDK's error about a stream closed in the middle), and the run ends in
+    ``KeyboardInterrupt`` however it wound down. A second Ctrl-C stops at once."""
+    import asyncio
+    import signal
+
+    async def watched() -> RunResult:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+
+        def on_interrupt() -> None:
+            if show.interrupted:
+                raise KeyboardInterrupt
+            show.interrupt()
+            if task is not None:
+                task.cancel()
+
+        try:
+            loop.add_signal_handler(signal.SIGINT, on_interrupt)
+        except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers on this loop (Windows)
+            return await work
+        try:
+            return await work
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+
+    try:
+        result = asyncio.run(watched())
+    except BaseException:
+        if show.interrupted:
+            raise KeyboardInterrupt from None
+        raise
+    if show.interrupted:  # the cancellation was swallowed on the way out
+        raise KeyboardInterrupt
+    return result
 
 
 def _awaited(options: RunOptions) -> bool:
@@ -213,7 +252,7 @@ def _provider_errors(provider: str) -> Iterator[None]:
 
 
 def batch(flags: BatchFlags) -> int:
-    from ...runs.batch import Batch, options_for_batch, run_batch
+    from ...runs.batch import Batch, Summary, options_for_batch, run_batch
 
     program = flags.file.endswith(".as")
     if program and flags.inputs is None:
@@ -258,33 +297,75 @@ def batch(flags: BatchFlags) -> int:
     )
     if kind is not None:
         return _batch_round(flags, batch, kind, host)
-    summary = run_batch(
-        batch,
-        flags.out,
-        jobs=flags.jobs,
-        concurrency=flags.concurrency,
-        report=error_line,
-        host=host,
-        resume_anyway=flags.resume_anyway,
-    )
+    summary = Summary()
+    try:
+        run_batch(
+            batch,
+            flags.out,
+            jobs=flags.jobs,
+            concurrency=flags.concurrency,
+            report=error_line,
+            host=host,
+            resume_anyway=flags.resume_anyway,
+            summary=summary,
+        )
+    except KeyboardInterrupt:
+        _batch_interrupted(batch, flags.out, summary)
+        raise
     error_line(summary.line())
     return 0 if summary.failed == summary.bad == 0 else 1
 
 
+def _batch_interrupted(batch: Any, out: str, summary: Any) -> None:
+    """Ctrl-C in a batch: its summary so far, the rows done and left, and the command that resumes
+    it (the same command: the results file is resumed), before ``cli.main`` exits 130."""
+    import shlex
+
+    from ...runs.batch import results_in, rows_in
+
+    error_line(summary.line())
+    try:  # from the files, which the next run resumes from: a Ctrl-C may come between a write and its count
+        done = results_in(out)
+        left = f"{done} rows done, {max(rows_in(batch.rows, batch.max_row_bytes) - done, 0)} left"
+    except (OSError, PromptwireError):  # a file that cannot be read again: say what the count knows
+        left = f"{summary.skipped + summary.rows} rows done"
+    error_line(f"batch interrupted: {left}; the results so far are in {out}")
+    # The same command, a URL's user and password shown as ``***`` as in every message.
+    shown = [_without_password(arg) for arg in COMMAND_LINE]
+    error_line(f"resume with: {shlex.join(['asrender', *shown])}")
+
+
+def _without_password(arg: str) -> str:
+    """``arg`` with the user information of the URL it ends in (``--base-url [SCHEME=]URL``) masked."""
+    from ...core.secrets import shown_url
+
+    if "://" not in arg:
+        return arg
+    cut = arg[: arg.index("://")].rfind("=") + 1  # after SCHEME= or --base-url=, if any
+    return arg[:cut] + shown_url(arg[cut:])
+
+
 def _batch_round(flags: BatchFlags, batch: Any, kind: str, host: PluginHost) -> int:
+    from ...runs.batch import Summary
     from ...runs.batch_rounds import run_round
 
     requests = flags.batch_file[1] if flags.batch_file is not None else None
-    summary, waiting = run_round(
-        batch,
-        flags.out,
-        kind=kind,
-        requests=requests,
-        results=flags.batch_results or (),
-        report=error_line,
-        host=host,
-        resume_anyway=flags.resume_anyway,
-    )
+    summary = Summary()
+    try:
+        _, waiting = run_round(
+            batch,
+            flags.out,
+            kind=kind,
+            requests=requests,
+            results=flags.batch_results or (),
+            report=error_line,
+            host=host,
+            resume_anyway=flags.resume_anyway,
+            summary=summary,
+        )
+    except KeyboardInterrupt:  # the same command runs the round again, its batch file written anew
+        _batch_interrupted(batch, flags.out, summary)
+        raise
     if waiting:
         where = f"written to {requests}" if requests else "not written: give --batch-file"
         error_line(f"batch: {waiting} rows wait for another round, their next calls {where}")

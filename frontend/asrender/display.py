@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ...calls.generate import read_json
 from ...calls.watch import Watcher
 from ...core.call import ModelCall
-from .progress import model_of
+from .progress import INTERRUPTED, model_of
 from .terminal import finish_output, json_text, write_output
 
 if TYPE_CHECKING:
@@ -95,8 +95,11 @@ def outcome_section(call: ModelCall) -> str:
     """How a call ended: ``--- value ---`` and the JSON value the program received (for a call
     with an output contract or a reply that came as a value), ``--- rejected ---`` and the reason
     the attempt was retried or failed (after the reply, as JSON, when it came as a value and not
-    as text), or ``--- failed ---`` and the provider's failure."""
+    as text), ``--- failed ---`` and the provider's failure, or ``--- interrupted ---`` for a call
+    cut short by Ctrl-C."""
     reply = call.reply
+    if reply is None and call.error == INTERRUPTED:
+        return "--- interrupted ---\n"
     if reply is None:
         return f"--- failed ---\n{_ended_with_newline(call.error or '')}" if call.error else ""
     if call.error is None:
@@ -131,11 +134,19 @@ def _count(number: int, noun: str) -> str:
 
 @dataclass
 class CallLog(Watcher):
-    """Every call of a run as it ended, the one whose provider failed too: what a failed run shows."""
+    """Every call of a run as it ended, the one whose provider failed too: what a failed run shows.
+
+    A call cut short by Ctrl-C gets the error :data:`~.progress.INTERRUPTED`, whatever its
+    cancellation raised on the way out: the run was ``interrupted`` (set on Ctrl-C, before the
+    cancellation), or the call ended in what is no ``Exception`` (``KeyboardInterrupt``,
+    ``CancelledError``). Told first, before the display and the progress lines, so they say so too."""
 
     calls: list[ModelCall] = field(default_factory=list)
+    interrupted: bool = False
 
     def call_ended(self, call: ModelCall, error: BaseException | None) -> None:
+        if call.reply is None and error is not None and (self.interrupted or not isinstance(error, Exception)):
+            call.error = INTERRUPTED
         self.calls.append(call)
 
 
@@ -219,3 +230,11 @@ class RunShow:
 
     def seconds(self) -> float | None:
         return time.perf_counter() - self._started if self.timed else None
+
+    def interrupt(self) -> None:
+        """Ctrl-C, before the run is cancelled: the calls it cuts short are shown as interrupted."""
+        self.log.interrupted = True
+
+    @property
+    def interrupted(self) -> bool:
+        return self.log.interrupted

@@ -5,7 +5,7 @@ so a run that waits on a provider is not silence.
     asrender: t.as:7:9 agent A: openai gpt-4o-mini attempt 1 done in 0.42 s, 12 tokens in, 3 out
 
 An attempt whose reply was rejected ends ``rejected after ...: REASON``, a call the provider failed
-``failed after ...: ERROR``. Each line goes through :func:`.terminal.error_line`, which keeps it one
+``failed after ...: ERROR``, a call cut short by Ctrl-C ``interrupted after ...``. Each line goes through :func:`.terminal.error_line`, which keeps it one
 line and escapes what a terminal would act on (a model name or a reason may hold anything).
 """
 
@@ -15,7 +15,12 @@ from ...calls.watch import Watcher
 from ...core.call import ModelCall
 from .terminal import error_line
 
-__all__ = ["Progress", "model_of"]
+__all__ = ["INTERRUPTED", "Progress", "model_of"]
+
+INTERRUPTED = "interrupted"
+"""The error of a call cut short by Ctrl-C, as every output shows it (:class:`.display.CallLog`
+writes it in place of what the cancellation raised on its way out: ``CancelledError`` with no
+message, or an SDK's own error about a stream closed in the middle)."""
 
 
 class Progress(Watcher):
@@ -38,6 +43,9 @@ class Progress(Watcher):
         cost = ", ".join(facts)
         if call.error is None:
             error_line(f"{_who(call)} done" + (f" in {cost}" if cost else ""))
+            return
+        if call.error == INTERRUPTED and call.reply is None:
+            error_line(f"{_who(call)} interrupted" + (f" after {cost}" if cost else ""))
             return
         verb = "rejected" if call.reply is not None else "failed"
         error_line(f"{_who(call)} {verb}" + (f" after {cost}" if cost else "") + f": {call.error}")

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import PromptwireError
-from .terminal import CliError, error_block, error_line, json_text, safe_json, write_output
+from .terminal import CliError, error_block, error_line, finish_output, json_text, safe_json, write_output
 
 if TYPE_CHECKING:
     from ...calls.recording import Recording
@@ -53,13 +53,18 @@ def run_show(
 
 @contextmanager
 def shown_on_failure(show: RunShow, options: RunOptions, output: str) -> Iterator[None]:
-    """A failed run still shows every call it made, in the output asked for, before its error."""
+    """A failed run still shows every call it made, in the output asked for, before its error; an
+    interrupted one (Ctrl-C) the calls that ended before it, and the one it cut short, then
+    ``asrender: interrupted`` (``cli.main`` exits 130)."""
     try:
         yield
-    except (PromptwireError, CliError):
+    except (PromptwireError, CliError, KeyboardInterrupt) as exc:
         from ...runs.run import RunResult
 
         print_calls(RunResult(None, [], show.log.calls, show.sent_as), options, output, show, failed=True)
+        if isinstance(exc, KeyboardInterrupt):
+            finish_output()  # what finished, on stdout, before the line that says why it stops
+            error_line("interrupted")
         raise
 
 

@@ -316,3 +316,59 @@ def test_the_example_template_sends_the_repair_of_a_retried_attempt() -> None:
     assert "## Previous attempt\nIt was rejected: LLM result is missing required field 'label'\n" in user
     assert user.endswith('It returned:\n{\n  "x": 1\n}')
     assert "Previous attempt" not in renderer.render(PROMPT, template=PLAIN).messages[-1].content
+
+
+def test_nothing_is_computed_when_a_template_is_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jinja folds constant expressions at compile time by calling their filters then: outside the
+    sandbox's bounds and the template's frames, with the value written into Python source (a huge
+    ``center`` width was ``internal error: MemoryError``). Here a filter runs when the template renders."""
+    calls: list[tuple[object, ...]] = []
+    environment = template._environment()
+    center = environment.filters["center"]
+    monkeypatch.setitem(environment.filters, "center", lambda *args: calls.append(args) or center(*args))
+    template._compile.cache_clear()
+    source = '{% block user %}{% set s = "x"|center(3) %}{{ s }}{{ "y"|center(3) }}{{ 1 + 2 }}{% endblock %}'
+    template._compile("<template>", source)
+    assert calls == []
+    assert user(source) == "x  y 3"
+    assert calls == [("x", 3), ("y", 3)]
+    template._compile.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        '"x"|center(1000000000000)',  # a constant: once folded at compile time
+        '"x"|center(10**12)',
+        '"x"|indent(1000000000000, true)',
+        '"%*d"|format(1000000000000, 1)',
+        '"{:>1000000000000}".format(1)',
+    ],
+)
+def test_a_value_too_large_to_build_names_its_line(expression: str) -> None:
+    with pytest.raises(TemplateError) as caught:
+        user("{% block user %}first line\n{{ " + expression + " }}{% endblock %}")
+    assert str(caught.value) == "<template>:2: a value too large to build in memory (MemoryError)"
+
+
+@pytest.mark.parametrize("literal", ["1" * 5000, "0x" + "f" * 5000, "1_" * 5000 + "1"])
+def test_a_number_longer_than_python_reads_names_its_line(literal: str) -> None:
+    limit = sys.get_int_max_str_digits()
+    with pytest.raises(TemplateError) as caught:
+        user("{% block user %}first line\n{{ 1 }}\n{{ " + literal + " }}{% endblock %}")
+    assert str(caught.value) == f"<template>:3: a number of more than {limit} digits, more than Python reads"
+
+
+def test_asrender_reports_a_constant_too_large_at_its_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for text, reason in [
+        ('{% block user %}\n{{ "x"|center(1000000000000) }}{% endblock %}', "a value too large to build in memory"),
+        ("{% block user %}\n{{ " + "9" * 5000 + " }}{% endblock %}", "a number of more than 4300 digits"),
+    ]:
+        (tmp_path / "big.j2").write_text(text, encoding="utf-8")
+        monkeypatch.chdir(EXAMPLES)
+        code = main(["support-ticket.yaml", "--format", "template", "-o", f"template={tmp_path / 'big.j2'}"])
+        out, err = capsys.readouterr()
+        assert code == 1 and out == ""
+        assert err.startswith(f"asrender: {tmp_path / 'big.j2'}:2: {reason}") and err.count("\n") == 1
