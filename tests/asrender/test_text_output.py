@@ -28,7 +28,7 @@ def _transcript(messages: list[dict[str, object]]) -> str:
 
 
 def test_every_layout_format_is_a_builtin_one() -> None:
-    assert set(FORMATS) == {"agentscript", "agently", "agens", "messages"}
+    assert set(FORMATS) == {"agentscript", "agently", "agens", "messages", "conversation"}
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
