@@ -381,6 +381,8 @@ class _TurnWriter:
         self.ids = ToolIds("Anthropic", "a-zA-Z0-9_-", 64)
         self.turns: list[dict[str, Any]] = []
         self.marked: list[tuple[dict[str, Any], str]] = []
+        self.used: set[str] = set()
+        """The ids of the tool calls so far (an id goes once in a conversation)."""
         self.waiting: _Answers | None = None
         """The tool calls of the last assistant turn, while the messages after it answer them."""
 
@@ -564,6 +566,11 @@ class _TurnWriter:
                 f"{where} has arguments that are not a JSON object ({part.get('arguments_text')!r}); "
                 "Anthropic takes a call's input as an object",
             )
+        if part["id"] in self.used:
+            raise turn_error(
+                index, f"{where}: its id {part['id']!r} is an earlier call's (Anthropic takes each id once)"
+            )
+        self.used.add(part["id"])
         return {"type": "tool_use", "id": self.ids(part["id"]), "name": part["name"], "input": part["arguments"]}
 
     def _tool_result(self, part: dict[str, Any], index: int, position: int, role: str) -> dict[str, Any]:
