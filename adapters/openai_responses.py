@@ -234,6 +234,10 @@ class _ItemWriter:
                 raise turn_error(index, f"{where} is in a {role} turn; {_API} takes tool calls from the assistant")
             if part.get("id") is None:
                 raise turn_error(index, f"{where} has no id, which {_API} needs (call_id) to pair it with its output")
+            if part["id"] in self.calls:
+                raise turn_error(
+                    index, f"{where}: its id {part['id']!r} is an earlier call's ({_API} pairs calls and outputs by id)"
+                )
             self.calls[part["id"]] = index
             text = part.get("arguments_text")
             arguments = text if text is not None else json.dumps(part["arguments"])
@@ -241,6 +245,8 @@ class _ItemWriter:
         call = part["call_id"]
         if call not in self.calls:
             raise turn_error(index, f"content[{position}]: the tool result for {call!r} answers no tool call before it")
+        if call in self.answered:
+            raise turn_error(index, f"content[{position}]: the tool call {call!r} is answered twice")
         self.answered.add(call)
         if part.get("is_error"):
             self.notes.append(f"messages[{index}].content[{position}]: {_NO_ERROR_FLAG}")
