@@ -389,25 +389,27 @@ class _TurnWriter:
     def system(self, leading: tuple[Message, ...]) -> str | list[dict[str, Any]]:
         """The system text: one string as before, or, when a breakpoint is in it, a list of text
         blocks (one per message or text part) with ``cache_control`` where it was marked."""
+        marked = any(_holds_mark(message) for message in leading)
+        texts: list[str] = []
+        blocks: list[dict[str, Any]] = []
         for index, message in enumerate(leading):
             if message.role == "developer":
                 self.notes.append(f"messages[{index}]: developer text is sent as part of the system prompt")
-        if not any(_holds_mark(message) for message in leading):
-            return "\n\n".join(_plain_text(message, index, self.notes) for index, message in enumerate(leading))
-        blocks: list[dict[str, Any]] = []
-        for index, message in enumerate(leading):
+            if not marked:
+                texts.append(_plain_text(message, index, self.notes))
+                continue
             parts = [{"type": "text", "text": message.content}] if isinstance(message.content, str) else message.content
-            texts = [part for part in parts if part.get("type") == "text"]
-            if len(texts) != len(parts):
+            if any(part.get("type") != "text" for part in parts):
                 self.notes.append(
                     f"messages[{index}]: only the text parts of this message can go here; the others are left out"
                 )
-            own: list[dict[str, Any]] = []
-            for position, part in enumerate(parts):
-                if part.get("type") == "text" and part["text"]:
-                    own.append(self.mark({"type": "text", "text": part["text"]}, part.get("cache"), index, position))
+            own = [
+                self.mark({"type": "text", "text": part["text"]}, part.get("cache"), index, position)
+                for position, part in enumerate(parts)
+                if part.get("type") == "text" and part["text"]  # Anthropic refuses an empty text block
+            ]
             blocks += self.mark_last(own, message, index)
-        return blocks
+        return blocks if marked else "\n\n".join(texts)
 
     def message(self, message: Message, index: int) -> None:
         if message.role == "tool" and message.tool_call_id is not None:

@@ -629,3 +629,14 @@ def test_any_conversation_is_sent_paired_with_no_reasoning_as_text_or_refused_na
     assert all(block.get("signature") == _issued("SECRET THOUGHT") for block in blocks if block["type"] == "thinking")
     assert json.dumps(request.kwargs).count("cache_control") <= MAX_BREAKPOINTS
     assert all(re.fullmatch("[a-zA-Z0-9_-]{1,64}", block["id"]) for block in blocks if block["type"] == "tool_use")
+
+
+def test_a_marked_system_is_a_block_per_system_message_with_the_developer_text_noted() -> None:
+    request = _request({"system": "S", "developer": "D", "instruction": "Go", "cache": {"system": {}}})
+    assert request.kwargs["system"] == [
+        {"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": "D"},
+    ]
+    assert request.notes[1:] == ("messages[1]: developer text is sent as part of the system prompt",)
+    unmarked = _request({"system": "S", "developer": "D", "instruction": "Go"})
+    assert unmarked.kwargs["system"] == "S\n\nD"
