@@ -13,12 +13,14 @@ JSON), ``hang`` never answers and waits for the client to hang up (recorded in `
 ``retry-after-ms: 50``), then answers as ``ok`` does, ``garbage`` sends a body that is not JSON,
 ``html200`` a captive portal's page, ``emptyjson`` ``{}``, ``html502`` a proxy's HTML error page,
 ``bigpage`` a 100 kB one, ``truncated`` half a body before closing the connection, ``refusal`` the
-model declining (OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers).
-On Anthropic and Responses, ``tools`` calls every tool of the request at once after reasoning the
-server signs, then answers once the last turn holds the results (:data:`TOOLS_MODEL`); there, as
-the real APIs do, a request is refused (400, the protocol's error body) when its reasoning carries
-a signature or encrypted content the server did not issue, or a tool result answers no call
-before it (:data:`REFUSALS`).
+model declining (OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers),
+and ``tools`` a model that calls each tool of the request once, in one reply (parallel calls), with
+the simplest arguments its schema accepts, and once the last message or turn holds the tools'
+results answers. On OpenAI Chat Completions and Ollama it answers with the results' text (a line
+each), or the text it is given; on Anthropic and Responses it reasons first (reasoning the server
+signs) and then answers (:data:`TOOLS_MODEL`); there, as the real APIs do, a request is refused
+(400, the protocol's error body) when its reasoning carries a signature or encrypted content the
+server did not issue, or a tool result answers no call before it (:data:`REFUSALS`).
 
 A request that asks for a stream (``"stream": true``) gets the reply as its provider streams it
 (see :mod:`.provider_streams`), in chunked transfer encoding; then ``truncated`` cuts the
@@ -150,28 +152,83 @@ def _text(body: dict[str, Any]) -> str:
 
 def _chat_completion(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": _text(body) if text is None else text}
+    finish = "stop"
     if body.get("model") == "refusal":
         message = {"role": "assistant", "content": None, "refusal": REFUSAL}
+    elif body.get("model") == TOOLS_MODEL:
+        calls = _calls_to_make(body)
+        if calls:
+            made = sum(1 for sent in body.get("messages") or () if sent.get("role") == "assistant")
+            message = {"role": "assistant", "content": None, "tool_calls": []}
+            for number, (name, arguments) in enumerate(calls):
+                function = {"name": name, "arguments": json.dumps(arguments)}
+                message["tool_calls"].append({"id": f"call_{made}_{number}", "type": "function", "function": function})
+            finish = "tool_calls"
+        elif text is None:
+            message["content"] = _results_text(body)
     return {
         "id": "chatcmpl-1",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model"),
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15},
     }
 
 
 def _ollama_chat(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": _text(body) if text is None else text,
+        "thinking": "Easy.",
+    }
+    if body.get("model") == TOOLS_MODEL:
+        calls = _calls_to_make(body)
+        if calls:
+            message["content"] = ""
+            message["tool_calls"] = [{"function": {"name": name, "arguments": arguments}} for name, arguments in calls]
+        elif text is None:
+            message["content"] = _results_text(body)
     return {
         "model": body.get("model"),
         "created_at": "2026-11-24T00:00:00Z",
-        "message": {"role": "assistant", "content": _text(body) if text is None else text, "thinking": "Easy."},
+        "message": message,
         "done": True,
         "done_reason": "stop",
         "prompt_eval_count": 12,
         "eval_count": 3,
     }
+
+
+TOOLS_MODEL = "tools"
+"""The model that calls tools: each tool of the request once, all in one turn, with the simplest
+arguments its schema accepts, then, once the last turn holds the results, the answer. On Anthropic
+and Responses it reasons first, in reasoning this server signs; on OpenAI Chat Completions and
+Ollama see :func:`_calls_to_make`."""
+
+
+def _calls_to_make(body: dict[str, Any]) -> list[tuple[str, Any]]:
+    """What the ``tools`` model calls: each tool of the request once, all in one reply, with the
+    simplest arguments its parameter schema accepts; none once the last message is a tool's
+    result (the model then answers with the results' text, or the text it is given)."""
+    messages = body.get("messages") or []
+    if messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "tool":
+        return []
+    functions = [tool.get("function") or {} for tool in body.get("tools") or ()]
+    return [(function.get("name", ""), conforming_value(function.get("parameters"))) for function in functions]
+
+
+def _results_text(body: dict[str, Any]) -> str:
+    """The text of the tool messages that end the request, a line each (text parts joined)."""
+    results: list[str] = []
+    for message in reversed(body.get("messages") or []):
+        if not isinstance(message, dict) or message.get("role") != "tool":
+            break
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        results.insert(0, str(content))
+    return "\n".join(results)
 
 
 def _response(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
@@ -329,11 +386,6 @@ def _anthropic_refusal(body: dict[str, Any]) -> dict[str, Any] | None:
         previous = blocks
     return None
 
-
-TOOLS_MODEL = "tools"
-"""The model that calls tools (Anthropic and Responses): each tool of the request once, with the
-simplest arguments its schema accepts, all in one turn, after reasoning signed by this server;
-then, once the last turn holds the results, the answer."""
 
 _ISSUED = "issued:"
 

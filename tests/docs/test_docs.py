@@ -113,7 +113,7 @@ def test_the_snippets_run_in_order(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     snippets = _snippets("embedding.md")
-    assert len(snippets) == 10
+    assert len(snippets) == 11
     namespace: dict[str, Any] = {}
     monkeypatch.chdir(tmp_path)  # where the recording snippet writes its file
     with fake_provider() as server:
@@ -128,7 +128,7 @@ def test_the_snippets_run_in_order(
         (UnsupportedFieldsWarning, "sections"),
         (UnsupportedFieldsWarning, "history"),
     ]
-    sent, *checks, run, arun = server.requests
+    sent, *checks, run, arun, asked, answered = server.requests
     assert sent["messages"] == namespace["messages"]  # what was rendered is what went out
     assert [check.get("stream", False) for check in checks] == [True, True, False, False, False, False]
     assert {**run, "stream": True, "stream_options": {"include_usage": True}} == arun  # arun streamed, for on_text
@@ -145,6 +145,14 @@ def test_the_snippets_run_in_order(
     framework = namespace["framework"]  # "Your framework's model sends": the second attempt repaired
     assert [call.error is None for call in framework.calls] == [False, True]
     assert "Previous generation failed." in framework.calls[1].rendered.user
+    # "A tool-calling loop": the provider's turn went back as it came, then the tool's result
+    call = {"id": "call_0_0", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "fake"}'}}
+    assert answered["messages"] == [
+        *asked["messages"],
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "content": "18C and sunny in fake", "tool_call_id": "call_0_0"},
+    ]
+    assert namespace["reply_text"] == "18C and sunny in fake"
 
 
 # --- telemetry.md ---------------------------------------------------------------------------------
