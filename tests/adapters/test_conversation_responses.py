@@ -521,3 +521,49 @@ def test_any_conversation_is_sent_paired_with_no_reasoning_as_text_or_refused_na
     others = json.dumps([item for item in items if item.get("type") != "reasoning"])
     assert "SECRET" not in others
     assert not any("cache" in json.dumps(item) for item in items)
+
+
+def test_reasoning_text_several_text_parts_and_broken_arguments_go_back_as_they_came() -> None:
+    output = [
+        {
+            "type": "reasoning",
+            "id": "rs_5",
+            "summary": [],
+            "content": [{"type": "reasoning_text", "text": "Step one."}],
+            "encrypted_content": _issued("rs_5"),
+        },
+        {
+            "type": "message",
+            "id": "msg_5",
+            "role": "assistant",
+            "status": "completed",
+            "content": [
+                {"type": "output_text", "text": "First.", "annotations": []},
+                {"type": "output_text", "text": "Second.", "annotations": []},
+            ],
+        },
+        {
+            "type": "function_call",
+            "id": "fc_5",
+            "call_id": "call_5",
+            "name": "t",
+            "arguments": "{oops",
+            "status": "completed",
+        },
+    ]
+    with fake_provider() as server:
+        server.reply = lambda body: {**REPLIES["/v1/responses"](body), "output": output}
+        result = promptwire.generate({"instruction": "Go"}, model="ok", format="conversation", adapter=_adapter(server))
+    turn = result.calls[-1].reply.as_turn()  # type: ignore[union-attr]
+    request = _request(
+        {"history": [{"role": "user", "content": "Go"}, turn, {"role": "tool", "content": [_result("call_5", "?")]}]}
+    )
+    assert request.kwargs["input"][1:4] == [
+        output[0],
+        {
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "First."}, {"type": "output_text", "text": "Second."}],
+        },
+        {"type": "function_call", "call_id": "call_5", "name": "t", "arguments": "{oops"},
+    ]
+    assert turn.content[3].arguments is None  # type: ignore[union-attr]
