@@ -426,7 +426,7 @@ class _TurnWriter:
                 return
             self.turns.append({"role": "assistant", "content": content})
             if calls:
-                self.waiting = _Answers(index, calls)
+                self.waiting = _Answers(index, calls, self.ids)
             return
         if message.role == "tool" and not _results(message):
             self.notes.append(
@@ -443,7 +443,8 @@ class _TurnWriter:
             return
         for block in content if isinstance(content, list) else ():
             if block.get("type") == "tool_result":
-                raise turn_error(index, f"the tool result for {block['tool_use_id']!r} {_NOT_AFTER_ITS_CALL}")
+                named = self.ids.original(block["tool_use_id"])
+                raise turn_error(index, f"the tool result for {named!r} {_NOT_AFTER_ITS_CALL}")
         self.turns.append({"role": "user", "content": content})
 
     def close(self) -> None:
@@ -452,7 +453,7 @@ class _TurnWriter:
         waiting, self.waiting = self.waiting, None
         if waiting is None:
             return
-        unanswered = [call for call in waiting.calls if call not in waiting.answered]
+        unanswered = [self.ids.original(call) for call in waiting.calls if call not in waiting.answered]
         if unanswered:
             raise turn_error(
                 waiting.index,
@@ -623,9 +624,10 @@ class _Answers:
     """The tool calls of one assistant turn (``index``), and what the messages after it bring:
     results (one per call) and other user content."""
 
-    def __init__(self, index: int, calls: list[str]) -> None:
+    def __init__(self, index: int, calls: list[str], ids: ToolIds) -> None:
         self.index = index
         self.calls = calls
+        self.ids = ids
         self.answered: set[str] = set()
         self.results: list[dict[str, Any]] = []
         self.others: list[dict[str, Any]] = []
@@ -640,10 +642,11 @@ class _Answers:
                 self.others.append(block)
                 continue
             call = block["tool_use_id"]
+            named = self.ids.original(call)
             if call not in self.calls:
-                raise turn_error(index, f"the tool result for {call!r} {_NOT_AFTER_ITS_CALL} (messages[{self.index}])")
+                raise turn_error(index, f"the tool result for {named!r} {_NOT_AFTER_ITS_CALL} (messages[{self.index}])")
             if call in self.answered:
-                raise turn_error(index, f"the tool call {call!r} of messages[{self.index}] is answered twice")
+                raise turn_error(index, f"the tool call {named!r} of messages[{self.index}] is answered twice")
             self.answered.add(call)
             self.results.append(block)
 

@@ -202,13 +202,13 @@ def test_ids_anthropic_refuses_are_mapped_the_same_way_for_the_call_and_its_resu
             "(Anthropic requires every tool_use to be answered by a tool_result in the next user turn)",
         ),
         (
-            [{"role": "assistant", "content": [_call("c1")]}],
-            "messages[1]: tool call 'c1' has no tool result in the turn after it "
+            [{"role": "assistant", "content": [_call("call.1/x")]}],
+            "messages[1]: tool call 'call.1/x' has no tool result in the turn after it "
             "(Anthropic requires every tool_use to be answered by a tool_result in the next user turn)",
         ),
         (
-            [{"role": "tool", "content": [_result("c9")]}],
-            "messages[1]: the tool result for 'c9' answers no tool call of the assistant turn right before it "
+            [{"role": "tool", "content": [_result("c 9")]}],
+            "messages[1]: the tool result for 'c 9' answers no tool call of the assistant turn right before it "
             "(Anthropic takes a tool_result only in the user turn after its tool_use)",
         ),
         (
