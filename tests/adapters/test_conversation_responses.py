@@ -567,3 +567,23 @@ def test_reasoning_text_several_text_parts_and_broken_arguments_go_back_as_they_
         {"type": "function_call", "call_id": "call_5", "name": "t", "arguments": "{oops"},
     ]
     assert turn.content[3].arguments is None  # type: ignore[union-attr]
+
+
+def test_call_ids_longer_than_the_api_takes_are_mapped_the_same_way_for_the_call_and_its_output() -> None:
+    long = "call_" + "x" * 80
+    request = _request(
+        {
+            "history": [
+                {"role": "user", "content": "Go"},
+                {"role": "assistant", "content": [{"type": "tool_call", "id": long, "name": "t"}]},
+                {"role": "tool", "content": [_result(long)]},
+            ]
+        }
+    )
+    call, output = request.kwargs["input"][1:]
+    assert call["call_id"] == output["call_id"] != long
+    assert len(call["call_id"]) == 64
+    assert request.notes == (
+        f"tool call id {long!r} sent as {call['call_id']!r}: the Responses API takes ids of at most 64 characters "
+        "from [!-~]",
+    )
