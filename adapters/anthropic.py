@@ -591,6 +591,11 @@ class _TurnWriter:
         }
         if part.get("is_error"):
             block["is_error"] = True
+        if part.get("name") is not None:
+            self.notes.append(
+                f"messages[{index}].content[{position}]: Anthropic tool results have no name; "
+                "the tool is known by its call id"
+            )
         return block
 
     def _calls(self, message: Message) -> list[str]:

@@ -268,6 +268,11 @@ class _ItemWriter:
         self.answered.add(call)
         if part.get("is_error"):
             self.notes.append(f"messages[{index}].content[{position}]: {_NO_ERROR_FLAG}")
+        if part.get("name") is not None:
+            self.notes.append(
+                f"messages[{index}].content[{position}]: Responses function outputs are sent without their tool's "
+                "name; the tool is known by its call id"
+            )
         content = part["content"]
         if not isinstance(content, str):
             output: list[dict[str, Any]] = []

@@ -640,3 +640,22 @@ def test_a_marked_system_is_a_block_per_system_message_with_the_developer_text_n
     assert request.notes[1:] == ("messages[1]: developer text is sent as part of the system prompt",)
     unmarked = _request({"system": "S", "developer": "D", "instruction": "Go"})
     assert unmarked.kwargs["system"] == "S\n\nD"
+
+
+def test_a_results_tool_name_is_noted_as_anthropic_has_no_place_for_it() -> None:
+    request = _request(
+        {
+            "history": [
+                {"role": "user", "content": "Go"},
+                {"role": "assistant", "content": [_call("c1")]},
+                {"role": "tool", "content": "18C", "tool_call_id": "c1", "name": "get_weather"},
+            ]
+        }
+    )
+    assert request.kwargs["messages"][2] == {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "18C"}],
+    }
+    assert request.notes[1:] == (
+        "messages[2].content[0]: Anthropic tool results have no name; the tool is known by its call id",
+    )

@@ -587,3 +587,20 @@ def test_call_ids_longer_than_the_api_takes_are_mapped_the_same_way_for_the_call
         f"tool call id {long!r} sent as {call['call_id']!r}: the Responses API takes ids of at most 64 characters "
         "from [!-~]",
     )
+
+
+def test_a_results_tool_name_is_noted() -> None:
+    request = _request(
+        {
+            "history": [
+                {"role": "user", "content": "Go"},
+                {"role": "assistant", "content": [{"type": "tool_call", "id": "c1", "name": "t"}]},
+                {"role": "tool", "content": "18C", "tool_call_id": "c1", "name": "t"},
+            ]
+        }
+    )
+    assert request.kwargs["input"][2] == {"type": "function_call_output", "call_id": "c1", "output": "18C"}
+    assert request.notes == (
+        "messages[2].content[0]: Responses function outputs are sent without their tool's name; "
+        "the tool is known by its call id",
+    )
