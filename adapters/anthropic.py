@@ -426,7 +426,7 @@ class _TurnWriter:
                 return
             self.turns.append({"role": "assistant", "content": content})
             if calls:
-                self.waiting = _Answers(index, calls, self.ids)
+                self.waiting = _Answers(index, calls, self.ids, self.notes)
             return
         if message.role == "tool" and not _results(message):
             self.notes.append(
@@ -619,6 +619,10 @@ class _TurnWriter:
             self.turns.append({"role": "user", "content": [block]})
 
 
+_MOVED = (
+    "these tool results go before the user content that came before them "
+    "(Anthropic wants a turn's tool_result blocks first)"
+)
 _NOT_AFTER_ITS_CALL = (
     "answers no tool call of the assistant turn right before it "
     "(Anthropic takes a tool_result only in the user turn after its tool_use)"
@@ -629,10 +633,13 @@ class _Answers:
     """The tool calls of one assistant turn (``index``), and what the messages after it bring:
     results (one per call) and other user content."""
 
-    def __init__(self, index: int, calls: list[str], ids: ToolIds) -> None:
+    def __init__(self, index: int, calls: list[str], ids: ToolIds, notes: list[str]) -> None:
         self.index = index
         self.calls = calls
         self.ids = ids
+        self.notes = notes
+        self.moved = False
+        """Whether the notes say the results go before user content that came first."""
         self.answered: set[str] = set()
         self.results: list[dict[str, Any]] = []
         self.others: list[dict[str, Any]] = []
@@ -652,6 +659,9 @@ class _Answers:
                 raise turn_error(index, f"the tool result for {named!r} {_NOT_AFTER_ITS_CALL} (messages[{self.index}])")
             if call in self.answered:
                 raise turn_error(index, f"the tool call {named!r} of messages[{self.index}] is answered twice")
+            if self.others and not self.moved:
+                self.moved = True
+                self.notes.append(f"messages[{index}]: {_MOVED}")
             self.answered.add(call)
             self.results.append(block)
 

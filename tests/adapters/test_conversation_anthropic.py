@@ -659,3 +659,23 @@ def test_a_results_tool_name_is_noted_as_anthropic_has_no_place_for_it() -> None
     assert request.notes[1:] == (
         "messages[2].content[0]: Anthropic tool results have no name; the tool is known by its call id",
     )
+
+
+def test_user_content_before_the_results_goes_after_them_with_a_note() -> None:
+    request = _request(
+        {
+            "history": [
+                {"role": "user", "content": "Go"},
+                {"role": "assistant", "content": [_call("c1")]},
+                {"role": "user", "content": [{"type": "text", "text": "Here:"}, _result("c1", "18C")]},
+            ]
+        }
+    )
+    assert request.kwargs["messages"][2] == {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "18C"}, {"type": "text", "text": "Here:"}],
+    }
+    assert request.notes[1:] == (
+        "messages[2]: these tool results go before the user content that came before them "
+        "(Anthropic wants a turn's tool_result blocks first)",
+    )
