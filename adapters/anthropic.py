@@ -388,31 +388,35 @@ class _TurnWriter:
         self.ids = ToolIds("Anthropic", "a-zA-Z0-9_-", 64)
         self.turns: list[dict[str, Any]] = []
         self.marked: list[tuple[dict[str, Any], str]] = []
+        self.used: set[str] = set()
+        """The ids of the tool calls so far (an id goes once in a conversation)."""
         self.waiting: _Answers | None = None
         """The tool calls of the last assistant turn, while the messages after it answer them."""
 
     def system(self, leading: tuple[Message, ...]) -> str | list[dict[str, Any]]:
         """The system text: one string as before, or, when a breakpoint is in it, a list of text
         blocks (one per message or text part) with ``cache_control`` where it was marked."""
+        marked = any(_holds_mark(message) for message in leading)
+        texts: list[str] = []
+        blocks: list[dict[str, Any]] = []
         for index, message in enumerate(leading):
             if message.role == "developer":
                 self.notes.append(f"messages[{index}]: developer text is sent as part of the system prompt")
-        if not any(_holds_mark(message) for message in leading):
-            return "\n\n".join(_plain_text(message, index, self.notes) for index, message in enumerate(leading))
-        blocks: list[dict[str, Any]] = []
-        for index, message in enumerate(leading):
+            if not marked:
+                texts.append(_plain_text(message, index, self.notes))
+                continue
             parts = [{"type": "text", "text": message.content}] if isinstance(message.content, str) else message.content
-            texts = [part for part in parts if part.get("type") == "text"]
-            if len(texts) != len(parts):
+            if any(part.get("type") != "text" for part in parts):
                 self.notes.append(
                     f"messages[{index}]: only the text parts of this message can go here; the others are left out"
                 )
-            own: list[dict[str, Any]] = []
-            for position, part in enumerate(parts):
-                if part.get("type") == "text" and part["text"]:
-                    own.append(self.mark({"type": "text", "text": part["text"]}, part.get("cache"), index, position))
+            own = [
+                self.mark({"type": "text", "text": part["text"]}, part.get("cache"), index, position)
+                for position, part in enumerate(parts)
+                if part.get("type") == "text" and part["text"]  # Anthropic refuses an empty text block
+            ]
             blocks += self.mark_last(own, message, index)
-        return blocks
+        return blocks if marked else "\n\n".join(texts)
 
     def message(self, message: Message, index: int) -> None:
         if message.role == "tool" and message.tool_call_id is not None:
@@ -429,7 +433,7 @@ class _TurnWriter:
                 return
             self.turns.append({"role": "assistant", "content": content})
             if calls:
-                self.waiting = _Answers(index, calls)
+                self.waiting = _Answers(index, calls, self.ids, self.notes)
             return
         if message.role == "tool" and not _results(message):
             self.notes.append(
@@ -446,7 +450,8 @@ class _TurnWriter:
             return
         for block in content if isinstance(content, list) else ():
             if block.get("type") == "tool_result":
-                raise turn_error(index, f"the tool result for {block['tool_use_id']!r} {_NOT_AFTER_ITS_CALL}")
+                named = self.ids.original(block["tool_use_id"])
+                raise turn_error(index, f"the tool result for {named!r} {_NOT_AFTER_ITS_CALL}")
         self.turns.append({"role": "user", "content": content})
 
     def close(self) -> None:
@@ -455,7 +460,7 @@ class _TurnWriter:
         waiting, self.waiting = self.waiting, None
         if waiting is None:
             return
-        unanswered = [call for call in waiting.calls if call not in waiting.answered]
+        unanswered = [self.ids.original(call) for call in waiting.calls if call not in waiting.answered]
         if unanswered:
             raise turn_error(
                 waiting.index,
@@ -571,6 +576,11 @@ class _TurnWriter:
                 f"{where} has arguments that are not a JSON object ({part.get('arguments_text')!r}); "
                 "Anthropic takes a call's input as an object",
             )
+        if part["id"] in self.used:
+            raise turn_error(
+                index, f"{where}: its id {part['id']!r} is an earlier call's (Anthropic takes each id once)"
+            )
+        self.used.add(part["id"])
         return {"type": "tool_use", "id": self.ids(part["id"]), "name": part["name"], "input": part["arguments"]}
 
     def _tool_result(self, part: dict[str, Any], index: int, position: int, role: str) -> dict[str, Any]:
@@ -588,6 +598,11 @@ class _TurnWriter:
         }
         if part.get("is_error"):
             block["is_error"] = True
+        if part.get("name") is not None:
+            self.notes.append(
+                f"messages[{index}].content[{position}]: Anthropic tool results have no name; "
+                "the tool is known by its call id"
+            )
         return block
 
     def _calls(self, message: Message) -> list[str]:
@@ -611,6 +626,10 @@ class _TurnWriter:
             self.turns.append({"role": "user", "content": [block]})
 
 
+_MOVED = (
+    "these tool results go before the user content that came before them "
+    "(Anthropic wants a turn's tool_result blocks first)"
+)
 _NOT_AFTER_ITS_CALL = (
     "answers no tool call of the assistant turn right before it "
     "(Anthropic takes a tool_result only in the user turn after its tool_use)"
@@ -621,9 +640,13 @@ class _Answers:
     """The tool calls of one assistant turn (``index``), and what the messages after it bring:
     results (one per call) and other user content."""
 
-    def __init__(self, index: int, calls: list[str]) -> None:
+    def __init__(self, index: int, calls: list[str], ids: ToolIds, notes: list[str]) -> None:
         self.index = index
         self.calls = calls
+        self.ids = ids
+        self.notes = notes
+        self.moved = False
+        """Whether the notes say the results go before user content that came first."""
         self.answered: set[str] = set()
         self.results: list[dict[str, Any]] = []
         self.others: list[dict[str, Any]] = []
@@ -638,10 +661,14 @@ class _Answers:
                 self.others.append(block)
                 continue
             call = block["tool_use_id"]
+            named = self.ids.original(call)
             if call not in self.calls:
-                raise turn_error(index, f"the tool result for {call!r} {_NOT_AFTER_ITS_CALL} (messages[{self.index}])")
+                raise turn_error(index, f"the tool result for {named!r} {_NOT_AFTER_ITS_CALL} (messages[{self.index}])")
             if call in self.answered:
-                raise turn_error(index, f"the tool call {call!r} of messages[{self.index}] is answered twice")
+                raise turn_error(index, f"the tool call {named!r} of messages[{self.index}] is answered twice")
+            if self.others and not self.moved:
+                self.moved = True
+                self.notes.append(f"messages[{index}]: {_MOVED}")
             self.answered.add(call)
             self.results.append(block)
 

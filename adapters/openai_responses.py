@@ -33,7 +33,7 @@ from ..core.rendered import Message, RenderedPrompt
 from .base import StreamReader, part_left_out, returns_left_out, tool_arguments, usage_of
 from .openai import SCHEMA_NAME, OpenAIAdapter, _text_piece
 from .status import missing_part, refused, stream_failure
-from .turns import CONVERSATION_KINDS, foreign_reasoning, turn_error
+from .turns import CONVERSATION_KINDS, ToolIds, foreign_reasoning, turn_error
 
 __all__ = ["OpenAIResponsesAdapter", "adapter"]
 
@@ -63,6 +63,7 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
                 continue
             items.extend(writer.items(message, index))
         writer.check_answered()
+        notes.extend(writer.ids.notes())
         kwargs["input"] = items
         if contract is not None:
             kwargs["text"] = {
@@ -177,17 +178,29 @@ class _ItemWriter:
         self.calls: dict[str, int] = {}
         """Each tool call of the conversation's parts (its id), and the message it is in."""
         self.answered: set[str] = set()
+        self.ids = ToolIds(_API, "!-~", 64)
+        """Call ids as the API takes them: at most 64 characters (printable ASCII, to be safe)."""
 
     def items(self, message: Message, index: int) -> list[dict[str, Any]]:
         if message.tool_calls:  # the one-round calls (``Prompt.tool_calls``)
             return [
-                {"type": "function_call", "call_id": c.id, "name": c.name, "arguments": json.dumps(c.arguments)}
+                {
+                    "type": "function_call",
+                    "call_id": self.ids(str(c.id)),
+                    "name": c.name,
+                    "arguments": json.dumps(c.arguments),
+                }
                 for c in message.tool_calls
             ]
         if message.role == "tool" and message.tool_call_id is not None:  # a one-round result
             if message.is_error:
                 self.notes.append(f"messages[{index}]: {_NO_ERROR_FLAG}")
-            return [{"type": "function_call_output", "call_id": message.tool_call_id, "output": message.content}]
+            output = {
+                "type": "function_call_output",
+                "call_id": self.ids(message.tool_call_id),
+                "output": message.content,
+            }
+            return [output]
         role = message.role if message.role in ("user", "assistant", "system", "developer") else "user"
         if isinstance(message.content, str):
             return [{"role": role, "content": message.content}]
@@ -234,16 +247,32 @@ class _ItemWriter:
                 raise turn_error(index, f"{where} is in a {role} turn; {_API} takes tool calls from the assistant")
             if part.get("id") is None:
                 raise turn_error(index, f"{where} has no id, which {_API} needs (call_id) to pair it with its output")
+            if part["id"] in self.calls:
+                raise turn_error(
+                    index, f"{where}: its id {part['id']!r} is an earlier call's ({_API} pairs calls and outputs by id)"
+                )
             self.calls[part["id"]] = index
             text = part.get("arguments_text")
             arguments = text if text is not None else json.dumps(part["arguments"])
-            return {"type": "function_call", "call_id": part["id"], "name": part["name"], "arguments": arguments}
+            return {
+                "type": "function_call",
+                "call_id": self.ids(part["id"]),
+                "name": part["name"],
+                "arguments": arguments,
+            }
         call = part["call_id"]
         if call not in self.calls:
             raise turn_error(index, f"content[{position}]: the tool result for {call!r} answers no tool call before it")
+        if call in self.answered:
+            raise turn_error(index, f"content[{position}]: the tool call {call!r} is answered twice")
         self.answered.add(call)
         if part.get("is_error"):
             self.notes.append(f"messages[{index}].content[{position}]: {_NO_ERROR_FLAG}")
+        if part.get("name") is not None:
+            self.notes.append(
+                f"messages[{index}].content[{position}]: Responses function outputs are sent without their tool's "
+                "name; the tool is known by its call id"
+            )
         content = part["content"]
         if not isinstance(content, str):
             output: list[dict[str, Any]] = []
@@ -255,7 +284,7 @@ class _ItemWriter:
                 else:
                     output.append(converted)
             content = output
-        return {"type": "function_call_output", "call_id": call, "output": content}
+        return {"type": "function_call_output", "call_id": self.ids(call), "output": content}
 
     def _reasoning(self, part: dict[str, Any], index: int, position: int, role: str) -> dict[str, Any] | None:
         """The reasoning item as the API returned it (its id, summary, reasoning text and

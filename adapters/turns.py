@@ -61,6 +61,10 @@ class ToolIds:
             self.changed[call_id] = f"{head}_{digest}" if head else f"call_{digest}"[: self.limit]
         return self.changed[call_id]
 
+    def original(self, sent: str) -> str:
+        """The id ``sent`` stands for, as the conversation gave it (for an error to name)."""
+        return next((original for original, changed in self.changed.items() if changed == sent), sent)
+
     def notes(self) -> list[str]:
         """One note per id changed on the way."""
         return [

@@ -6,17 +6,23 @@ public API against the fake provider with the real SDK, over real HTTP."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import re
 from typing import Any
 
 import anthropic
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import promptwire
-from promptwire.adapters.anthropic import AnthropicAdapter
+from promptwire.adapters.anthropic import MAX_BREAKPOINTS, AnthropicAdapter
 from promptwire.core.call import ProviderRequest
 from promptwire.core.errors import BadRequestError, ProviderError
-from promptwire.testing.provider_servers import REPLIES, TOOLS_MODEL, _issued, fake_provider
+from promptwire.testing.provider_servers import REPLIES, TOOLS_MODEL, _anthropic_refusal, _issued, fake_provider
+
+from hypothesis_profile import examples
 
 WEATHER = {
     "name": "get_weather",
@@ -196,13 +202,13 @@ def test_ids_anthropic_refuses_are_mapped_the_same_way_for_the_call_and_its_resu
             "(Anthropic requires every tool_use to be answered by a tool_result in the next user turn)",
         ),
         (
-            [{"role": "assistant", "content": [_call("c1")]}],
-            "messages[1]: tool call 'c1' has no tool result in the turn after it "
+            [{"role": "assistant", "content": [_call("call.1/x")]}],
+            "messages[1]: tool call 'call.1/x' has no tool result in the turn after it "
             "(Anthropic requires every tool_use to be answered by a tool_result in the next user turn)",
         ),
         (
-            [{"role": "tool", "content": [_result("c9")]}],
-            "messages[1]: the tool result for 'c9' answers no tool call of the assistant turn right before it "
+            [{"role": "tool", "content": [_result("c 9")]}],
+            "messages[1]: the tool result for 'c 9' answers no tool call of the assistant turn right before it "
             "(Anthropic takes a tool_result only in the user turn after its tool_use)",
         ),
         (
@@ -219,6 +225,16 @@ def test_ids_anthropic_refuses_are_mapped_the_same_way_for_the_call_and_its_resu
                 {"role": "tool", "content": [_result("c1"), _result("c1")]},
             ],
             "messages[2]: the tool call 'c1' of messages[1] is answered twice",
+        ),
+        (
+            [
+                {"role": "assistant", "content": [_call("c1")]},
+                {"role": "tool", "content": [_result("c1")]},
+                {"role": "assistant", "content": [_call("c1")]},
+                {"role": "tool", "content": [_result("c1")]},
+            ],
+            "messages[3]: content[0]: tool call 'get_weather': its id 'c1' is an earlier call's "
+            "(Anthropic takes each id once)",
         ),
         (
             [{"role": "assistant", "content": [_result("c1")]}],
@@ -528,4 +544,138 @@ def test_an_assistant_turn_with_nothing_anthropic_takes_is_left_out_with_a_note(
     assert request.notes[1:] == (
         "messages[1].content[0]: reasoning from ollama cannot be sent to anthropic; left out",
         "messages[1]: nothing of this assistant turn can go to Anthropic; left out",
+    )
+
+
+IDS = st.sampled_from(["c1", "c2", "c3", "c4", "c5", "toolu_6", "call.7/x", "c" * 70])
+PROVIDERS = st.sampled_from(["anthropic", "openai-responses", "ollama", None])
+REASONING = st.builds(
+    lambda provider, signature, encrypted, redacted, id: {
+        "type": "reasoning",
+        "text": "SECRET THOUGHT",
+        "provider": provider,
+        "signature": signature,
+        "encrypted": encrypted,
+        "redacted": redacted,
+        "id": id,
+    },
+    PROVIDERS,
+    st.sampled_from([None, _issued("SECRET THOUGHT")]),  # signed as the fake provider signs
+    st.sampled_from([None, _issued("data")]),
+    st.booleans(),
+    st.sampled_from([None, "rs_1"]),
+)
+MARK = st.sampled_from([None, None, None, {}, {"ttl": "1h"}])
+TEXT = st.builds(lambda mark: {"type": "text", "text": "words", "cache": mark}, MARK)
+CALL = st.builds(
+    lambda id, mark: {"type": "tool_call", "id": id, "name": "t", "arguments": {"a": 1}, "cache": mark}, IDS, MARK
+)
+RESULT = st.builds(
+    lambda id, error: {"type": "tool_result", "call_id": id, "content": "r", "is_error": error}, IDS, st.booleans()
+)
+
+
+@st.composite
+def _round(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """An assistant turn (reasoning, text, tool calls) and the turns that answer it: its results in
+    any order, over one or two tool or user turns, and sometimes a result missing or one too many."""
+    ids = draw(st.lists(IDS, unique=True, max_size=3))
+    calls = [draw(CALL) | {"id": id} for id in ids]
+    said = draw(st.lists(st.one_of(REASONING, TEXT), max_size=3))
+    turns = [{"role": "assistant", "content": said + calls, "cache": draw(MARK)}]
+    results = [draw(RESULT) | {"call_id": id} for id in draw(st.permutations(ids))]
+    if results and draw(st.integers(0, 9)) == 0:
+        results.pop()
+    if draw(st.integers(0, 9)) == 0:
+        results.append(draw(RESULT))
+    cut = draw(st.integers(0, len(results)))
+    for chunk in (results[:cut], results[cut:]):
+        if chunk:
+            turns.append({"role": draw(st.sampled_from(["tool", "user"])), "content": chunk})
+    if draw(st.booleans()):
+        turns.append({"role": "user", "content": [draw(TEXT)]})
+    return turns
+
+
+TURNS = st.lists(_round(), max_size=3).map(lambda rounds: [turn for turns in rounds for turn in turns])
+
+
+def _clean(turn: dict[str, Any]) -> dict[str, Any]:
+    """The turn without the ``None`` fields a strategy drew (the model takes them as not given)."""
+    parts = [{key: value for key, value in part.items() if value is not None} for part in turn["content"]]
+    return {key: value for key, value in {**turn, "content": parts}.items() if value is not None}
+
+
+@settings(max_examples=examples(1), deadline=None)
+@given(TURNS)
+def test_any_conversation_is_sent_paired_with_no_reasoning_as_text_or_refused_naming_a_turn(
+    turns: list[dict[str, Any]],
+) -> None:
+    try:
+        request = _request({"history": [{"role": "user", "content": "Go"}, *map(_clean, turns)], "instruction": "On."})
+    except BadRequestError as exc:
+        assert str(exc).startswith("messages[")
+        return
+    messages = request.kwargs["messages"]
+    assert _anthropic_refusal(request.kwargs) is None  # every tool_result answers a tool_use of the turn before
+    for before, after in itertools.pairwise(messages):
+        calls = [b["id"] for b in before["content"] if isinstance(before["content"], list) and b["type"] == "tool_use"]
+        if calls:  # answered by the next user turn, first, in call order
+            assert after["role"] == "user"
+            assert [b.get("tool_use_id") for b in after["content"][: len(calls)]] == calls
+    blocks = [block for message in messages if isinstance(message["content"], list) for block in message["content"]]
+    shown = json.dumps([block for block in blocks if block["type"] != "thinking"])
+    assert "SECRET" not in shown  # reasoning goes back only as signed thinking
+    assert all(block.get("signature") == _issued("SECRET THOUGHT") for block in blocks if block["type"] == "thinking")
+    assert json.dumps(request.kwargs).count("cache_control") <= MAX_BREAKPOINTS
+    assert all(re.fullmatch("[a-zA-Z0-9_-]{1,64}", block["id"]) for block in blocks if block["type"] == "tool_use")
+
+
+def test_a_marked_system_is_a_block_per_system_message_with_the_developer_text_noted() -> None:
+    request = _request({"system": "S", "developer": "D", "instruction": "Go", "cache": {"system": {}}})
+    assert request.kwargs["system"] == [
+        {"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": "D"},
+    ]
+    assert request.notes[1:] == ("messages[1]: developer text is sent as part of the system prompt",)
+    unmarked = _request({"system": "S", "developer": "D", "instruction": "Go"})
+    assert unmarked.kwargs["system"] == "S\n\nD"
+
+
+def test_a_results_tool_name_is_noted_as_anthropic_has_no_place_for_it() -> None:
+    request = _request(
+        {
+            "history": [
+                {"role": "user", "content": "Go"},
+                {"role": "assistant", "content": [_call("c1")]},
+                {"role": "tool", "content": "18C", "tool_call_id": "c1", "name": "get_weather"},
+            ]
+        }
+    )
+    assert request.kwargs["messages"][2] == {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "18C"}],
+    }
+    assert request.notes[1:] == (
+        "messages[2].content[0]: Anthropic tool results have no name; the tool is known by its call id",
+    )
+
+
+def test_user_content_before_the_results_goes_after_them_with_a_note() -> None:
+    request = _request(
+        {
+            "history": [
+                {"role": "user", "content": "Go"},
+                {"role": "assistant", "content": [_call("c1")]},
+                {"role": "user", "content": [{"type": "text", "text": "Here:"}, _result("c1", "18C")]},
+            ]
+        }
+    )
+    assert request.kwargs["messages"][2] == {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "18C"}, {"type": "text", "text": "Here:"}],
+    }
+    assert request.notes[1:] == (
+        "messages[2]: these tool results go before the user content that came before them "
+        "(Anthropic wants a turn's tool_result blocks first)",
     )

@@ -12,12 +12,16 @@ from typing import Any
 
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import promptwire
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
 from promptwire.core.call import ProviderRequest
 from promptwire.core.errors import BadRequestError, ProviderError
-from promptwire.testing.provider_servers import REPLIES, TOOLS_MODEL, _issued, fake_provider
+from promptwire.testing.provider_servers import REPLIES, TOOLS_MODEL, _issued, _responses_refusal, fake_provider
+
+from hypothesis_profile import examples
 
 WEATHER = {
     "name": "get_weather",
@@ -203,6 +207,22 @@ def test_reasoning_it_cannot_take_back_is_left_out_with_a_note_never_sent_as_tex
             [{"role": "assistant", "content": [{"type": "tool_call", "id": "c1", "name": "t"}]}],
             "messages[1]: tool call 'c1' has no output after it "
             "(the Responses API requires one for every function_call)",
+        ),
+        (
+            [
+                {"role": "assistant", "content": [{"type": "tool_call", "id": "c1", "name": "t"}]},
+                {"role": "tool", "content": [_result("c1"), _result("c1")]},
+            ],
+            "messages[2]: content[1]: the tool call 'c1' is answered twice",
+        ),
+        (
+            [
+                {"role": "assistant", "content": [{"type": "tool_call", "id": "c1", "name": "t"}]},
+                {"role": "tool", "content": [_result("c1")]},
+                {"role": "assistant", "content": [{"type": "tool_call", "id": "c1", "name": "t"}]},
+            ],
+            "messages[3]: content[0]: tool call 't': its id 'c1' is an earlier call's "
+            "(the Responses API pairs calls and outputs by id)",
         ),
         (
             [{"role": "assistant", "content": [{"type": "tool_call", "name": "t"}]}],
@@ -432,4 +452,155 @@ def test_a_turn_with_nothing_the_api_takes_is_left_out_with_a_note() -> None:
     assert request.notes == (
         "messages[1].content[0]: reasoning from anthropic cannot be sent to openai-responses; left out",
         "messages[1]: nothing of this turn can go to the Responses API; left out",
+    )
+
+
+IDS = st.sampled_from(["call_1", "call_2", "call_3", "toolu_4", "c" * 70])
+REASONING = st.builds(
+    lambda provider, encrypted, id: {
+        "type": "reasoning",
+        "text": "SECRET THOUGHT",
+        "summary": ["SECRET SUMMARY"],
+        "provider": provider,
+        "encrypted": encrypted,
+        "id": id,
+    },
+    st.sampled_from(["anthropic", "openai-responses", None]),
+    st.sampled_from([None, _issued("rs_1")]),  # encrypted as the fake provider encrypts
+    st.sampled_from([None, "rs_1"]),
+)
+TEXT = st.builds(lambda mark: {"type": "text", "text": "words", "cache": mark}, st.sampled_from([None, {}]))
+CALL = st.builds(lambda id: {"type": "tool_call", "id": id, "name": "t", "arguments": {"a": 1}}, IDS)
+RESULT = st.builds(lambda id: {"type": "tool_result", "call_id": id, "content": "r"}, IDS)
+
+
+@st.composite
+def _round(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """An assistant turn (reasoning, text, tool calls) and the turns that answer it: its results in
+    any order, over one or two tool or user turns, and sometimes a result missing or one too many."""
+    ids = draw(st.lists(IDS, unique=True, max_size=3))
+    said = draw(st.lists(st.one_of(REASONING, TEXT), max_size=3))
+    turns = [{"role": "assistant", "content": said + [draw(CALL) | {"id": id} for id in ids]}]
+    results = [draw(RESULT) | {"call_id": id} for id in draw(st.permutations(ids))]
+    if results and draw(st.integers(0, 9)) == 0:
+        results.pop()
+    if draw(st.integers(0, 9)) == 0:
+        results.append(draw(RESULT))
+    cut = draw(st.integers(0, len(results)))
+    for chunk in (results[:cut], results[cut:]):
+        if chunk:
+            turns.append({"role": draw(st.sampled_from(["tool", "user"])), "content": chunk})
+    return turns
+
+
+TURNS = st.lists(_round(), max_size=3).map(lambda rounds: [turn for turns in rounds for turn in turns])
+
+
+def _clean(turn: dict[str, Any]) -> dict[str, Any]:
+    """The turn without the ``None`` fields a strategy drew (the model takes them as not given)."""
+    return {**turn, "content": [{k: v for k, v in part.items() if v is not None} for part in turn["content"]]}
+
+
+@settings(max_examples=examples(1), deadline=None)
+@given(TURNS)
+def test_any_conversation_is_sent_paired_with_no_reasoning_as_text_or_refused_naming_a_turn(
+    turns: list[dict[str, Any]],
+) -> None:
+    try:
+        request = _request({"history": [{"role": "user", "content": "Go"}, *map(_clean, turns)]})
+    except BadRequestError as exc:
+        assert str(exc).startswith("messages[")
+        return
+    items = request.kwargs["input"]
+    assert _responses_refusal({"input": items}) is None  # every output answers a call before it
+    called = [item["call_id"] for item in items if item.get("type") == "function_call"]
+    answered = [item["call_id"] for item in items if item.get("type") == "function_call_output"]
+    assert sorted(called) == sorted(answered)
+    reasoning = [item for item in items if item.get("type") == "reasoning"]
+    assert all(item["id"] == "rs_1" for item in reasoning)  # only its own, with its id
+    others = json.dumps([item for item in items if item.get("type") != "reasoning"])
+    assert "SECRET" not in others
+    assert not any("cache" in json.dumps(item) for item in items)
+
+
+def test_reasoning_text_several_text_parts_and_broken_arguments_go_back_as_they_came() -> None:
+    output = [
+        {
+            "type": "reasoning",
+            "id": "rs_5",
+            "summary": [],
+            "content": [{"type": "reasoning_text", "text": "Step one."}],
+            "encrypted_content": _issued("rs_5"),
+        },
+        {
+            "type": "message",
+            "id": "msg_5",
+            "role": "assistant",
+            "status": "completed",
+            "content": [
+                {"type": "output_text", "text": "First.", "annotations": []},
+                {"type": "output_text", "text": "Second.", "annotations": []},
+            ],
+        },
+        {
+            "type": "function_call",
+            "id": "fc_5",
+            "call_id": "call_5",
+            "name": "t",
+            "arguments": "{oops",
+            "status": "completed",
+        },
+    ]
+    with fake_provider() as server:
+        server.reply = lambda body: {**REPLIES["/v1/responses"](body), "output": output}
+        result = promptwire.generate({"instruction": "Go"}, model="ok", format="conversation", adapter=_adapter(server))
+    turn = result.calls[-1].reply.as_turn()  # type: ignore[union-attr]
+    request = _request(
+        {"history": [{"role": "user", "content": "Go"}, turn, {"role": "tool", "content": [_result("call_5", "?")]}]}
+    )
+    assert request.kwargs["input"][1:4] == [
+        output[0],
+        {
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "First."}, {"type": "output_text", "text": "Second."}],
+        },
+        {"type": "function_call", "call_id": "call_5", "name": "t", "arguments": "{oops"},
+    ]
+    assert turn.content[3].arguments is None  # type: ignore[union-attr]
+
+
+def test_call_ids_longer_than_the_api_takes_are_mapped_the_same_way_for_the_call_and_its_output() -> None:
+    long = "call_" + "x" * 80
+    request = _request(
+        {
+            "history": [
+                {"role": "user", "content": "Go"},
+                {"role": "assistant", "content": [{"type": "tool_call", "id": long, "name": "t"}]},
+                {"role": "tool", "content": [_result(long)]},
+            ]
+        }
+    )
+    call, output = request.kwargs["input"][1:]
+    assert call["call_id"] == output["call_id"] != long
+    assert len(call["call_id"]) == 64
+    assert request.notes == (
+        f"tool call id {long!r} sent as {call['call_id']!r}: the Responses API takes ids of at most 64 characters "
+        "from [!-~]",
+    )
+
+
+def test_a_results_tool_name_is_noted() -> None:
+    request = _request(
+        {
+            "history": [
+                {"role": "user", "content": "Go"},
+                {"role": "assistant", "content": [{"type": "tool_call", "id": "c1", "name": "t"}]},
+                {"role": "tool", "content": "18C", "tool_call_id": "c1", "name": "t"},
+            ]
+        }
+    )
+    assert request.kwargs["input"][2] == {"type": "function_call_output", "call_id": "c1", "output": "18C"}
+    assert request.notes == (
+        "messages[2].content[0]: Responses function outputs are sent without their tool's name; "
+        "the tool is known by its call id",
     )
