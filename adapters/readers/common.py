@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ...core.budget import Budget
+from ...core.budget import MAX_BUDGET, Budget
 from ...core.contract import OutputContract
 from ...core.errors import FieldError, field_path
 from ...core.prompt import (
@@ -182,7 +182,9 @@ class Reading:
             self.keep(path, value)
             return
         count = whole_number(value, path)
-        self.config["max_output"] = built(Budget, path, {"amount": count})
+        if not 1 <= count <= MAX_BUDGET:
+            raise FieldError(path, f"must be a number of tokens from 1 to {MAX_BUDGET}")
+        self.config["max_output"] = Budget(amount=count)
 
     def think(self, value: Any) -> None:
         """A think setting given as it is in the prompt model (``true``, ``"high"``...)."""

@@ -6,7 +6,7 @@ as the object Ollama sends); a ``tool`` message as a tool turn holding one resul
 ``tool_name``. Ollama ties a result to its call by the tool's name, not by an id: the result
 takes the id of the call it answers (the first call of that name, in the assistant turn before
 it, not answered yet), and a call without an id gets ``<name>-<turn>-<n>``, so the pair stays a
-pair for any provider. The body's ``tools`` are the prompt's tools, ``options.temperature`` and
+pair for any provider; a result that answers no call is named by its tool. The body's ``tools`` are the prompt's tools, ``options.temperature`` and
 ``options.num_predict`` its config, ``think`` its think setting, a JSON-schema ``format`` its
 output contract. Everything else (the model, ``stream``, ``keep_alive``, the other options...) is
 kept under ``native["ollama"]`` by its path (see :mod:`.common`).
