@@ -404,8 +404,9 @@ def _batch_parser(commands: Any) -> None:
     batch.add_argument(
         "--format",
         "-f",
-        default="agentscript",
-        help=f"the format of each call's prompt in the results: {_FORMATS} (default: agentscript)",
+        default=None,
+        help=f"the format of each call's prompt in the results: {_FORMATS} (default: agentscript; conversation for "
+        "rows read with --from openai-chat, openai-responses, anthropic or ollama)",
     )
     _option_flag(batch, "a renderer option (repeatable)")
     batch.add_argument("--strict", action="store_true", help="fail a row when the format cannot express a field")

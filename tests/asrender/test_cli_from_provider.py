@@ -130,3 +130,18 @@ def test_bad_data_is_one_line_naming_the_field(capsys: pytest.CaptureFixture[str
     code, out, err = _run(capsys, file, "--from", "openai-chat")
     assert (code, out) == (1, "")
     assert err == f"asrender: {file}: messages[1].tool_calls[0].function.arguments: must be the arguments' JSON text\n"
+
+
+def test_batch_rows_read_as_provider_bodies_are_conversations(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        json.dumps({"model": "m", "messages": [{"role": "user", "content": "Hi"}]}) + "\n", encoding="utf-8"
+    )
+    out = tmp_path / "out.jsonl"
+    code, _, _ = _run(capsys, "batch", str(rows), "--out", str(out), "--from", "openai-chat")
+    assert code == 0
+    (call,) = json.loads(out.read_text(encoding="utf-8"))["calls"]
+    assert call["prompt"]["format"] == "conversation"
+    assert call["prompt"]["messages"] == [{"role": "user", "content": "Hi"}]
