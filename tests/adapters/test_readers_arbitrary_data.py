@@ -1,6 +1,7 @@
 """The provider readers on untrusted data: any JSON or YAML value, and each provider's realistic body
 with one value somewhere replaced by any other, reads into a prompt or raises a FieldError, never
-anything else; and a prompt read renders in format conversation."""
+anything else, within the fuzz targets' time bound; and a prompt read renders in format
+conversation."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from reader_bodies import BODIES
 import promptwire
 from promptwire.core.errors import FieldError
 
+from fuzzing import SECONDS, within
 from hypothesis_profile import fuzz_examples
 
 READERS = sorted(BODIES)
@@ -62,14 +64,15 @@ def near_valid(draw: st.DrawFn, reader: str) -> Any:
 
 
 def _read_or_refused(data: Any, reader: str) -> None:
-    try:
-        prompt = promptwire.read(data, reader)
-    except FieldError:
-        return
-    assert isinstance(prompt, promptwire.Prompt)
-    with warnings.catch_warnings(), contextlib.suppress(FieldError):
-        warnings.simplefilter("ignore")
-        promptwire.render(prompt, "conversation")
+    with within(SECONDS, reader):
+        try:
+            prompt = promptwire.read(data, reader)
+        except FieldError:
+            return
+        assert isinstance(prompt, promptwire.Prompt)
+        with warnings.catch_warnings(), contextlib.suppress(FieldError):
+            warnings.simplefilter("ignore")
+            promptwire.render(prompt, "conversation")
 
 
 @pytest.mark.parametrize("reader", READERS)
