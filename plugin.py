@@ -21,7 +21,10 @@ complete plugin to copy. What a plugin finds here:
   skeleton; and what keeps keys out of messages: :func:`mask` (every text from outside, on its way into a
   message), :func:`shown_url`, and :func:`declare_secret_variables` /
   :func:`declare_url_variables` for an adapter not written on the skeleton (the skeleton declares
-  ``key_variable`` and ``url_variable`` itself);
+  ``key_variable`` and ``url_variable`` itself); for a conversation's parts, what every adapter says
+  the same way (``promptwire.adapters.turns``): :func:`foreign_reasoning` (the note for reasoning
+  another provider produced, left out), :class:`ToolIds` (tool-call ids the provider refuses,
+  mapped) and :func:`turn_error` (the refusal naming a turn);
 * for a reader: :class:`FieldError`, which names the bad field;
 * for a tool scheme: :class:`ToolScheme`, :class:`ToolRequest`, :class:`ToolContext`,
   :class:`ToolOutcome`, :class:`MemoryOutcome`, :class:`ToolError`.
@@ -53,6 +56,7 @@ from .adapters.status import (
     status_error,
     stream_failure,
 )
+from .adapters.turns import ToolIds, foreign_reasoning, turn_error
 from .core.call import ProviderRequest, Reply, Whole, cut_short
 from .core.contract import OutputContract
 from .core.errors import (
@@ -113,6 +117,7 @@ __all__ = [
     "ToolContext",
     "ToolDefinition",
     "ToolError",
+    "ToolIds",
     "ToolOutcome",
     "ToolRequest",
     "ToolScheme",
@@ -123,6 +128,7 @@ __all__ = [
     "cut_short",
     "declare_secret_variables",
     "declare_url_variables",
+    "foreign_reasoning",
     "hookimpl",
     "malformed_json",
     "mask",
@@ -136,6 +142,7 @@ __all__ = [
     "status_error",
     "stream_failure",
     "tool_arguments",
+    "turn_error",
     "unexpressed_fields",
     "usage_of",
 ]

@@ -7,6 +7,16 @@
 ``tools``. The current SDK and API refuse ``temperature``: it is dropped and the notes say so, as
 they say everything else changed on the way. The SDK is imported only to send (``client``, ``post``).
 
+A conversation goes as the Messages API holds one: an assistant turn's blocks in its order
+(Anthropic's own thinking back with its signature, redacted thinking with its data; reasoning
+of another provider, or unsigned, left out with a note, never as text), the results of its tool
+calls gathered into the user turn after it in call order, with the user content that follows (the
+API wants turns to alternate), tool-call ids it refuses mapped one way (:class:`ToolIds`), and
+order rules it enforces refused before sending, naming the turn. A cache breakpoint is
+``cache_control`` on its block (a message's on its last block, the system's on the last system
+block, the tools' on the last tool), at most four, the last ones kept. The reply's blocks are its
+:attr:`Reply.turn`, which goes back as the same blocks.
+
 Streamed (``"stream": true``), the events are folded into the ``Message`` the reply would have been:
 ``message_start`` (with the input tokens), each content block from its start and deltas (text,
 thinking and its signature, tool input JSON), ``message_delta`` (the stop reason, the output
@@ -23,20 +33,29 @@ from typing import Any, ClassVar
 
 from ..core.call import ProviderRequest, Reply, cut_short
 from ..core.contract import OutputContract
-from ..core.errors import ProviderError
-from ..core.prompt import GenerateConfig, ToolCall
+from ..core.errors import BadRequestError, ProviderError
+from ..core.prompt import (
+    ChatTurn,
+    GenerateConfig,
+    PromptCache,
+    ReasoningPart,
+    TextPart,
+    ToolCall,
+    ToolCallPart,
+    TurnPart,
+)
 from ..core.rendered import Message, RenderedPrompt
 from .base import (
     Endpoint,
     StreamingAdapter,
     StreamReader,
     api_stream,
-    part_left_out,
     returns_left_out,
     split_data_url,
     usage_of,
 )
 from .status import missing_part, refused, unchecked_reply
+from .turns import ToolIds, foreign_reasoning, turn_error
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicAdapter", "adapter"]
 
@@ -114,7 +133,7 @@ class AnthropicAdapter(StreamingAdapter):
         if config.max_output is None:
             notes.append(f"max_tokens {DEFAULT_MAX_TOKENS}: Anthropic requires a limit and the generate set none")
         kwargs: dict[str, Any] = {"model": self.model_name(model), "max_tokens": max_tokens}
-        system, turns = _split_system(rendered.messages, notes)
+        system, turns, marked = _split_system(rendered.messages, notes)
         if system:
             kwargs["system"] = system
         kwargs["messages"] = turns
@@ -140,6 +159,8 @@ class AnthropicAdapter(StreamingAdapter):
                 for t in rendered.tools
             ]
             notes.extend(returns_left_out(rendered.tools, "Anthropic"))
+        marked = _cache_settings(kwargs, rendered.cache, notes) + marked
+        _keep_last_breakpoints(marked, notes)
         return ProviderRequest(kwargs, tuple(notes))
 
     def client(self, endpoint: Endpoint, seconds: float) -> Any:
@@ -199,7 +220,24 @@ class AnthropicAdapter(StreamingAdapter):
             usage=usage_of(raw),
             finish_reason=raw.stop_reason,
             tool_calls=calls,
+            turn=ChatTurn(role="assistant", content=[part for block in blocks if (part := _turn_part(block))]),
         )
+
+
+def _turn_part(block: Any) -> TurnPart | None:
+    """A reply's content block as a part of the assistant turn it goes back as: its thinking with
+    the signature (or redacted thinking with its data), text, or tool call with its input; ``None``
+    for a block a turn has no part for (a server tool's)."""
+    kind = block.type
+    if kind == "thinking":
+        return ReasoningPart(text=block.thinking, signature=block.signature, provider="anthropic")
+    if kind == "redacted_thinking":
+        return ReasoningPart(encrypted=block.data, redacted=True, provider="anthropic")
+    if kind == "text":
+        return TextPart(text=block.text)
+    if kind == "tool_use":
+        return ToolCallPart(id=block.id, name=block.name, arguments=dict(block.input or {}))
+    return None
 
 
 _DELTAS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
@@ -261,51 +299,373 @@ class EventReader:
         return anthropic.types.Message.construct(**{**self.message, "content": content})
 
 
-def _split_system(messages: tuple[Message, ...], notes: list[str]) -> tuple[str, list[dict[str, Any]]]:
-    """The leading system and developer text as ``system``; the rest as Anthropic turns."""
-    system: list[str] = []
-    turns: list[dict[str, Any]] = []
-    for index, message in enumerate(messages):
-        if message.role in ("system", "developer") and not turns:
+MAX_BREAKPOINTS = 4
+"""The most ``cache_control`` blocks the Messages API takes in one request."""
+
+
+def _cache_settings(
+    kwargs: dict[str, Any], cache: PromptCache | None, notes: list[str]
+) -> list[tuple[dict[str, Any], str]]:
+    """The prompt's caching for the whole request: the tools breakpoint on the last tool (returned,
+    for the count of breakpoints); the cache key and retention, which Anthropic has not, noted."""
+    if cache is None:
+        return []
+    marked: list[tuple[dict[str, Any], str]] = []
+    if cache.tools is not None:
+        if kwargs.get("tools"):
+            last = kwargs["tools"][-1]
+            last["cache_control"] = _cache_control({"ttl": cache.tools.ttl})
+            marked.append((last, "cache.tools"))
+        else:
+            notes.append("cache.tools: there are no tools to mark; cache breakpoint left out")
+    if cache.key is not None:
+        notes.append(
+            f"cache key {cache.key!r} left out: Anthropic has no cache key (it caches the request's prefix up to each breakpoint)"
+        )
+    if cache.retention is not None:
+        notes.append(
+            f"cache retention {cache.retention!r} left out: Anthropic has no retention setting "
+            "(a breakpoint's ttl, 5m or 1h, says how long)"
+        )
+    return marked
+
+
+def _keep_last_breakpoints(marked: list[tuple[dict[str, Any], str]], notes: list[str]) -> None:
+    """At most :data:`MAX_BREAKPOINTS` breakpoints, as the API takes: the last ones are kept (the
+    API reads a request as tools, system, messages, and the last breakpoints cover the longest
+    prefixes, the earlier ones' included), and each one dropped is named."""
+    dropped = max(0, len(marked) - MAX_BREAKPOINTS)
+    for block, where in marked[:dropped]:
+        del block["cache_control"]
+        notes.append(
+            f"{where}: cache breakpoint left out: Anthropic takes at most {MAX_BREAKPOINTS} per request, "
+            "and the last ones are kept"
+        )
+    shorter = None
+    for block, where in marked[dropped:]:
+        if block["cache_control"].get("ttl") != "1h":
+            shorter = shorter or where
+        elif shorter is not None:
+            raise BadRequestError(
+                f"{where}: a 1h cache breakpoint cannot come after a 5-minute one ({shorter}): "
+                "Anthropic requires the breakpoints of the longer ttl first"
+            )
+
+
+def _split_system(
+    messages: tuple[Message, ...], notes: list[str]
+) -> tuple[str | list[dict[str, Any]], list[dict[str, Any]], list[tuple[dict[str, Any], str]]]:
+    """The leading system and developer text as ``system``; the rest as Anthropic turns; and the
+    blocks that carry a breakpoint, in the order the request holds them, each with where it came from."""
+    leading = 0
+    while leading < len(messages) and messages[leading].role in ("system", "developer"):
+        leading += 1
+    writer = _TurnWriter(notes)
+    system = writer.system(messages[:leading])
+    for index in range(leading, len(messages)):
+        writer.message(messages[index], index)
+    writer.close()
+    notes.extend(writer.ids.notes())
+    return system, writer.turns, writer.marked
+
+
+class _TurnWriter:
+    """Rendered messages as Anthropic turns: text and media blocks, ``tool_use`` / ``tool_result``
+    blocks (the results of one assistant turn gathered into the user turn after it, in call order,
+    with the user content that follows), signed ``thinking`` and ``redacted_thinking``, and each
+    breakpoint as ``cache_control`` on its block. Turn order rules the API enforces are refused
+    here, naming the turn, rather than sent to fail."""
+
+    def __init__(self, notes: list[str]) -> None:
+        self.notes = notes
+        self.ids = ToolIds("Anthropic", "a-zA-Z0-9_-", 64)
+        self.turns: list[dict[str, Any]] = []
+        self.marked: list[tuple[dict[str, Any], str]] = []
+        self.waiting: _Answers | None = None
+        """The tool calls of the last assistant turn, while the messages after it answer them."""
+
+    def system(self, leading: tuple[Message, ...]) -> str | list[dict[str, Any]]:
+        """The system text: one string as before, or, when a breakpoint is in it, a list of text
+        blocks (one per message or text part) with ``cache_control`` where it was marked."""
+        for index, message in enumerate(leading):
             if message.role == "developer":
-                notes.append(f"messages[{index}]: developer text is sent as part of the system prompt")
-            system.append(_plain_text(message, index, notes))
-            continue
-        if message.role == "tool" and message.tool_call_id is None:
-            notes.append(
+                self.notes.append(f"messages[{index}]: developer text is sent as part of the system prompt")
+        if not any(_holds_mark(message) for message in leading):
+            return "\n\n".join(_plain_text(message, index, self.notes) for index, message in enumerate(leading))
+        blocks: list[dict[str, Any]] = []
+        for index, message in enumerate(leading):
+            parts = [{"type": "text", "text": message.content}] if isinstance(message.content, str) else message.content
+            texts = [part for part in parts if part.get("type") == "text"]
+            if len(texts) != len(parts):
+                self.notes.append(
+                    f"messages[{index}]: only the text parts of this message can go here; the others are left out"
+                )
+            own: list[dict[str, Any]] = []
+            for position, part in enumerate(parts):
+                if part.get("type") == "text" and part["text"]:
+                    own.append(self.mark({"type": "text", "text": part["text"]}, part.get("cache"), index, position))
+            blocks += self.mark_last(own, message, index)
+        return blocks
+
+    def message(self, message: Message, index: int) -> None:
+        if message.role == "tool" and message.tool_call_id is not None:
+            self.close()
+            self._one_round_result(message, index)
+            return
+        content: Any
+        if message.role == "assistant":
+            self.close()
+            content = self.content(message, index)
+            calls = self._calls(message)
+            if content == [] and message.content:  # every part was left out, each with its note
+                self.notes.append(f"messages[{index}]: nothing of this assistant turn can go to Anthropic; left out")
+                return
+            self.turns.append({"role": "assistant", "content": content})
+            if calls:
+                self.waiting = _Answers(index, calls)
+            return
+        if message.role == "tool" and not _results(message):
+            self.notes.append(
                 f"messages[{index}]: a tool turn that answers no call has no tool_result form; sent as user text"
             )
-            turns.append({"role": "user", "content": _plain_text(message, index, notes)})
-            continue
-        if message.role == "tool":
-            block: dict[str, Any] = {
-                "type": "tool_result",
-                "tool_use_id": message.tool_call_id,
-                "content": _plain_text(message, index, notes),
-            }
-            if message.is_error:
-                block["is_error"] = True
-            if turns and turns[-1]["role"] == "user" and _is_tool_results(turns[-1]):
-                turns[-1]["content"].append(block)
-            else:
-                turns.append({"role": "user", "content": [block]})
-            continue
-        role = message.role if message.role in ("user", "assistant") else "user"
-        if role != message.role:
-            notes.append(f"messages[{index}]: role {message.role!r} has no Anthropic turn; sent as a user turn")
-        content: Any = message.content if isinstance(message.content, str) else _blocks(message.content, index, notes)
-        if message.tool_calls:
-            blocks: list[dict[str, Any]] = (
-                [{"type": "text", "text": content}] if isinstance(content, str) and content else []
+            text = _plain_text(message, index, self.notes)
+            self.turns.append({"role": "user", "content": self.mark_last(text, message, index)})
+            return
+        if message.role not in ("user", "tool"):
+            self.notes.append(f"messages[{index}]: role {message.role!r} has no Anthropic turn; sent as a user turn")
+        content = self.content(message, index)
+        if self.waiting is not None:
+            self.waiting.take(content, index)
+            return
+        for block in content if isinstance(content, list) else ():
+            if block.get("type") == "tool_result":
+                raise turn_error(index, f"the tool result for {block['tool_use_id']!r} {_NOT_AFTER_ITS_CALL}")
+        self.turns.append({"role": "user", "content": content})
+
+    def close(self) -> None:
+        """The user turn that answers the waiting tool calls: their results in call order, then
+        the user content that came with them; refused when a call is left unanswered."""
+        waiting, self.waiting = self.waiting, None
+        if waiting is None:
+            return
+        unanswered = [call for call in waiting.calls if call not in waiting.answered]
+        if unanswered:
+            raise turn_error(
+                waiting.index,
+                f"{_calls_named(unanswered)} no tool result in the turn after it "
+                "(Anthropic requires every tool_use to be answered by a tool_result in the next user turn)",
             )
-            if isinstance(content, list):
-                blocks = content
+        results = sorted(waiting.results, key=lambda block: waiting.calls.index(block["tool_use_id"]))
+        self.turns.append({"role": "user", "content": results + waiting.others})
+
+    def content(self, message: Message, index: int) -> Any:
+        """The message's content: its text as it is when nothing marks it, else its blocks."""
+        if isinstance(message.content, str) and not message.tool_calls:
+            return self.mark_last(message.content, message, index)
+        blocks = [] if isinstance(message.content, str) else self.blocks(message.content, index, message.role)
+        if message.tool_calls:  # the one-round calls (``Prompt.tool_calls``), after the text
+            if isinstance(message.content, str) and message.content:
+                blocks.insert(0, {"type": "text", "text": message.content})
             blocks += [
-                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in message.tool_calls
+                {"type": "tool_use", "id": self.ids(str(c.id)), "name": c.name, "input": c.arguments}
+                for c in message.tool_calls
             ]
-            content = blocks
-        turns.append({"role": role, "content": content})
-    return "\n\n".join(system), turns
+        return self.mark_last(blocks, message, index)
+
+    def blocks(self, parts: list[dict[str, Any]], index: int, role: str, within: str = "") -> list[dict[str, Any]]:
+        """Content parts as blocks, each with its breakpoint; ``within`` names the tool result
+        whose content they are (``.content[2]``), for the notes."""
+        blocks: list[dict[str, Any]] = []
+        for position, part in enumerate(parts):
+            kind = part.get("type")
+            block: dict[str, Any] | None
+            if kind == "reasoning":
+                block = self._thinking(part, index, position, role)
+            elif kind == "tool_call":
+                block = self._tool_use(part, index, position, role)
+            elif kind == "tool_result":
+                block = self._tool_result(part, index, position, role)
+            else:
+                block = _media_block(part)
+            if block is None:
+                if kind != "reasoning":  # reasoning left out says why itself
+                    self.notes.append(
+                        f"{_where(index, position, within)}: Anthropic cannot carry this {kind} part; left out"
+                    )
+                continue
+            blocks.append(self.mark(block, part.get("cache"), index, position, within))
+        return blocks
+
+    def mark(
+        self, block: dict[str, Any], mark: dict[str, Any] | None, index: int, position: int | None, within: str = ""
+    ) -> dict[str, Any]:
+        """``block`` with the breakpoint ``mark`` as its ``cache_control`` (thinking takes none: noted)."""
+        if mark is None:
+            return block
+        where = _where(index, position, within)
+        if block["type"] in ("thinking", "redacted_thinking"):
+            self.notes.append(f"{where}: Anthropic takes no cache breakpoint on a thinking block; left out")
+            return block
+        block["cache_control"] = _cache_control(mark)
+        self.marked.append((block, where))
+        return block
+
+    def mark_last(self, content: Any, message: Message, index: int) -> Any:
+        """``content`` with the message's breakpoint on its last block (text becomes one block)."""
+        if message.cache is None:
+            return content
+        if isinstance(content, str):
+            if not content:
+                self.notes.append(
+                    f"messages[{index}]: an empty message has no block to mark; cache breakpoint left out"
+                )
+                return content
+            content = [{"type": "text", "text": content}]
+        if not content:
+            self.notes.append(f"messages[{index}]: an empty message has no block to mark; cache breakpoint left out")
+            return content
+        last = content[-1]
+        if "cache_control" in last:  # the last part's own mark is the same breakpoint
+            return content
+        self.mark(last, message.cache, index, None)
+        return content
+
+    def _thinking(self, part: dict[str, Any], index: int, position: int, role: str) -> dict[str, Any] | None:
+        """Anthropic's own reasoning, signed, as it came: ``thinking`` with its signature, or
+        ``redacted_thinking`` with its data; anything else is left out with a note."""
+        foreign = foreign_reasoning(part, "anthropic", index, position)
+        where = f"messages[{index}].content[{position}]"
+        if foreign is not None:
+            self.notes.append(foreign)
+        elif role != "assistant":
+            self.notes.append(f"{where}: Anthropic takes thinking in assistant turns only; left out")
+        elif part.get("redacted"):
+            if part.get("encrypted") is not None:
+                return {"type": "redacted_thinking", "data": part["encrypted"]}
+            self.notes.append(f"{where}: redacted thinking without its data cannot be sent back to anthropic; left out")
+        elif part.get("signature") is not None:
+            return {"type": "thinking", "thinking": part.get("text") or "", "signature": part["signature"]}
+        else:
+            self.notes.append(
+                f"{where}: thinking without its signature cannot be sent back to anthropic "
+                "(the API refuses unsigned thinking); left out"
+            )
+        return None
+
+    def _tool_use(self, part: dict[str, Any], index: int, position: int, role: str) -> dict[str, Any]:
+        where = f"content[{position}]: tool call {part['name']!r}"
+        if role != "assistant":
+            raise turn_error(index, f"{where} is in a {role} turn; Anthropic takes tool calls in assistant turns only")
+        if part.get("id") is None:
+            raise turn_error(index, f"{where} has no id, which Anthropic needs to pair it with its result")
+        if part.get("arguments") is None:
+            raise turn_error(
+                index,
+                f"{where} has arguments that are not a JSON object ({part.get('arguments_text')!r}); "
+                "Anthropic takes a call's input as an object",
+            )
+        return {"type": "tool_use", "id": self.ids(part["id"]), "name": part["name"], "input": part["arguments"]}
+
+    def _tool_result(self, part: dict[str, Any], index: int, position: int, role: str) -> dict[str, Any]:
+        if role == "assistant":
+            raise turn_error(
+                index, f"content[{position}]: a tool result is in an assistant turn; Anthropic takes it in a user turn"
+            )
+        content = part["content"]
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": self.ids(part["call_id"]),
+            "content": content
+            if isinstance(content, str)
+            else self.blocks(content, index, role, f".content[{position}]"),
+        }
+        if part.get("is_error"):
+            block["is_error"] = True
+        return block
+
+    def _calls(self, message: Message) -> list[str]:
+        """The ids (as sent) of the assistant message's tool calls that are conversation parts."""
+        if isinstance(message.content, str):
+            return []
+        return [self.ids(part["id"]) for part in message.content if part.get("type") == "tool_call"]
+
+    def _one_round_result(self, message: Message, index: int) -> None:
+        """A one-round result (``Prompt.tool_results``), as it has always been sent: with the results before it."""
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": self.ids(str(message.tool_call_id)),
+            "content": _plain_text(message, index, self.notes),
+        }
+        if message.is_error:
+            block["is_error"] = True
+        if self.turns and self.turns[-1]["role"] == "user" and _is_tool_results(self.turns[-1]):
+            self.turns[-1]["content"].append(block)
+        else:
+            self.turns.append({"role": "user", "content": [block]})
+
+
+_NOT_AFTER_ITS_CALL = (
+    "answers no tool call of the assistant turn right before it "
+    "(Anthropic takes a tool_result only in the user turn after its tool_use)"
+)
+
+
+class _Answers:
+    """The tool calls of one assistant turn (``index``), and what the messages after it bring:
+    results (one per call) and other user content."""
+
+    def __init__(self, index: int, calls: list[str]) -> None:
+        self.index = index
+        self.calls = calls
+        self.answered: set[str] = set()
+        self.results: list[dict[str, Any]] = []
+        self.others: list[dict[str, Any]] = []
+
+    def take(self, content: Any, index: int) -> None:
+        if isinstance(content, str):
+            if content:
+                self.others.append({"type": "text", "text": content})
+            return
+        for block in content:
+            if block.get("type") != "tool_result":
+                self.others.append(block)
+                continue
+            call = block["tool_use_id"]
+            if call not in self.calls:
+                raise turn_error(index, f"the tool result for {call!r} {_NOT_AFTER_ITS_CALL} (messages[{self.index}])")
+            if call in self.answered:
+                raise turn_error(index, f"the tool call {call!r} of messages[{self.index}] is answered twice")
+            self.answered.add(call)
+            self.results.append(block)
+
+
+def _calls_named(calls: list[str]) -> str:
+    """``tool call 'a' has`` or ``tool calls 'a', 'b' have``."""
+    named = ", ".join(map(repr, calls))
+    return f"tool call {named} has" if len(calls) == 1 else f"tool calls {named} have"
+
+
+def _where(index: int, position: int | None, within: str = "") -> str:
+    """Where a part is, for a note: ``messages[3].content[1]`` (in a tool result's content:
+    ``messages[3].content[1].content[0]``), or the message itself for ``None``."""
+    return f"messages[{index}]" if position is None else f"messages[{index}]{within}.content[{position}]"
+
+
+def _holds_mark(message: Message) -> bool:
+    return message.cache is not None or (
+        isinstance(message.content, list) and any(part.get("cache") is not None for part in message.content)
+    )
+
+
+def _results(message: Message) -> bool:
+    return isinstance(message.content, list) and any(part.get("type") == "tool_result" for part in message.content)
+
+
+def _cache_control(mark: dict[str, Any]) -> dict[str, Any]:
+    control: dict[str, Any] = {"type": "ephemeral"}
+    if mark.get("ttl") is not None:
+        control["ttl"] = mark["ttl"]
+    return control
 
 
 def _is_tool_results(turn: dict[str, Any]) -> bool:
@@ -322,20 +682,16 @@ def _plain_text(message: Message, index: int, notes: list[str]) -> str:
     return "\n".join(texts)
 
 
-def _blocks(parts: list[dict[str, Any]], index: int, notes: list[str]) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
-    for position, part in enumerate(parts):
-        kind = part.get("type")
-        if kind == "text":
-            blocks.append({"type": "text", "text": part["text"]})
-        elif kind == "image_url":
-            url = part["image_url"]["url"]
-            blocks.append({"type": "image", "source": _source(url)})
-        elif kind == "file" and str(part["file"].get("file_data", "")).startswith("data:"):
-            blocks.append({"type": "document", "source": _source(part["file"]["file_data"])})
-        else:
-            notes.append(part_left_out(index, position, "Anthropic", kind))
-    return blocks
+def _media_block(part: dict[str, Any]) -> dict[str, Any] | None:
+    """A text or media part as its block; ``None`` for one Anthropic cannot carry."""
+    kind = part.get("type")
+    if kind == "text":
+        return {"type": "text", "text": part["text"]}
+    if kind == "image_url":
+        return {"type": "image", "source": _source(part["image_url"]["url"])}
+    if kind == "file" and str(part["file"].get("file_data", "")).startswith("data:"):
+        return {"type": "document", "source": _source(part["file"]["file_data"])}
+    return None
 
 
 def _source(url: str) -> dict[str, Any]:

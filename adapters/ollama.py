@@ -8,7 +8,9 @@ The user's ``OLLAMA_API_KEY`` goes only to the configured host (the adapter's, e
 environment's, else the default): a host a URI names that is not it gets no key (the SDK would add
 it to every request), and a program's run asks the user before sending there at all
 (:meth:`OllamaAdapter.named_host`).
-Ollama takes images as bare base64 on the message; what it cannot carry is in the notes. The SDK is
+A conversation's turns are written by :mod:`.ollama_turns` (tool calls with object arguments, tool
+messages naming their tool, images as bare base64, Ollama's own thinking), which also reads a reply
+into the next turn (``Reply.turn``); what Ollama cannot carry is in the notes. The SDK is
 imported only to send (``client``, ``post``), with an explicit timeout (its default waits forever).
 
 Streamed, the body's ``stream`` is ``true``; the reply comes as NDJSON lines, each a chat response
@@ -30,9 +32,11 @@ from ..core.call import ProviderRequest, Reply, Usage, cut_short
 from ..core.contract import OutputContract
 from ..core.errors import BadRequestError, MalformedResponseError, ProviderError, body_excerpt
 from ..core.model_uri import model_scheme
-from ..core.prompt import GenerateConfig, ToolCall
-from ..core.rendered import Message, RenderedPrompt
-from .base import Endpoint, StreamingAdapter, StreamReader, check_key, part_left_out, returns_left_out, split_data_url
+from ..core.prompt import GenerateConfig, PromptCache, ToolCall
+from ..core.rendered import RenderedPrompt
+from .base import Endpoint, StreamingAdapter, StreamReader, check_key, returns_left_out
+from .ollama_turns import OllamaMessages, reply_turn
+from .openai_turns import cache_breakpoints_note
 from .status import connection_failed, missing_part, status_error, stream_failure
 
 __all__ = ["OllamaAdapter", "adapter", "configured_host", "model_and_host"]
@@ -121,13 +125,10 @@ class OllamaAdapter(StreamingAdapter):
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
     ) -> ProviderRequest:
         name, host = model_and_host(model, self.base_url)
-        notes: list[str] = []
-        kwargs: dict[str, Any] = {
-            "model": name,
-            "stream": False,
-            "think": config.think,
-            "messages": [_message(message, index, notes) for index, message in enumerate(rendered.messages)],
-        }
+        writer = OllamaMessages()
+        messages = [data for index, message in enumerate(rendered.messages) for data in writer.write(message, index)]
+        notes = writer.notes
+        kwargs: dict[str, Any] = {"model": name, "stream": False, "think": config.think, "messages": messages}
         if contract is not None:
             kwargs["format"] = contract.json_schema
         options: dict[str, Any] = {}
@@ -146,6 +147,8 @@ class OllamaAdapter(StreamingAdapter):
                 for t in rendered.tools
             ]
             notes.extend(returns_left_out(rendered.tools, "Ollama"))
+        notes.extend(writer.id_note())
+        notes.extend(_cache_notes(writer.breakpoints, rendered.cache))
         return ProviderRequest(kwargs, tuple(notes), endpoint=host)
 
     def endpoint(self, request: ProviderRequest) -> Endpoint:
@@ -217,9 +220,9 @@ class OllamaAdapter(StreamingAdapter):
 
     def reply(self, raw: Any) -> Reply:
         message = raw.message
-        calls = tuple(
-            ToolCall(name=call.function.name, arguments=dict(call.function.arguments or {}))
-            for call in (message.tool_calls or ())
+        calls = tuple(  # Ollama's calls have no ids: each is given the one its turn's part has (reply_turn)
+            ToolCall(name=call.function.name, id=f"call_{number}", arguments=dict(call.function.arguments or {}))
+            for number, call in enumerate(message.tool_calls or ())
         )
         usage = Usage.read({"input_tokens": raw.prompt_eval_count, "output_tokens": raw.eval_count})
         return Reply(
@@ -229,6 +232,7 @@ class OllamaAdapter(StreamingAdapter):
             usage=usage,
             finish_reason=raw.done_reason,
             tool_calls=calls,
+            turn=reply_turn(message),
         )
 
 
@@ -324,33 +328,18 @@ class LineReader:
         return self.last.model_copy(update={"message": message})
 
 
-def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
-    data: dict[str, Any] = {"role": message.role}
-    if isinstance(message.content, str):
-        data["content"] = message.content
-    else:
-        texts, images = [], []
-        for position, part in enumerate(message.content):
-            kind = part.get("type")
-            inline = split_data_url((part.get("image_url") or {}).get("url", "")) if kind == "image_url" else None
-            if kind == "text":
-                texts.append(part["text"])
-            elif inline is not None:
-                images.append(inline[1])
-            else:
-                notes.append(part_left_out(index, position, "Ollama", kind))
-        data["content"] = "\n".join(texts)
-        if images:
-            data["images"] = images
-    if message.tool_calls:
-        data["tool_calls"] = [
-            {"function": {"name": call.name, "arguments": call.arguments}} for call in message.tool_calls
-        ]
-    if message.role == "tool" and message.name is not None:
-        data["tool_name"] = message.name
-    if message.is_error:
-        notes.append(f"messages[{index}]: Ollama tool messages cannot mark an error; the result text is sent as is")
-    return data
+def _cache_notes(breakpoints: list[str], cache: PromptCache | None) -> list[str]:
+    """What Ollama does not take of the prompt's caching: breakpoints (one note for them all) and
+    OpenAI's cache key and retention."""
+    if cache is not None and cache.tools is not None:
+        breakpoints = [*breakpoints, "tools"]
+    notes = cache_breakpoints_note(breakpoints, "Ollama", "it reuses a cached prompt prefix on its own")
+    given = [name for name, value in (("key", cache and cache.key), ("retention", cache and cache.retention)) if value]
+    if given:
+        notes.append(
+            f"cache {' and '.join(given)} left out: OpenAI's prompt cache settings, which Ollama has no place for"
+        )
+    return notes
 
 
 adapter = OllamaAdapter()

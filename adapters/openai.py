@@ -2,8 +2,10 @@
 
 ``build_request`` is pure: the keyword arguments of ``client.chat.completions.create`` in the order
 AgentScript's reference sends its body (``model``, ``messages``, ``response_format``, ``temperature``,
-``reasoning_effort``, ``max_completion_tokens``, then ``tools``), plus notes on everything changed on
-the way. The SDK is imported only to send (``client``, ``post``, ``failure``); its client is built
+``reasoning_effort``, ``max_completion_tokens``, ``tools``, then the prompt's ``prompt_cache_key`` and
+``prompt_cache_retention``), plus notes on everything changed on the way. A conversation's turns are
+written by :mod:`.openai_turns` (tool calls and tool messages, the order rules OpenAI enforces, what
+Chat Completions cannot take back), which also reads a reply into the next turn (``Reply.turn``). The SDK is imported only to send (``client``, ``post``, ``failure``); its client is built
 with ``max_retries=0`` so that one attempt of ``generate`` is one request. The body goes out as the
 skeleton writes it (compact, these keys in this order) and is posted through the SDK's client, which
 adds the headers, sends, maps the errors and reads the reply.
@@ -16,7 +18,6 @@ are folded into the ``ChatCompletion`` the reply would have been, which :meth:`r
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -24,8 +25,9 @@ from ..core.call import ProviderRequest, Reply, cut_short
 from ..core.contract import OutputContract
 from ..core.errors import ProviderError
 from ..core.prompt import GenerateConfig, ToolCall, ToolDefinition
-from ..core.rendered import Message, RenderedPrompt
+from ..core.rendered import RenderedPrompt
 from .base import Endpoint, StreamingAdapter, StreamReader, api_stream, returns_left_out, tool_arguments, usage_of
+from .openai_turns import ChatMessages, cache_breakpoints_note, reply_turn
 from .status import missing_part, refused, unchecked_reply
 
 __all__ = ["OpenAIAdapter", "adapter"]
@@ -54,11 +56,11 @@ class OpenAIAdapter(StreamingAdapter):
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
     ) -> ProviderRequest:
-        notes: list[str] = []
-        kwargs: dict[str, Any] = {
-            "model": self.model_name(model),
-            "messages": [_message(message, index, notes) for index, message in enumerate(rendered.messages)],
-        }
+        writer = ChatMessages()
+        messages = [data for index, message in enumerate(rendered.messages) for data in writer.write(message, index)]
+        writer.finish()
+        notes = writer.notes
+        kwargs: dict[str, Any] = {"model": self.model_name(model), "messages": messages}
         if contract is not None:
             kwargs["response_format"] = {
                 "type": "json_schema",
@@ -80,6 +82,17 @@ class OpenAIAdapter(StreamingAdapter):
         if rendered.tools:
             kwargs["tools"] = [self._tool(tool) for tool in rendered.tools]
             notes.extend(returns_left_out(rendered.tools, "OpenAI"))
+        notes.extend(writer.ids.notes())
+        cache = rendered.cache
+        if cache is not None and cache.tools is not None:
+            writer.breakpoints.append("tools")
+        notes.extend(
+            cache_breakpoints_note(writer.breakpoints, "Chat Completions", "OpenAI caches prompt prefixes on its own")
+        )
+        if cache is not None and cache.key is not None:
+            kwargs["prompt_cache_key"] = cache.key
+        if cache is not None and cache.retention is not None:
+            kwargs["prompt_cache_retention"] = cache.retention
         return ProviderRequest(kwargs, tuple(notes))
 
     @staticmethod
@@ -138,6 +151,7 @@ class OpenAIAdapter(StreamingAdapter):
             usage=usage_of(raw),
             finish_reason=choice.finish_reason,
             tool_calls=calls,
+            turn=reply_turn(message),
         )
 
     def _tool(self, tool: ToolDefinition) -> dict[str, Any]:
@@ -193,7 +207,7 @@ class ChunkReader:
 
     def _call_pieces(self, pieces: Any) -> None:
         for piece in pieces:
-            call = self.calls.setdefault(piece.index, {"id": None, "type": "function", "function": {}})
+            call = self.calls.setdefault(piece.index, {"id": None, "type": "function", "function": {"arguments": ""}})
             if piece.id:
                 call["id"] = piece.id
             function = call["function"]
@@ -232,32 +246,6 @@ def _text_piece(piece: object) -> str:
     if not isinstance(piece, str):
         raise TypeError(f"a piece of streamed text is {type(piece).__name__}, not text")
     return piece
-
-
-def _message(message: Message, index: int, notes: list[str]) -> dict[str, Any]:
-    role = message.role
-    if role == "tool" and message.tool_call_id is None:
-        notes.append(f"messages[{index}]: a tool turn that answers no call needs a tool_call_id; sent as a user turn")
-        role = "user"
-    data: dict[str, Any] = {"role": role, "content": message.content}
-    if message.name is not None and role == "tool":
-        notes.append(f"messages[{index}]: OpenAI tool messages have no name; the tool is known by its call id")
-    elif message.name is not None:
-        data["name"] = message.name
-    if message.tool_calls:
-        data["tool_calls"] = [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)},
-            }
-            for call in message.tool_calls
-        ]
-    if message.tool_call_id is not None:
-        data["tool_call_id"] = message.tool_call_id
-    if message.is_error:
-        notes.append(f"messages[{index}]: OpenAI tool messages cannot mark an error; the result text is sent as is")
-    return data
 
 
 def _text(content: object) -> str | None:

@@ -5,6 +5,15 @@ Responses form (``instructions`` for the system text, ``input`` messages with ``
 ``input_image`` parts, ``text.format`` for the schema, ``reasoning.effort``, ``max_output_tokens``)
 and the reply gives ``output_text``, the reasoning summary, usage and tool calls.
 
+A conversation goes as input items: the adapter's own reasoning back as the ``reasoning`` item it
+came as (its id, summary and encrypted content; another provider's left out with a note), an
+assistant's text as ``output_text``, its tool calls as ``function_call`` items with the model's own
+argument text, their results as ``function_call_output`` items; calls and outputs that do not
+pair are refused, naming the turn. The API caches by itself: breakpoints are noted, the prompt's
+cache key and retention sent (``prompt_cache_key``, ``prompt_cache_retention``). The reply's
+output items are its :attr:`Reply.turn`. A function call's item id (``fc_...``) and a message's
+(``msg_...``) have no place in a turn, so they do not go back.
+
 Streamed (``"stream": true``), the text comes from the ``response.output_text.delta`` events, and
 the whole reply is the ``response`` of the closing ``response.completed`` (or
 ``response.incomplete``) event, usage included; a ``response.failed`` or ``error`` event is the
@@ -19,11 +28,12 @@ from typing import Any, ClassVar
 
 from ..core.call import ProviderRequest, Reply, cut_short
 from ..core.contract import OutputContract
-from ..core.prompt import GenerateConfig, ToolCall
+from ..core.prompt import ChatTurn, GenerateConfig, ReasoningPart, TextPart, ToolCall, ToolCallPart, TurnPart
 from ..core.rendered import Message, RenderedPrompt
 from .base import StreamReader, part_left_out, returns_left_out, tool_arguments, usage_of
 from .openai import SCHEMA_NAME, OpenAIAdapter, _text_piece
 from .status import missing_part, refused, stream_failure
+from .turns import CONVERSATION_KINDS, foreign_reasoning, turn_error
 
 __all__ = ["OpenAIResponsesAdapter", "adapter"]
 
@@ -46,11 +56,13 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
         kwargs: dict[str, Any] = {"model": self.model_name(model)}
         if instructions:
             kwargs["instructions"] = "\n\n".join(instructions)
+        writer = _ItemWriter(notes)
         items: list[dict[str, Any]] = []
         for index, message in enumerate(rendered.messages):
             if message.role in ("system", "developer") and isinstance(message.content, str):
                 continue
-            items.extend(_items(message, index, notes))
+            items.extend(writer.items(message, index))
+        writer.check_answered()
         kwargs["input"] = items
         if contract is not None:
             kwargs["text"] = {
@@ -76,6 +88,16 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
                 for t in rendered.tools
             ]
             notes.extend(returns_left_out(rendered.tools, "Responses API"))
+        marked = _breakpoints(rendered)
+        if marked:
+            notes.append(
+                f"cache breakpoints left out ({', '.join(marked)}): {_API} caches a request's prefix by itself "
+                "and takes no breakpoints (prompt_cache_key and prompt_cache_retention steer it)"
+            )
+        if rendered.cache is not None and rendered.cache.key is not None:
+            kwargs["prompt_cache_key"] = rendered.cache.key
+        if rendered.cache is not None and rendered.cache.retention is not None:
+            kwargs["prompt_cache_retention"] = rendered.cache.retention
         return ProviderRequest(kwargs, tuple(notes))
 
     def stream_reader(self) -> StreamReader:
@@ -110,6 +132,7 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
             usage=usage_of(raw),
             finish_reason=incomplete.reason if incomplete is not None else raw.status,
             tool_calls=calls,
+            turn=ChatTurn(role="assistant", content=[part for item in output for part in _turn_parts(item)]),
         )
 
 
@@ -139,32 +162,199 @@ class EventReader:
         return self.response
 
 
-def _items(message: Message, index: int, notes: list[str]) -> list[dict[str, Any]]:
-    if message.tool_calls:
-        return [
-            {"type": "function_call", "call_id": c.id, "name": c.name, "arguments": json.dumps(c.arguments)}
-            for c in message.tool_calls
-        ]
-    if message.role == "tool" and message.tool_call_id is not None:
-        if message.is_error:
-            notes.append(f"messages[{index}]: Responses function outputs cannot mark an error; sent as is")
-        return [{"type": "function_call_output", "call_id": message.tool_call_id, "output": message.content}]
-    role = message.role if message.role in ("user", "assistant", "system", "developer") else "user"
-    if isinstance(message.content, str):
-        return [{"role": role, "content": message.content}]
-    parts: list[dict[str, Any]] = []
-    for position, part in enumerate(message.content):
-        kind = part.get("type")
-        if kind == "text":
-            parts.append({"type": "input_text", "text": part["text"]})
-        elif kind == "image_url":
-            image = part["image_url"]
-            parts.append({"type": "input_image", "image_url": image["url"], "detail": image.get("detail", "auto")})
-        elif kind == "file":
-            parts.append({"type": "input_file", **part["file"]})
+PROVIDER = "openai-responses"
+
+
+class _ItemWriter:
+    """Rendered messages as Responses input items: text and media as messages, an assistant's
+    text as ``output_text``, its tool calls as ``function_call`` items (the model's own argument
+    text when kept), their results as ``function_call_output`` items, and its reasoning as the
+    ``reasoning`` item it came back as. A conversation whose calls and outputs do not pair is
+    refused here, naming the turn, as the API would refuse it."""
+
+    def __init__(self, notes: list[str]) -> None:
+        self.notes = notes
+        self.calls: dict[str, int] = {}
+        """Each tool call of the conversation's parts (its id), and the message it is in."""
+        self.answered: set[str] = set()
+
+    def items(self, message: Message, index: int) -> list[dict[str, Any]]:
+        if message.tool_calls:  # the one-round calls (``Prompt.tool_calls``)
+            return [
+                {"type": "function_call", "call_id": c.id, "name": c.name, "arguments": json.dumps(c.arguments)}
+                for c in message.tool_calls
+            ]
+        if message.role == "tool" and message.tool_call_id is not None:  # a one-round result
+            if message.is_error:
+                self.notes.append(f"messages[{index}]: {_NO_ERROR_FLAG}")
+            return [{"type": "function_call_output", "call_id": message.tool_call_id, "output": message.content}]
+        role = message.role if message.role in ("user", "assistant", "system", "developer") else "user"
+        if isinstance(message.content, str):
+            return [{"role": role, "content": message.content}]
+        items: list[dict[str, Any]] = []
+        shown: list[dict[str, Any]] = []  # the message's text and media since the last item of another kind
+        for position, part in enumerate(message.content):
+            kind = part.get("type")
+            if kind not in CONVERSATION_KINDS:
+                converted = _content_part(part, role)
+                if converted is None:
+                    self.notes.append(part_left_out(index, position, _API, kind))
+                else:
+                    shown.append(converted)
+                continue
+            if shown:
+                items.append({"role": role, "content": shown})
+                shown = []
+            item = self._item(part, index, position, role)
+            if item is not None:
+                items.append(item)
+        if shown or not (items or any(part.get("type") in CONVERSATION_KINDS for part in message.content)):
+            items.append({"role": role, "content": shown})
+        elif not items:  # every part was left out, each with its note
+            self.notes.append(f"messages[{index}]: nothing of this turn can go to {_API}; left out")
+        return items
+
+    def check_answered(self) -> None:
+        """Every tool call of the conversation answered by an output after it (the API refuses a
+        call without one)."""
+        for call, index in self.calls.items():
+            if call not in self.answered:
+                raise turn_error(
+                    index,
+                    f"tool call {call!r} has no output after it ({_API} requires one for every function_call)",
+                )
+
+    def _item(self, part: dict[str, Any], index: int, position: int, role: str) -> dict[str, Any] | None:
+        kind = part["type"]
+        if kind == "reasoning":
+            return self._reasoning(part, index, position, role)
+        if kind == "tool_call":
+            where = f"content[{position}]: tool call {part['name']!r}"
+            if role != "assistant":
+                raise turn_error(index, f"{where} is in a {role} turn; {_API} takes tool calls from the assistant")
+            if part.get("id") is None:
+                raise turn_error(index, f"{where} has no id, which {_API} needs (call_id) to pair it with its output")
+            self.calls[part["id"]] = index
+            text = part.get("arguments_text")
+            arguments = text if text is not None else json.dumps(part["arguments"])
+            return {"type": "function_call", "call_id": part["id"], "name": part["name"], "arguments": arguments}
+        call = part["call_id"]
+        if call not in self.calls:
+            raise turn_error(index, f"content[{position}]: the tool result for {call!r} answers no tool call before it")
+        self.answered.add(call)
+        if part.get("is_error"):
+            self.notes.append(f"messages[{index}].content[{position}]: {_NO_ERROR_FLAG}")
+        content = part["content"]
+        if not isinstance(content, str):
+            output: list[dict[str, Any]] = []
+            for inner, shown in enumerate(content):
+                converted = _content_part(shown, "user")
+                if converted is None:
+                    where = f"messages[{index}].content[{position}].content[{inner}]"
+                    self.notes.append(f"{where}: {_API} cannot carry this {shown.get('type')} part; left out")
+                else:
+                    output.append(converted)
+            content = output
+        return {"type": "function_call_output", "call_id": call, "output": content}
+
+    def _reasoning(self, part: dict[str, Any], index: int, position: int, role: str) -> dict[str, Any] | None:
+        """The reasoning item as the API returned it (its id, summary, reasoning text and
+        encrypted content); reasoning of another provider, or without its id, left out with a note."""
+        foreign = foreign_reasoning(part, PROVIDER, index, position)
+        where = f"messages[{index}].content[{position}]"
+        if foreign is not None:
+            self.notes.append(foreign)
+        elif role != "assistant":
+            self.notes.append(f"{where}: {_API} takes reasoning from the assistant only; left out")
+        elif part.get("id") is None:
+            self.notes.append(f"{where}: reasoning without its item id cannot be sent back to {PROVIDER}; left out")
         else:
-            notes.append(part_left_out(index, position, "the Responses API", kind))
-    return [{"role": role, "content": parts}]
+            item: dict[str, Any] = {
+                "type": "reasoning",
+                "id": part["id"],
+                "summary": [{"type": "summary_text", "text": text} for text in part.get("summary") or []],
+            }
+            if part.get("text") is not None:
+                item["content"] = [{"type": "reasoning_text", "text": part["text"]}]
+            if part.get("encrypted") is not None:
+                item["encrypted_content"] = part["encrypted"]
+            return item
+        return None
+
+
+_API = "the Responses API"
+_NO_ERROR_FLAG = "Responses function outputs cannot mark an error; sent as is"
+
+
+def _content_part(part: dict[str, Any], role: str) -> dict[str, Any] | None:
+    """A text or media part as the Responses API takes it in a message of ``role`` (an assistant's
+    message holds its text only, as ``output_text``); ``None`` for one it cannot carry."""
+    kind = part.get("type")
+    if kind == "text":
+        return {"type": "output_text" if role == "assistant" else "input_text", "text": part["text"]}
+    if role == "assistant":
+        return None
+    if kind == "image_url":
+        image = part["image_url"]
+        return {"type": "input_image", "image_url": image["url"], "detail": image.get("detail", "auto")}
+    if kind == "file":
+        return {"type": "input_file", **part["file"]}
+    return None
+
+
+def _breakpoints(rendered: RenderedPrompt) -> list[str]:
+    """Where the render marks a cache breakpoint (a message, a part, a tool result's part, the tools)."""
+    marked: list[str] = []
+    for index, message in enumerate(rendered.messages):
+        if isinstance(message.content, list):
+            for position, part in enumerate(message.content):
+                if part.get("cache") is not None:
+                    marked.append(f"messages[{index}].content[{position}]")
+                inner = part.get("content") if part.get("type") == "tool_result" else None
+                for number, shown in enumerate(inner if isinstance(inner, list) else []):
+                    if shown.get("cache") is not None:
+                        marked.append(f"messages[{index}].content[{position}].content[{number}]")
+        if message.cache is not None:
+            marked.append(f"messages[{index}]")
+    if rendered.cache is not None and rendered.cache.tools is not None:
+        marked.append("cache.tools")
+    return marked
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """A call's argument text read as the JSON object it should be, or ``None`` when it is not one
+    (the text is kept as it is, and the call still goes back to this provider)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _turn_parts(item: Any) -> list[TurnPart]:
+    """A reply's output item as parts of the assistant turn it goes back as: reasoning with its id,
+    summary, text and encrypted content; a message's text; a function call with its call id and
+    the model's own argument text. Other items (a built-in tool's) have no part."""
+    kind = getattr(item, "type", None)
+    if kind == "reasoning":
+        content = [part.text for part in (getattr(item, "content", None) or []) if part.type == "reasoning_text"]
+        return [
+            ReasoningPart(
+                text="".join(content) if content else None,
+                summary=[part.text for part in (item.summary or [])],
+                encrypted=getattr(item, "encrypted_content", None),
+                provider=PROVIDER,
+                id=item.id,
+            )
+        ]
+    if kind == "message":
+        return [TextPart(text=part.text) for part in (item.content or []) if part.type == "output_text"]
+    if kind == "function_call":
+        arguments = item.arguments
+        return [
+            ToolCallPart(id=item.call_id, name=item.name, arguments=_json_object(arguments), arguments_text=arguments)
+        ]
+    return []
 
 
 adapter = OpenAIResponsesAdapter()

@@ -229,7 +229,15 @@ def _attempts(
             built = target.request(rendered, config, contract)
             request = with_render_notes(built, rendered)
             sent = _streamed(target, request) if streaming else request
-            call = ModelCall(attempt, current, rendered, sent, provider=sent.provider or target.name, site=site)
+            call = ModelCall(
+                attempt,
+                current,
+                rendered,
+                sent,
+                provider=sent.provider or target.name,
+                site=site,
+                built=None if sent is request else request,
+            )
             watched.call_started(call)
             started = time.perf_counter()
             try:

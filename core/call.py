@@ -192,6 +192,9 @@ class ModelCall:
     value: Any = None
     """The value the attempt gave the caller, when it was accepted (``error`` is None)."""
     site: Site | None = None
+    built: ProviderRequest | None = None
+    """The request as built, before a streamed call's stream flags (``request`` is the one sent);
+    ``None`` when it is ``request`` itself."""
 
     @property
     def agent(self) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,6 +33,7 @@ from .run import Calls, RunOptions, RunResult, request_dict
 if TYPE_CHECKING:
     import asyncio
 
+    from ..calls.cache_prefix import CachePrefix
     from ..core.call import ModelCall
     from ..plugins.manager import PluginHost
 
@@ -369,14 +370,14 @@ class RowRunner:
         from ..frontend.agentscript.interpreter import json_of
 
         value = json_of(result.value) if self.batch.program is not None else result.value
-        calls = [self._call(call, result) for call in result.calls]
+        calls = self._calls(result.calls, result)
         data = {"id": row.id, "line": row.line, "status": "ok", "value": value, "calls": calls, "source": source}
         return self._outcome(data, calls)
 
     def _failed(self, row: Row, error: BaseException, source: dict[str, str]) -> Outcome:
         message = _error_text(error)
         made: tuple[ModelCall, ...] = getattr(error, "calls", ())
-        calls = [self._call(call, None) for call in made]
+        calls = self._calls(made, None)
         result = {
             "id": row.id,
             "line": row.line,
@@ -398,7 +399,16 @@ class RowRunner:
         tokens_out = sum(usage.output or 0 for usage in counts)
         return Outcome(result_line(result), result["status"], len(calls), tokens_in, tokens_out, report)
 
-    def _call(self, call: ModelCall, result: RunResult | None) -> dict[str, Any]:
+    def _calls(self, calls: Sequence[ModelCall], result: RunResult | None) -> list[dict[str, Any]]:
+        """A row's calls as its result line holds them. Each one's ``cache_prefix`` compares its
+        body with the row's previous call to the same provider and model: a row is a run of its
+        own, so its line is the same whichever rows ran before it, in which process (``--jobs``),
+        resumed or not."""
+        from ..calls.cache_prefix import cache_prefixes
+
+        return [self._call(call, result, prefix) for call, prefix in zip(calls, cache_prefixes(calls), strict=True)]
+
+    def _call(self, call: ModelCall, result: RunResult | None, prefix: CachePrefix | None) -> dict[str, Any]:
         """One call as its result line holds it."""
         reply = call.reply
         request = request_dict(call, self.batch.options.adapter)
@@ -413,6 +423,7 @@ class RowRunner:
             "reply": None if reply is None else _reply_dict(reply),
             "usage": None if reply is None or reply.usage is None else reply.usage.as_data(),
             "error": call.error,
+            "cache_prefix": None if prefix is None else prefix.as_data(),
         }
 
     def _prompt_field(self, call: ModelCall, result: RunResult | None) -> Any:

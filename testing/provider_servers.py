@@ -13,7 +13,14 @@ JSON), ``hang`` never answers and waits for the client to hang up (recorded in `
 ``retry-after-ms: 50``), then answers as ``ok`` does, ``garbage`` sends a body that is not JSON,
 ``html200`` a captive portal's page, ``emptyjson`` ``{}``, ``html502`` a proxy's HTML error page,
 ``bigpage`` a 100 kB one, ``truncated`` half a body before closing the connection, ``refusal`` the
-model declining (OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers).
+model declining (OpenAI's ``refusal``, Anthropic's ``stop_reason``; Ollama has none and answers),
+and ``tools`` a model that calls each tool of the request once, in one reply (parallel calls), with
+the simplest arguments its schema accepts, and once the last message or turn holds the tools'
+results answers. On OpenAI Chat Completions and Ollama it answers with the results' text (a line
+each), or the text it is given; on Anthropic and Responses it reasons first (reasoning the server
+signs) and then answers (:data:`TOOLS_MODEL`); there, as the real APIs do, a request is refused
+(400, the protocol's error body) when its reasoning carries a signature or encrypted content the
+server did not issue, or a tool result answers no call before it (:data:`REFUSALS`).
 
 A request that asks for a stream (``"stream": true``) gets the reply as its provider streams it
 (see :mod:`.provider_streams`), in chunked transfer encoding; then ``truncated`` cuts the
@@ -40,6 +47,7 @@ it through ``--base-url``::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import select
 import signal
@@ -59,7 +67,9 @@ from .schema_values import FAKE_TEXT, conforming_value
 
 __all__ = [
     "REFUSAL",
+    "REFUSALS",
     "REPLIES",
+    "TOOLS_MODEL",
     "FakeProvider",
     "Text",
     "answering",
@@ -142,23 +152,47 @@ def _text(body: dict[str, Any]) -> str:
 
 def _chat_completion(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": _text(body) if text is None else text}
+    finish = "stop"
     if body.get("model") == "refusal":
         message = {"role": "assistant", "content": None, "refusal": REFUSAL}
+    elif body.get("model") == TOOLS_MODEL:
+        calls = _calls_to_make(body)
+        if calls:
+            made = sum(1 for sent in body.get("messages") or () if sent.get("role") == "assistant")
+            message = {"role": "assistant", "content": None, "tool_calls": []}
+            for number, (name, arguments) in enumerate(calls):
+                function = {"name": name, "arguments": json.dumps(arguments)}
+                message["tool_calls"].append({"id": f"call_{made}_{number}", "type": "function", "function": function})
+            finish = "tool_calls"
+        elif text is None:
+            message["content"] = _results_text(body)
     return {
         "id": "chatcmpl-1",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model"),
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15},
     }
 
 
 def _ollama_chat(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": _text(body) if text is None else text,
+        "thinking": "Easy.",
+    }
+    if body.get("model") == TOOLS_MODEL:
+        calls = _calls_to_make(body)
+        if calls:
+            message["content"] = ""
+            message["tool_calls"] = [{"function": {"name": name, "arguments": arguments}} for name, arguments in calls]
+        elif text is None:
+            message["content"] = _results_text(body)
     return {
         "model": body.get("model"),
         "created_at": "2026-11-24T00:00:00Z",
-        "message": {"role": "assistant", "content": _text(body) if text is None else text, "thinking": "Easy."},
+        "message": message,
         "done": True,
         "done_reason": "stop",
         "prompt_eval_count": 12,
@@ -166,28 +200,108 @@ def _ollama_chat(body: dict[str, Any], text: str | None = None) -> dict[str, Any
     }
 
 
+TOOLS_MODEL = "tools"
+"""The model that calls tools: each tool of the request once, all in one turn, with the simplest
+arguments its schema accepts, then, once the last turn holds the results, the answer. On Anthropic
+and Responses it reasons first, in reasoning this server signs; on OpenAI Chat Completions and
+Ollama see :func:`_calls_to_make`."""
+
+
+def _calls_to_make(body: dict[str, Any]) -> list[tuple[str, Any]]:
+    """What the ``tools`` model calls: each tool of the request once, all in one reply, with the
+    simplest arguments its parameter schema accepts; none once the last message is a tool's
+    result (the model then answers with the results' text, or the text it is given)."""
+    messages = body.get("messages") or []
+    if messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "tool":
+        return []
+    functions = [tool.get("function") or {} for tool in body.get("tools") or ()]
+    return [(function.get("name", ""), conforming_value(function.get("parameters"))) for function in functions]
+
+
+def _results_text(body: dict[str, Any]) -> str:
+    """The text of the tool messages that end the request, a line each (text parts joined)."""
+    results: list[str] = []
+    for message in reversed(body.get("messages") or []):
+        if not isinstance(message, dict) or message.get("role") != "tool":
+            break
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        results.insert(0, str(content))
+    return "\n".join(results)
+
+
 def _response(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
     part = {"type": "output_text", "text": _text(body) if text is None else text, "annotations": []}
     if body.get("model") == "refusal":
         part = {"type": "refusal", "refusal": REFUSAL}
+    message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [part]}
+    output: list[dict[str, Any]] = [
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Easy."}]},
+        message,
+    ]
+    if body.get("model") == TOOLS_MODEL:
+        output = _responses_tool_turn(body, message)
     return {
         "id": "resp_1",
         "object": "response",
         "created_at": 0,
         "model": body.get("model"),
         "status": "completed",
-        "output": [
-            {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Easy."}]},
-            {
-                "type": "message",
-                "id": "msg_1",
-                "role": "assistant",
-                "status": "completed",
-                "content": [part],
-            },
-        ],
+        "output": output,
         "usage": {"input_tokens": 12, "output_tokens": 3, "total_tokens": 15},
     }
+
+
+def _responses_tool_turn(body: dict[str, Any], message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``tools`` model's output: reasoning with encrypted content the server issued, then a
+    call of every tool of the request (parallel), or, once the input ends with their outputs, the
+    message."""
+    given = body.get("input")
+    items: list[Any] = given if isinstance(given, list) else []
+    turn = len(items)
+    reasoning = {
+        "type": "reasoning",
+        "id": f"rs_{turn}",
+        "summary": [{"type": "summary_text", "text": "Calling the tools."}],
+        "encrypted_content": _issued(f"rs_{turn}"),
+    }
+    if items and isinstance(items[-1], dict) and items[-1].get("type") == "function_call_output":
+        return [{**reasoning, "summary": [{"type": "summary_text", "text": "Answering."}]}, message]
+    calls = [
+        {
+            "type": "function_call",
+            "id": f"fc_{turn}_{index}",
+            "call_id": f"call_{turn}_{index}",
+            "name": tool.get("name"),
+            "arguments": json.dumps(conforming_value(tool.get("parameters"))),
+            "status": "completed",
+        }
+        for index, tool in enumerate(body.get("tools") or [])
+        if isinstance(tool, dict)
+    ]
+    return [reasoning, *calls]
+
+
+def _responses_refusal(body: dict[str, Any]) -> dict[str, Any] | None:
+    """What the Responses API refuses in an input, as it refuses it: reasoning whose encrypted
+    content this server did not issue, and a function call output that answers no call before it."""
+    called: set[Any] = set()
+    for position, item in enumerate(body.get("input") or []):
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "reasoning" and "encrypted_content" in item and item["encrypted_content"] != _issued(item.get("id")):
+            problem = f"The encrypted content for item {item.get('id')} could not be verified."
+        elif kind == "function_call_output" and item.get("call_id") not in called:
+            problem = f"No tool call found for function call output with call_id {item.get('call_id')}."
+        else:
+            if kind == "function_call":
+                called.add(item.get("call_id"))
+            continue
+        error = {"message": problem, "type": "invalid_request_error", "param": f"input[{position}]", "code": None}
+        return {"error": error}
+    return None
 
 
 def _anthropic_message(body: dict[str, Any], text: str | None = None) -> dict[str, Any]:
@@ -202,19 +316,84 @@ def _anthropic_message(body: dict[str, Any], text: str | None = None) -> dict[st
             "stop_sequence": None,
             "usage": {"input_tokens": 12, "output_tokens": 6},
         }
+    content = [
+        {"type": "thinking", "thinking": "Easy.", "signature": _issued("Easy.")},
+        {"type": "text", "text": _text(body) if text is None else text},
+    ]
+    stop = "end_turn"
+    if body.get("model") == TOOLS_MODEL:
+        content, stop = _anthropic_tool_turn(body, content)
     return {
         "id": "msg_1",
         "type": "message",
         "role": "assistant",
         "model": body.get("model"),
-        "content": [
-            {"type": "thinking", "thinking": "Easy.", "signature": "sig"},
-            {"type": "text", "text": _text(body) if text is None else text},
-        ],
-        "stop_reason": "end_turn",
+        "content": content,
+        "stop_reason": stop,
         "stop_sequence": None,
         "usage": {"input_tokens": 12, "output_tokens": 3},
     }
+
+
+def _anthropic_tool_turn(body: dict[str, Any], answer: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """The ``tools`` model's content and stop reason: signed thinking, redacted thinking, a line of
+    text and a call of every tool of the request (parallel), or, once the last turn holds their
+    results, the answer."""
+    given = body.get("messages")
+    messages: list[Any] = given if isinstance(given, list) else []
+    last = messages[-1].get("content") if messages and isinstance(messages[-1], dict) else None
+    if isinstance(last, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in last):
+        return answer, "end_turn"
+    turn = len(messages)
+    thinking = f"I will call the tools ({turn})."
+    calls = [
+        {"type": "tool_use", "id": f"toolu_{turn}_{index}", "name": tool.get("name"), "input": value}
+        for index, tool in enumerate(body.get("tools") or [])
+        if isinstance(tool, dict) and isinstance(value := conforming_value(tool.get("input_schema")), dict)
+    ]
+    return [
+        {"type": "thinking", "thinking": thinking, "signature": _issued(thinking)},
+        {"type": "redacted_thinking", "data": _issued(f"redacted {turn}")},
+        {"type": "text", "text": "Let me look that up."},
+        *calls,
+    ], "tool_use"
+
+
+def _anthropic_refusal(body: dict[str, Any]) -> dict[str, Any] | None:
+    """What the Messages API refuses in a request's turns, as it refuses it: thinking whose
+    signature (or redacted thinking whose data) this server did not issue, and a tool_result that
+    answers no tool_use of the turn before it."""
+    previous: list[Any] = []
+    for index, message in enumerate(body.get("messages") or []):
+        blocks = message.get("content") if isinstance(message, dict) else None
+        blocks = blocks if isinstance(blocks, list) else []
+        called = {block.get("id") for block in previous if isinstance(block, dict) and block.get("type") == "tool_use"}
+        for position, block in enumerate(blocks):
+            kind = block.get("type") if isinstance(block, dict) else None
+            where = f"messages.{index}.content.{position}"
+            if kind == "thinking" and block.get("signature") != _issued(block.get("thinking")):
+                problem = f"{where}: Invalid `signature` in `thinking` block"
+            elif kind == "redacted_thinking" and not str(block.get("data")).startswith(_ISSUED):
+                problem = f"{where}: Invalid `data` in `redacted_thinking` block"
+            elif kind == "tool_result" and block.get("tool_use_id") not in called:
+                problem = (
+                    f"{where}: unexpected `tool_use_id` found in `tool_result` blocks: {block.get('tool_use_id')}. "
+                    "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+                )
+            else:
+                continue
+            return {"type": "error", "error": {"type": "invalid_request_error", "message": problem}}
+        previous = blocks
+    return None
+
+
+_ISSUED = "issued:"
+
+
+def _issued(text: Any) -> str:
+    """The signature (Anthropic) or encrypted content (Responses) this server gives ``text``, and
+    so the only one it takes back for it."""
+    return _ISSUED + hashlib.sha256(str(text).encode()).hexdigest()[:16]
 
 
 REPLIES: dict[str, _Builder] = {
@@ -224,6 +403,12 @@ REPLIES: dict[str, _Builder] = {
     "/api/chat": _ollama_chat,
 }
 """Each route's successful reply, built from the request body (and the model's text, when given)."""
+
+REFUSALS: dict[str, Callable[[dict[str, Any]], dict[str, Any] | None]] = {
+    "/v1/responses": _responses_refusal,
+    "/v1/messages": _anthropic_refusal,
+}
+"""What a route refuses in a request's conversation (the 400 error body the provider sends), or ``None``."""
 
 
 def _route_reply(route: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -341,6 +526,10 @@ def fake_provider(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
                 self.end_headers()
                 self.wfile.write(b'{"id": "chatcmpl-1", "choi')
                 self.close_connection = True
+                return
+            refusal = REFUSALS[self.path](body) if self.path in REFUSALS else None
+            if refusal is not None:
+                self._send(400, refusal)
                 return
             if state.reply is not None:
                 reply = state.reply(body)

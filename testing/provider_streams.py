@@ -10,7 +10,8 @@ it sends, in its own wire format, for the reply it would otherwise have sent who
   each with its ``sequence_number``.
 * Anthropic Messages: named events (``message_start`` with the input tokens, ``ping``,
   ``content_block_start`` / ``_delta`` / ``_stop`` for text, thinking, its signature and tool input
-  JSON, ``message_delta`` with the stop reason and the output tokens, ``message_stop``).
+  JSON, redacted thinking whole in its start, ``message_delta`` with the stop reason and the
+  output tokens, ``message_stop``).
 * Ollama: NDJSON lines, each a chat response with a piece of the message and ``done: false``, the
   last with ``done: true``, the done reason and the token counts.
 
@@ -162,6 +163,8 @@ def _anthropic_events(reply: dict[str, Any], request: dict[str, Any]) -> tuple[l
             empty = {**block, "thinking": "", "signature": ""}
             deltas = [{"type": "thinking_delta", "thinking": p} for p in pieces(block["thinking"])]
             deltas.append({"type": "signature_delta", "signature": block.get("signature", "")})
+        elif kind == "redacted_thinking":  # whole in its start, as the API sends it
+            empty, deltas = block, []
         else:  # tool_use: its input as JSON text, in pieces
             text = json.dumps(block.get("input", {}))
             empty, deltas = (

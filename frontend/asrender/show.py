@@ -89,22 +89,19 @@ def print_calls(result: RunResult, options: RunOptions, output: str, show: RunSh
     if failed and not result.calls:
         return
     if options.dry_run and output == "json":
-        write_output(json_text([request_dict(call, options.adapter) for call in result.calls]) + "\n")
+        requests = [request_dict(call, options.adapter) for call in result.calls]
+        write_output(json_text(_with_cache_prefixes(requests, result.calls)) + "\n")
         return
     renders = shown(result, options, None)
     warn([warning for rendered in renders for warning in rendered.warnings])
     if show.live is not None:
         return
     if output in ("json", "trace"):
-        write_output(
-            json_text(
-                [
-                    _call_dict(call, rendered) | call_facts(call, timed=show.timed)
-                    for call, rendered in zip(result.calls, renders, strict=True)
-                ]
-            )
-            + "\n"
-        )
+        shown_calls = [
+            _call_dict(call, rendered) | call_facts(call, timed=show.timed)
+            for call, rendered in zip(result.calls, renders, strict=True)
+        ]
+        write_output(json_text(_with_cache_prefixes(shown_calls, result.calls)) + "\n")
     elif output == "text":
         from ...runs.run import call_heading
         from .text_form import model_text
@@ -171,6 +168,18 @@ def _call_dict(call: ModelCall, rendered: RenderedPrompt) -> dict[str, Any]:
     schema = call.prompt.output.json_schema if call.prompt.output is not None else None
     where = {"site": str(call.site), "agent": call.agent or None, "attempt": call.attempt, "schema": schema}
     return {**where, **rendered.to_dict()}
+
+
+def _with_cache_prefixes(shown_calls: list[dict[str, Any]], calls: Sequence[ModelCall]) -> list[dict[str, Any]]:
+    """Each call as ``--output json`` shows it, with how much of its body repeats the previous
+    call's to the same provider and model (``cache_prefix``, :mod:`promptwire.calls.cache_prefix`)."""
+    from ...calls.cache_prefix import cache_prefixes
+
+    prefixes = cache_prefixes(calls)
+    return [
+        shown | {"cache_prefix": None if prefix is None else prefix.as_data()}
+        for shown, prefix in zip(shown_calls, prefixes, strict=True)
+    ]
 
 
 def _request_block(request: dict[str, Any]) -> str:

@@ -73,7 +73,7 @@ def test_every_row_gives_one_line_with_its_value_and_calls(
     assert [first["id"], second["id"]] == [1, "second"]
     assert first["status"] == "ok" and first["value"] == {"ok": True}  # the offline mock value
     (call,) = first["calls"]
-    assert list(call) == ["site", "agent", "attempt", "prompt", "request", "reply", "usage", "error"]
+    assert list(call) == ["site", "agent", "attempt", "prompt", "request", "reply", "usage", "error", "cache_prefix"]
     assert (call["site"], call["agent"], call["attempt"]) == (f"{program}:8:9", "A", 1)
     assert "source: input.text\na\n" in call["prompt"]["messages"][1]["content"]
     assert "source: input.text\nb\n" in second["calls"][0]["prompt"]["messages"][1]["content"]

@@ -112,7 +112,7 @@ def test_unknown_format_and_reader(capsys: pytest.CaptureFixture[str]) -> None:
         main(["render", str(EXAMPLE), "--format", "nope"])
     assert exited.value.code == 2
     assert capsys.readouterr().err.startswith(
-        "asrender: error: --format: unknown renderer 'nope' (available: agentscript, agens, agently, messages, template"
+        "asrender: error: --format: unknown renderer 'nope' (available: agentscript, agens, agently, messages, conversation, template"
     )
     with pytest.raises(SystemExit) as exited:
         main(["render", str(EXAMPLE), "--from", "nope"])

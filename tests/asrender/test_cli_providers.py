@@ -29,7 +29,7 @@ def test_a_dry_run_shows_every_request_and_answers_offline(provider: str, capsys
     code, out, err = _run(capsys, str(TC09), "--input", INPUT, "--provider", provider, "--dry-run", "-O", "json")
     assert (code, err) == (0, "")
     (call,) = json.loads(out)
-    assert list(call) == ["site", "agent", "attempt", "provider", "model", "body", "notes"]
+    assert list(call) == ["site", "agent", "attempt", "provider", "model", "body", "notes", "cache_prefix"]
     assert (call["provider"], call["model"]) == (provider, "gpt-4o-mini")  # the program's model, retargeted
     assert call["body"]["model"] == "gpt-4o-mini"
 

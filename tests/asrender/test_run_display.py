@@ -115,7 +115,7 @@ def test_json_gives_each_calls_reply_usage_seconds_and_error(
     assert (code, err) == (0, "")
     first, second = json.loads(out)
     for call in (first, second):
-        assert list(call)[-6:] == ["provider", "model", "reply", "usage", "seconds", "error"]
+        assert list(call)[-7:] == ["provider", "model", "reply", "usage", "seconds", "error", "cache_prefix"]
         assert (call["provider"], call["model"], call["usage"]["prompt_tokens"]) == ("openai", "gpt-4o-mini", 61)
         assert isinstance(call["seconds"], float) and call["seconds"] >= 0
     assert first["reply"] == {"text": "Probably spam.", "value": None}

@@ -17,6 +17,7 @@
 * plugins.md: the keyed adapter reads, requires and masks its key, and passes the error code by keyword.
 * security.md: the file tools' refusal it shows is the one they give.
 * prompt-data.md and prompt.schema.json: what tests/docs/prompt_data_reference.py writes from the model.
+* conversations.md: the fidelity table made from the conformance corpus's expected files.
 * agentscript.md: its first program prints the prompt shown, and checks to the error shown.
 
 Every snippet of every page also runs in test_snippets.py; every link leads somewhere (test_links.py).
@@ -113,7 +114,7 @@ def test_the_snippets_run_in_order(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     snippets = _snippets("embedding.md")
-    assert len(snippets) == 10
+    assert len(snippets) == 11
     namespace: dict[str, Any] = {}
     monkeypatch.chdir(tmp_path)  # where the recording snippet writes its file
     with fake_provider() as server:
@@ -128,7 +129,7 @@ def test_the_snippets_run_in_order(
         (UnsupportedFieldsWarning, "sections"),
         (UnsupportedFieldsWarning, "history"),
     ]
-    sent, *checks, run, arun = server.requests
+    sent, *checks, run, arun, asked, answered = server.requests
     assert sent["messages"] == namespace["messages"]  # what was rendered is what went out
     assert [check.get("stream", False) for check in checks] == [True, True, False, False, False, False]
     assert {**run, "stream": True, "stream_options": {"include_usage": True}} == arun  # arun streamed, for on_text
@@ -145,6 +146,14 @@ def test_the_snippets_run_in_order(
     framework = namespace["framework"]  # "Your framework's model sends": the second attempt repaired
     assert [call.error is None for call in framework.calls] == [False, True]
     assert "Previous generation failed." in framework.calls[1].rendered.user
+    # "A tool-calling loop": the provider's turn went back as it came, then the tool's result
+    call = {"id": "call_0_0", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "fake"}'}}
+    assert answered["messages"] == [
+        *asked["messages"],
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "content": "18C and sunny in fake", "tool_call_id": "call_0_0"},
+    ]
+    assert namespace["reply_text"] == "18C and sunny in fake"
 
 
 # --- telemetry.md ---------------------------------------------------------------------------------
@@ -246,7 +255,7 @@ def test_the_hook_reference_is_the_hook_specs() -> None:
 def my_plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     """The guide's renderer and adapter as one plugin module, importable as ``my_plugin``."""
     module = types.ModuleType("my_plugin")
-    renderer, adapter, keyed, streaming, _ = _snippets("plugins.md")
+    renderer, adapter, keyed, streaming, *_ = _snippets("plugins.md")
     exec("\n".join((renderer, adapter, keyed, streaming)), module.__dict__)
     monkeypatch.setitem(sys.modules, "my_plugin", module)
     return module
@@ -428,6 +437,38 @@ def test_every_key_of_the_prompt_data_has_a_note_and_every_note_a_key() -> None:
     assert sorted(keys - set(reference.NOTES)) == [], "say what these keys are for in NOTES"
     assert sorted(set(reference.NOTES) - keys) == [], "these NOTES name no key of the model"
     assert {key.split(".")[0] for key in keys} >= {"Prompt", "ContextItem", "GenerateConfig", "ImagePart"}
+
+
+# --- conversations.md ----------------------------------------------------------------------------
+
+
+def test_the_fidelity_table_is_the_expected_files() -> None:
+    from promptwire.testing.conformance import BUILTIN_ADAPTERS, EXPECTED, conversations, read_expected
+    from promptwire.testing.conformance.__main__ import INTRO, SOURCE
+    from promptwire.testing.conformance.fidelity import page
+
+    corpus = conversations()
+    records = {a: {c.name: read_expected(EXPECTED / a, c.name) for c in corpus} for a in BUILTIN_ADAPTERS}
+    made = page(corpus, records, intro=INTRO, source=SOURCE)
+    assert _text("conversations.md") == made, (
+        "docs/conversations.md is stale: run python -m promptwire.testing.conformance --write"
+    )
+
+
+def test_the_conversation_snippet_checks_the_guides_adapter(my_plugin: types.ModuleType, tmp_path: Path) -> None:
+    # The guide's adapter sends the rendered messages as they are: the check finds the reasoning it
+    # would send to a provider that did not produce it, once its expected files are written.
+    from promptwire.testing.conformance import write_expected
+
+    namespace = {**my_plugin.__dict__, "__file__": str(tmp_path / "test_compat.py")}
+    exec(_snippets("plugins.md")[5], namespace)
+    write_expected(my_plugin.Compat(), tmp_path / "conformance")
+    with pytest.raises(AssertionError) as caught:
+        namespace["test_compat_meets_the_conversation_corpus"]()
+    assert (
+        "reasoning-foreign: rule broken: history[1].content[0]: reasoning from gemini is in the body as text"
+        in str(caught.value).splitlines()
+    )
 
 
 # --- agentscript.md -------------------------------------------------------------------------------

@@ -73,6 +73,9 @@ SKIPPED: dict[tuple[str, str], str] = {
     ("docs/plugins.md", "OPENAI_API_KEY=x asrender examples/evidence-qa.as --provider openai"): (
         "sends to that server; tests/adapters/test_fake_provider_command.py runs every example against it"
     ),
+    ("docs/plugins.md", "python -m promptwire.testing.conformance --adapter compat"): (
+        "writes a plugin's expected files; tests/adapters/test_conformance_corpus.py runs it for the echo plugin"
+    ),
     ("docs/editors.md", "asrender lsp"): "serves an editor on standard input until it exits; tests/lsp drives it",
     ("docs/telemetry.md", "OTEL_SERVICE_NAME=triage opentelemetry-instrument"): (
         "exports to an OpenTelemetry collector over OTLP (network); test_the_telemetry_snippet_runs covers the spans"

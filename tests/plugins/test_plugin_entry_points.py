@@ -116,7 +116,7 @@ def test_allow_list_empty_loads_none_but_the_builtins(whisper: Path, monkeypatch
     monkeypatch.setenv("PROMPTWIRE_PLUGINS", "")
     host = PluginHost()
     assert [info.name for info in host.plugins()] == ["promptwire"]
-    assert host.names("renderers") == ("agentscript", "agens", "agently", "messages", "template")
+    assert host.names("renderers") == ("agentscript", "agens", "agently", "messages", "conversation", "template")
 
 
 def test_allow_list_loads_only_the_named_entry_points(

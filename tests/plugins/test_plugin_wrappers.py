@@ -128,7 +128,7 @@ def test_a_wrapper_runs_in_its_plugins_turn_and_wraps_no_other_plugin(
     assert events == expected
     owners = registrations(host)
     assert (owners["Inner"], owners["Outer"]) == (["inner"], ["outer"])
-    assert owners["promptwire"] == ["agentscript", "agens", "agently", "messages", "template"]
+    assert owners["promptwire"] == ["agentscript", "agens", "agently", "messages", "conversation", "template"]
     assert host.names("renderers")[-2:] == tuple(name.lower() for name in order)  # load order
 
 

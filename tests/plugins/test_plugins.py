@@ -24,7 +24,7 @@ from promptwire.plugins import hookspecs
 from promptwire.plugins.builtins import ADAPTERS, TOOL_SCHEMES
 from promptwire.plugins.manager import KINDS
 
-BUILTIN_RENDERERS = ["agentscript", "agens", "agently", "messages", "template"]
+BUILTIN_RENDERERS = ["agentscript", "agens", "agently", "messages", "conversation", "template"]
 BUILTIN_READERS = ["prompt", "agens", "agently", "openai-chat", "openai-responses", "anthropic", "ollama"]
 
 MakeHost = Callable[..., PluginHost]
@@ -241,7 +241,7 @@ def test_registration_without_a_string_name_is_refused(make_host: MakeHost, name
 def test_unknown_format_lists_the_available_ones(host: PluginHost) -> None:
     with pytest.raises(
         UnknownNameError,
-        match=r"unknown renderer 'nope' \(available: agentscript, agens, agently, messages, template\)",
+        match=r"unknown renderer 'nope' \(available: agentscript, agens, agently, messages, conversation, template\)",
     ):
         promptwire.render({"instruction": "x"}, "nope", host=host)
 

@@ -3,7 +3,8 @@ so a new format is covered without touching this file):
 
 * rendering returns a RenderedPrompt or raises the project's own error, never anything else, and
   every message it returns can be sent (it encodes as UTF-8);
-* a prompt saved and loaded again (as JSON or as Python data) renders the same bytes.
+* a prompt saved and loaded again (as JSON or as Python data) renders the same bytes, the parts of a
+  conversation's turns (tool calls, tool results, reasoning, cache breakpoints) included.
 
 Each property counts what it reached: a strategy whose examples all fail validation proves nothing.
 """
@@ -40,7 +41,49 @@ CONTEXT_ITEM = st.fixed_dictionaries(
     {"value": VALUE},
     optional={"label": TEXT, "source": TEXT, "budget": BUDGET},
 )
-TURN = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "tool", "bot"]), "content": TEXT})
+CACHE = st.sampled_from([{}, {"ttl": "5m"}, {"ttl": "1h"}])
+MEDIA_PART = st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": TEXT}, optional={"cache": CACHE}),
+    st.sampled_from(
+        [
+            {"type": "image", "url": "https://x/a.png", "cache": {}},
+            {"type": "image", "data": "QUJD", "media_type": "image/png"},
+        ]
+    ),
+)
+TURN_PART = st.one_of(
+    MEDIA_PART,
+    st.fixed_dictionaries(
+        {"type": st.just("tool_call"), "name": TEXT},
+        optional={
+            "id": TEXT,
+            "arguments": st.dictionaries(TEXT, VALUE, max_size=2) | st.none(),
+            "arguments_text": TEXT,
+            "cache": CACHE,
+        },
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("tool_result"), "call_id": TEXT, "content": TEXT | st.lists(MEDIA_PART, max_size=2)},
+        optional={"name": TEXT, "is_error": st.booleans(), "cache": CACHE},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("reasoning")},
+        optional={
+            "text": TEXT,
+            "summary": st.lists(TEXT, max_size=2),
+            "signature": TEXT,
+            "encrypted": TEXT,
+            "redacted": st.booleans(),
+            "provider": st.sampled_from(["anthropic", "openai-responses", "ollama"]),
+            "id": TEXT,
+        },
+    ),
+)
+"""The parts of a conversation's turns: a saved and loaded prompt must render them the same."""
+TURN = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "bot"]), "content": TEXT | st.lists(TURN_PART, max_size=3)},
+    optional={"cache": CACHE},
+)
 TOOL = st.fixed_dictionaries(
     {"name": TEXT},
     optional={
@@ -79,6 +122,15 @@ PROMPT_DATA = st.fixed_dictionaries(
         "output": OUTPUT,
         "previous_result": VALUE,
         "retry": st.fixed_dictionaries({"reason": TEXT}, optional={"previous_output": VALUE}),
+        "cache": st.fixed_dictionaries(
+            {},
+            optional={
+                "system": CACHE,
+                "tools": CACHE,
+                "key": TEXT,
+                "retention": st.sampled_from(["in_memory", "24h"]),
+            },
+        ),
     },
 )
 

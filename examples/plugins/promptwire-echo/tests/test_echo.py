@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from promptwire.plugin import (
     ServerError,
 )
 from promptwire.renderers.agentscript import shape_contract
+from promptwire.testing.conformance import check_adapter
 
 PROMPT = {
     "identity": {"role": "Greeter", "description": "Greets people."},
@@ -94,3 +96,10 @@ def test_a_refused_connection() -> None:
         adapter = EchoAdapter(base_url=url)
         adapter.send(adapter.build_request(promptwire.render(PROMPT), promptwire.GenerateConfig(), None, None), 5)
     assert type(caught.value) is ProviderConnectionError
+
+
+def test_the_adapter_meets_the_conversation_corpus() -> None:
+    # Each conversation of promptwire's corpus against its expected request in conformance/, and
+    # the rules every adapter meets. Refresh the files after a change, then read their diff:
+    # python -m promptwire.testing.conformance --adapter echo --expected tests/conformance --write
+    check_adapter(EchoAdapter(), Path(__file__).with_name("conformance"))

@@ -19,6 +19,7 @@ from typing import Any
 from promptwire.plugin import (
     Endpoint,
     GenerateConfig,
+    Message,
     OutputContract,
     ProviderAdapter,
     ProviderError,
@@ -26,8 +27,10 @@ from promptwire.plugin import (
     RenderedPrompt,
     Reply,
     connection_failed,
+    foreign_reasoning,
     missing_part,
     status_error,
+    turn_error,
 )
 
 
@@ -42,11 +45,15 @@ class EchoAdapter(ProviderAdapter):
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
     ) -> ProviderRequest:
-        notes = []
+        notes: list[str] = []
         body: dict[str, Any] = {
             "model": self.model_name(model or "echo"),
-            "messages": [message.to_dict() for message in rendered.messages],
+            "messages": _messages(rendered.messages, notes),
         }
+        if rendered.cache is not None:  # the system breakpoint is on its message, sent with it
+            cache = rendered.cache
+            given = {"tools": cache.tools, "key": cache.key, "retention": cache.retention}
+            notes += [f"cache.{name}: the echo server caches nothing; left out" for name, v in given.items() if v]
         if contract is not None:
             body["schema"] = contract.json_schema
         if config.temperature is not None:
@@ -79,3 +86,30 @@ class EchoAdapter(ProviderAdapter):
         if not isinstance(raw.get("text"), str):
             raise missing_part("the echo server's answer has no text", raw)
         return Reply(text=raw["text"], raw=raw, usage=raw.get("usage"), finish_reason="stop")
+
+
+def _messages(messages: tuple[Message, ...], notes: list[str]) -> list[dict[str, Any]]:
+    """The messages in promptwire's own form, which the echo server takes as they are, with two
+    exceptions every adapter makes (the conversation corpus checks both): reasoning is sent back
+    only to the provider that produced it, and the echo server produces none, so each reasoning
+    part is left out with a note; and a tool result that answers no earlier call is refused,
+    naming its turn, before anything is sent."""
+    called: set[str | None] = set()
+    sent = []
+    for index, message in enumerate(messages):
+        data = message.to_dict()
+        if isinstance(data["content"], list):
+            parts = []
+            for position, part in enumerate(data["content"]):
+                note = foreign_reasoning(part, "echo", index, position) if part["type"] == "reasoning" else None
+                if note is not None:
+                    notes.append(note)
+                    continue
+                if part["type"] == "tool_call":
+                    called.add(part["id"])
+                elif part["type"] == "tool_result" and part["call_id"] not in called:
+                    raise turn_error(index, f"the tool result for {part['call_id']!r} answers no earlier call")
+                parts.append(part)
+            data["content"] = parts
+        sent.append(data)
+    return sent
