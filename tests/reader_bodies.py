@@ -183,7 +183,7 @@ ANTHROPIC: dict[str, Any] = {
             "name": "get_weather",
             "description": "The weather in a city",
             "input_schema": WEATHER_SCHEMA,
-            "cache_control": {"type": "ephemeral"},
+            "cache_control": {"type": "ephemeral", "ttl": "1h"},  # the tools come first: the longer ttl
         }
     ],
     "thinking": {"type": "enabled", "budget_tokens": 2000},

@@ -5,8 +5,10 @@ then its text, its ``images`` (base64, each an inline image part), its ``tool_ca
 as the object Ollama sends); a ``tool`` message as a tool turn holding one result, named by
 ``tool_name``. Ollama ties a result to its call by the tool's name, not by an id: the result
 takes the id of the call it answers (the first call of that name, in the assistant turn before
-it, not answered yet), and a call without an id gets ``<name>-<turn>-<n>``, so the pair stays a
-pair for any provider; a result that answers no call is named by its tool. The body's ``tools`` are the prompt's tools, ``options.temperature`` and
+it, not answered yet), and a call without an id gets ``call_<index>``, its place among its
+message's calls: the id the Ollama adapter gives the calls of Ollama's replies, which it leaves out
+again without a note when it writes them back. So the pair stays a pair for any provider; a result
+that answers no call is named by its tool. The body's ``tools`` are the prompt's tools, ``options.temperature`` and
 ``options.num_predict`` its config, ``think`` its think setting, a JSON-schema ``format`` its
 output contract. Everything else (the model, ``stream``, ``keep_alive``, the other options...) is
 kept under ``native["ollama"]`` by its path (see :mod:`.common`).
@@ -45,7 +47,7 @@ class OllamaReader:
         reading = Reading(self.name)
         calls = _Calls()
         for index, message in enumerate(listed(messages, path, "chat messages")):
-            _message(reading, calls, message, (*path, index), index)
+            _message(reading, calls, message, (*path, index))
         _body(reading, body)
         return reading.prompt()
 
@@ -104,7 +106,7 @@ class _Calls:
         return None
 
 
-def _message(reading: Reading, calls: _Calls, message: Any, path: Path, index: int) -> None:
+def _message(reading: Reading, calls: _Calls, message: Any, path: Path) -> None:
     fields = mapping(message, path, "a chat message object")
     role = text(fields.get("role"), (*path, "role"))
     content = fields.get("content", "")
@@ -131,7 +133,7 @@ def _message(reading: Reading, calls: _Calls, message: Any, path: Path, index: i
         if said:
             parts.append(TextPart(text=said))
         parts.extend(images)
-        made = _tool_calls(reading, fields.get("tool_calls"), path, index)
+        made = _tool_calls(reading, fields.get("tool_calls"), path)
         calls.open = list(made)
         parts.extend(made)
         turn["content"] = parts
@@ -163,7 +165,7 @@ def _media_type(data: str) -> str | None:
     return "image/webp" if head[:4] == b"RIFF" and head[8:12] == b"WEBP" else None
 
 
-def _tool_calls(reading: Reading, calls: Any, path: Path, index: int) -> list[ToolCallPart]:
+def _tool_calls(reading: Reading, calls: Any, path: Path) -> list[ToolCallPart]:
     if calls is None:
         return []
     made = []
@@ -176,7 +178,7 @@ def _tool_calls(reading: Reading, calls: Any, path: Path, index: int) -> list[To
         name = text(function.get("name"), (*where, "function", "name"))
         fields: dict[str, Any] = {"name": name}
         given = entry.get("id")
-        fields["id"] = text(given, (*where, "id")) if given is not None else f"{name}-{index}-{number}"
+        fields["id"] = text(given, (*where, "id")) if given is not None else f"call_{number}"
         arguments = function.get("arguments", {})
         if isinstance(arguments, str):
             fields["arguments_text"] = arguments

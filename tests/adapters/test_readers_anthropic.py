@@ -67,7 +67,7 @@ def test_the_tools_their_breakpoint_and_the_config() -> None:
     assert [(tool.name, tool.description, tool.parameters) for tool in prompt.tools] == [
         ("get_weather", "The weather in a city", WEATHER_SCHEMA)
     ]
-    assert prompt.cache == PromptCache(tools=CacheMark())
+    assert prompt.cache == PromptCache(tools=CacheMark(ttl="1h"))
     assert prompt.config.max_output is not None and prompt.config.max_output.output_tokens == 1024
     assert prompt.config.temperature == 1
 
@@ -91,7 +91,7 @@ def test_a_breakpoint_on_a_tool_before_the_last_and_blocks_of_other_kinds_are_ke
     prompt = read(body)
     assert prompt.cache is None
     native = prompt.native["anthropic"]
-    assert native["tools[0].cache_control"] == {"type": "ephemeral"}
+    assert native["tools[0].cache_control"] == {"type": "ephemeral", "ttl": "1h"}
     assert native["messages[3].content[0]"] == search
     assert native["messages[3].content[1]"] == plain
     assert prompt.history[4].content == []

@@ -25,11 +25,9 @@ def test_every_turn_and_part() -> None:
     ]
     assert prompt.history[2].content == [
         ReasoningPart(text="The picture shows Paris.", provider="ollama"),
-        ToolCallPart(id="get_weather-2-0", name="get_weather", arguments={"city": "Paris"}),
+        ToolCallPart(id="call_0", name="get_weather", arguments={"city": "Paris"}),
     ]
-    assert prompt.history[3].content == [
-        ToolResultPart(call_id="get_weather-2-0", content="18C, sunny", name="get_weather")
-    ]
+    assert prompt.history[3].content == [ToolResultPart(call_id="call_0", content="18C, sunny", name="get_weather")]
     assert prompt.history[4].content == "Paris: 18C and sunny."
 
 
