@@ -439,8 +439,11 @@ def _run_options(
 
 def read(data: Any, format: str = "prompt", *, host: PluginHost | None = None) -> Prompt:
     """``data`` (parsed JSON or YAML) read as a :class:`Prompt` by the named reader: ``prompt`` (the
-    model's own shape), ``agens`` (an Agens message), ``agently`` (an Agently prompt dict), or a
-    plugin's. Bad data raises :class:`FieldError` naming the field."""
+    model's own shape), ``agens`` (an Agens message), ``agently`` (an Agently prompt dict),
+    ``openai-chat``, ``openai-responses``, ``anthropic`` or ``ollama`` (that provider's request body,
+    or a list of its messages: the conversation in ``history``, what has no place in the model
+    under ``native[<reader>]``), or a plugin's. Bad data raises :class:`FieldError` naming the
+    field (for a body, its path in the body)."""
     prompt: Prompt = (host or default_host()).reader(format).read(data)
     return prompt
 

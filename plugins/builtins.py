@@ -39,6 +39,10 @@ READERS: Final[dict[str, str]] = {
     "prompt": ".renderers.prompt_data:reader",
     "agens": ".renderers.agens:reader",
     "agently": ".renderers.agently.reader:reader",
+    "openai-chat": ".adapters.readers.openai_chat:reader",
+    "openai-responses": ".adapters.readers.openai_responses:reader",
+    "anthropic": ".adapters.readers.anthropic:reader",
+    "ollama": ".adapters.readers.ollama:reader",
 }
 
 ADAPTERS: Final[dict[str, str]] = {

@@ -103,7 +103,8 @@ def register_adapters(register: RegisterCallback) -> None:
 
 @hookspec
 def register_readers(register: RegisterCallback) -> None:
-    """Register readers: native prompt inputs (prompt data, Agens messages, Agently dicts) that become a core ``Prompt``.
+    """Register readers: native prompt inputs (prompt data, Agens messages, Agently dicts, a provider's request
+    body) that become a core ``Prompt``.
 
     :param register: call ``register(reader, aliases=())`` once per input dialect. ``reader`` has a
         ``name`` (what ``asrender render --from NAME`` takes), a one-line ``description`` and

@@ -187,15 +187,17 @@ def _render_parser(commands: Any) -> None:
     render.add_argument(
         "--format",
         "-f",
-        default="agentscript",
-        help=f"the format to send and show calls in: {_FORMATS} (default: agentscript)",
+        default=None,
+        help=f"the format to send and show calls in: {_FORMATS} (default: agentscript; conversation for a "
+        "provider's own body read with --from openai-chat, openai-responses, anthropic or ollama)",
     )
     render.add_argument(
         "--from",
         dest="reader",
         default="prompt",
         metavar="READER",
-        help="the reader of the file: prompt (default), agens or agently",
+        help="the reader of the file: prompt (default), agens, agently, or a provider's own request body: "
+        "openai-chat, openai-responses, anthropic, ollama",
     )
     render.add_argument(
         "--output",
@@ -403,8 +405,9 @@ def _batch_parser(commands: Any) -> None:
     batch.add_argument(
         "--format",
         "-f",
-        default="agentscript",
-        help=f"the format of each call's prompt in the results: {_FORMATS} (default: agentscript)",
+        default=None,
+        help=f"the format of each call's prompt in the results: {_FORMATS} (default: agentscript; conversation for "
+        "rows read with --from openai-chat, openai-responses, anthropic or ollama)",
     )
     _option_flag(batch, "a renderer option (repeatable)")
     batch.add_argument("--strict", action="store_true", help="fail a row when the format cannot express a field")

@@ -13,12 +13,14 @@ import os
 import sys
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import FieldError, PromptDrift, PromptwireError, ProviderError, SourceError
 from ..agentscript.diagnostics import CheckError
 from .flags import (
+    CONVERSATION_READERS,
     BatchFlags,
     CheckFlags,
     LspFlags,
@@ -110,6 +112,9 @@ def render(flags: RenderFlags) -> int:
     try:
         prompt = host.reader(flags.reader).read(data)
         if asks_a_model(flags):
+            model = _body_model(flags, prompt)
+            if model is not None:  # a provider's body names its model: the default --model
+                flags, options = flags.but(model=model), replace(options, model=model)
             return _run_prompt(flags, prompt, label, options, host)
         rendered = renderer.render(prompt, **options.options)
     except FieldError as exc:
@@ -117,6 +122,15 @@ def render(flags: RenderFlags) -> int:
     warn(rendered.warnings)
     print_render(rendered, flags.output)
     return 0
+
+
+def _body_model(flags: RenderFlags, prompt: Any) -> str | None:
+    """The model a provider's request body names (kept in ``native`` by its reader), when the file
+    was read as one (``--from openai-chat``...) and ``--model`` is not given."""
+    if flags.model is not None or flags.reader not in CONVERSATION_READERS:
+        return None
+    model = prompt.native.get(flags.reader, {}).get("model")
+    return model if isinstance(model, str) else None
 
 
 def _enable_telemetry() -> None:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANY_ORIGIN",
+    "CONVERSATION_READERS",
     "WORKSPACE",
     "BatchFlags",
     "CheckFlags",
@@ -216,10 +217,19 @@ _NOT_FLAGS = frozenset({"command", "run", "flags"})
 handler and the record its flags are read into."""
 
 
+CONVERSATION_READERS = frozenset({"openai-chat", "openai-responses", "anthropic", "ollama"})
+"""The readers of a provider's own request body: what they read is a conversation, shown and sent
+as it is (format ``conversation``) unless ``--format`` asks for another."""
+
+
 def read_flags(args: argparse.Namespace) -> Flags:
-    """The sub-command's flags as its record (the parser names the record, ``flags``)."""
+    """The sub-command's flags as its record (the parser names the record, ``flags``). A format not
+    given is the reader's: ``conversation`` for a provider's body, else ``agentscript``."""
     record: type[Flags] = args.flags
-    return record({name: value for name, value in vars(args).items() if name not in _NOT_FLAGS})
+    given = {name: value for name, value in vars(args).items() if name not in _NOT_FLAGS}
+    if "format" in given and given["format"] is None:
+        given["format"] = "conversation" if given.get("reader") in CONVERSATION_READERS else "agentscript"
+    return record(given)
 
 
 def plugin_host() -> PluginHost:

@@ -30,6 +30,7 @@ from ...core.prompt import (
     ToolDefinition,
     ToolResult,
 )
+from ...core.validation import validate_model
 from ._agently.declarations import is_model_class, output_json_schema
 from ._agently.errors import AgentlyFieldError, Unrenderable, printable
 from ._agently.prompt_object import Part, history_part, read_prompt
@@ -127,8 +128,58 @@ def _history(read: Any) -> list[ChatTurn]:
                 )
                 for number, item in enumerate(message.content)
             ]
-        history.append(ChatTurn(role=str(message.role), content=content))
+        turn: dict[str, Any] = {"role": str(message.role), "content": content}
+        if message.extras:
+            turn.update(_turn_extras(message.extras, f"chat_history[{index}]"))
+        history.append(validate_model(ChatTurn, turn, root=f"chat_history[{index}]"))
     return history
+
+
+_TURN_EXTRAS = ("tool_calls", "tool_call_id", "is_error", "name")
+"""The fields of a chat message besides role and content that a turn holds (OpenAI's chat shape,
+which Agently's ``ChatMessage`` keeps as extra fields)."""
+
+
+def _turn_extras(extras: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """A chat message's extra fields as a turn takes them: its tool calls (OpenAI's
+    ``{"id", "type": "function", "function": {"name", "arguments"}}``, or flat
+    ``{"id", "name", "arguments"}``), the call a tool message answers, its error flag, the speaker's
+    name. Any other field is refused by name: a turn has no place for it, and Agently's own layout
+    leaves it out without a word."""
+    for key in extras:
+        if key not in _TURN_EXTRAS:
+            raise FieldError(
+                f"{path}.{key}",
+                "a chat message's field that a conversation turn has no place for "
+                f"(a turn reads {', '.join(_TURN_EXTRAS)} besides role and content)",
+            )
+    fields = dict(extras)
+    for key in ("tool_call_id", "name"):
+        if fields.get(key) is not None and not isinstance(fields[key], str):
+            raise FieldError(f"{path}.{key}", "must be text")
+    calls = fields.get("tool_calls")
+    if isinstance(calls, list):
+        fields["tool_calls"] = [_flat_call(call, f"{path}.tool_calls[{number}]") for number, call in enumerate(calls)]
+    return fields
+
+
+def _flat_call(call: Any, path: str) -> Any:
+    """An OpenAI tool call (``function`` holding name and arguments) as the flat call a turn reads."""
+    if not (isinstance(call, Mapping) and "function" in call):
+        return call  # flat already, or refused at its path by the turn's validation
+    function = call["function"]
+    if not isinstance(function, Mapping):
+        raise FieldError(f"{path}.function", "must be an object with the function's name and arguments")
+    unread = [f"{path}.{key}" for key in call if key not in ("id", "type", "function")]
+    unread += [f"{path}.function.{key}" for key in function if key not in ("name", "arguments")]
+    if call.get("type", "function") != "function":
+        unread.append(f"{path}.type")
+    if unread:
+        raise FieldError(unread[0], "a tool call holds id, type 'function' and function (name, arguments) only")
+    flat = {"name": function.get("name"), "arguments": function.get("arguments", {})}
+    if call.get("id") is not None:
+        flat["id"] = call["id"]
+    return flat
 
 
 def read_agently(data: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> Prompt:

@@ -68,6 +68,9 @@ class ChatMsg:
     role: Any
     content: Any
     """A ``str``, or a list of raw parts (dicts) validated later, as Agently does."""
+    extras: Mapping[str, Any] | None = None
+    """The message's other fields (``ChatMessage`` allows any: ``tool_calls``, ``tool_call_id``...).
+    Agently's own layout reads role and content only; the reader reads these too."""
 
 
 def _is_text_dict(value: Any) -> bool:
@@ -144,10 +147,15 @@ def _plain_message(message: Any) -> ChatMsg | None:
         type(key) is str for key in message
     ):
         return None
+    extras = (
+        {key: value for key, value in message.items() if key != "role" and key != "content"}
+        if len(message) > 2
+        else None
+    )
     if type(content) is str:
-        return ChatMsg(role, content)
+        return ChatMsg(role, content, extras)
     if type(content) is list and all(type(item) is dict and all(type(key) is str for key in item) for item in content):
-        return ChatMsg(role, content)
+        return ChatMsg(role, content, extras)
     return None
 
 
@@ -174,7 +182,7 @@ def _slow_message(message: Any, index: int | None) -> ChatMsg:
     content = model.content
     if isinstance(content, list):
         content = list(content)
-    return ChatMsg(model.role, content)
+    return ChatMsg(model.role, content, model.model_extra or None)
 
 
 def _chat_messages(chat_history: Any) -> list[ChatMsg]:

@@ -1,0 +1,147 @@
+"""asrender FILE --from openai-chat|openai-responses|anthropic|ollama: a provider's own request body
+rendered as the conversation it is (or in the format --format names), dry-run into any provider's
+body with its notes, and sent like any prompt file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from reader_bodies import BODIES
+
+from promptwire.frontend.asrender.cli import main
+from promptwire.testing.provider_servers import fake_provider
+
+ADAPTERS = {
+    "openai-chat": "openai",
+    "openai-responses": "openai-responses",
+    "anthropic": "anthropic",
+    "ollama": "ollama",
+}
+"""The adapter that writes each reader's provider's requests."""
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _file(tmp_path: Path, data: Any, name: str = "body.json") -> str:
+    path = tmp_path / name
+    text = yaml.safe_dump(data) if name.endswith(".yaml") else json.dumps(data)
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("reader", sorted(BODIES))
+def test_a_providers_body_renders_as_the_conversation_it_is(
+    reader: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = _run(capsys, _file(tmp_path, BODIES[reader]), "--from", reader, "-O", "json")
+    assert code == 0
+    rendered = json.loads(out)
+    assert rendered["format"] == "conversation"
+    last = rendered["messages"][-1]
+    assert (last["role"], last["content"]) == ("user", "And tomorrow?")
+    assert (
+        err
+        == f"asrender: warning: format 'conversation' cannot express these prompt fields, which were left out: native.{reader}\n"
+    )
+
+
+def test_format_still_chooses_another_and_yaml_reads_as_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    file = _file(tmp_path, BODIES["anthropic"], "body.yaml")
+    code, out, _ = _run(capsys, file, "--from", "anthropic", "--format", "messages", "-O", "json")
+    assert code == 0 and json.loads(out)["format"] == "messages"
+    code, out, _ = _run(capsys, file, "--from", "anthropic")
+    assert code == 0
+    assert out.startswith("--- system ---\n-- part: text --\nYou are a weather assistant.\n")
+
+
+def test_prompt_data_keeps_its_default_format(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = _run(capsys, _file(tmp_path, {"instruction": "hi"}), "-O", "json")
+    assert code == 0 and json.loads(out)["format"] == "agentscript"
+
+
+@pytest.mark.parametrize("reader", sorted(BODIES))
+def test_a_dry_run_shows_the_body_for_the_providers_model_and_its_notes(
+    reader: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    file = _file(tmp_path, BODIES[reader])
+    code, out, err = _run(capsys, file, "--from", reader, "--provider", ADAPTERS[reader], "--dry-run", "-O", "json")
+    assert (code, err) == (0, "")
+    (call,) = json.loads(out)
+    model = BODIES[reader]["model"]
+    assert (call["provider"], call["model"], call["body"]["model"]) == (ADAPTERS[reader], model, model)
+    assert (
+        f"format 'conversation' cannot express these prompt fields, which were left out: native.{reader}"
+        in call["notes"]
+    )
+
+
+def test_model_chooses_another_model_and_provider_another_provider(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    file = _file(tmp_path, BODIES["openai-chat"])
+    code, out, _ = _run(
+        capsys,
+        file,
+        "--from",
+        "openai-chat",
+        "--provider",
+        "anthropic",
+        "--model",
+        "claude-x",
+        "--dry-run",
+        "-O",
+        "json",
+    )
+    assert code == 0
+    (call,) = json.loads(out)
+    assert (call["provider"], call["body"]["model"]) == ("anthropic", "claude-x")
+
+
+def test_a_body_is_sent_like_any_prompt_file(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    body = {
+        "model": "gpt-4.1",
+        "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}],
+    }
+    with fake_provider() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        code, _, _ = _run(capsys, _file(tmp_path, body), "--from", "openai-chat", "--provider", "openai", "-O", "json")
+    assert code == 0
+    (sent,) = server.requests
+    assert (sent["model"], sent["messages"]) == ("gpt-4.1", body["messages"])
+
+
+def test_bad_data_is_one_line_naming_the_field(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": 3}}
+    body = {"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [call]}]}
+    file = _file(tmp_path, body)
+    code, out, err = _run(capsys, file, "--from", "openai-chat")
+    assert (code, out) == (1, "")
+    assert err == f"asrender: {file}: messages[1].tool_calls[0].function.arguments: must be the arguments' JSON text\n"
+
+
+def test_batch_rows_read_as_provider_bodies_are_conversations(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        json.dumps({"model": "m", "messages": [{"role": "user", "content": "Hi"}]}) + "\n", encoding="utf-8"
+    )
+    out = tmp_path / "out.jsonl"
+    code, _, _ = _run(capsys, "batch", str(rows), "--out", str(out), "--from", "openai-chat")
+    assert code == 0
+    (call,) = json.loads(out.read_text(encoding="utf-8"))["calls"]
+    assert call["prompt"]["format"] == "conversation"
+    assert call["prompt"]["messages"] == [{"role": "user", "content": "Hi"}]
