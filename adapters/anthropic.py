@@ -419,6 +419,8 @@ class _TurnWriter:
         return blocks if marked else "\n\n".join(texts)
 
     def message(self, message: Message, index: int) -> None:
+        if message.name is not None and message.role != "tool":  # a tool's name is its call's
+            self.notes.append(f"messages[{index}]: Anthropic turns have no speaker name; {message.name!r} left out")
         if message.role == "tool" and message.tool_call_id is not None:
             self.close()
             self._one_round_result(message, index)
@@ -499,6 +501,11 @@ class _TurnWriter:
                 block = self._tool_result(part, index, position, role)
             else:
                 block = _media_block(part)
+                detail = (part.get("image_url") or {}).get("detail") if kind == "image_url" else None
+                if detail is not None:
+                    self.notes.append(
+                        f"{_where(index, position, within)}: Anthropic has no image detail level; {detail!r} left out"
+                    )
             if block is None:
                 if kind != "reasoning":  # reasoning left out says why itself
                     self.notes.append(

@@ -59,6 +59,10 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
         writer = _ItemWriter(notes)
         items: list[dict[str, Any]] = []
         for index, message in enumerate(rendered.messages):
+            if message.name is not None and message.role != "tool":  # a tool's name is its call's
+                notes.append(
+                    f"messages[{index}]: Responses input messages have no speaker name; {message.name!r} left out"
+                )
             if message.role in ("system", "developer") and isinstance(message.content, str):
                 continue
             items.extend(writer.items(message, index))

@@ -151,7 +151,8 @@ def test_batch_help_lists_the_formats(capsys: pytest.CaptureFixture[str]) -> Non
         main(["batch", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert (
-        "the format of each call's prompt in the results: agentscript, agens, agently, messages, conversation, template" in help_text
+        "the format of each call's prompt in the results: agentscript, agens, agently, messages, conversation, template"
+        in help_text
     )
 
 
