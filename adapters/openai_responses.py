@@ -210,23 +210,29 @@ class _ItemWriter:
             return [{"role": role, "content": message.content}]
         items: list[dict[str, Any]] = []
         shown: list[dict[str, Any]] = []  # the message's text and media since the last item of another kind
+        shown_item: str | None = None  # the reply's message item they came in, when they came in one
         for position, part in enumerate(message.content):
             kind = part.get("type")
             if kind not in CONVERSATION_KINDS:
                 converted = _content_part(part, role)
                 if converted is None:
                     self.notes.append(part_left_out(index, position, _API, kind))
-                else:
-                    shown.append(converted)
+                    continue
+                item_id = part.get("item_id") if role == "assistant" else None
+                if shown and item_id != shown_item:
+                    items.append(_message_item(role, shown, shown_item))
+                    shown = []
+                shown.append(converted)
+                shown_item = item_id
                 continue
             if shown:
-                items.append({"role": role, "content": shown})
+                items.append(_message_item(role, shown, shown_item))
                 shown = []
             item = self._item(part, index, position, role)
             if item is not None:
                 items.append(item)
         if shown or not (items or any(part.get("type") in CONVERSATION_KINDS for part in message.content)):
-            items.append({"role": role, "content": shown})
+            items.append(_message_item(role, shown, shown_item if shown else None))
         elif not items:  # every part was left out, each with its note
             self.notes.append(f"messages[{index}]: nothing of this turn can go to {_API}; left out")
         return items
@@ -258,12 +264,13 @@ class _ItemWriter:
             self.calls[part["id"]] = index
             text = part.get("arguments_text")
             arguments = text if text is not None else json.dumps(part["arguments"])
-            return {
-                "type": "function_call",
-                "call_id": self.ids(part["id"]),
-                "name": part["name"],
-                "arguments": arguments,
-            }
+            call: dict[str, Any] = {"type": "function_call"}
+            if part.get("item_id") is not None:  # the reply's own item: the reasoning before it pairs with it
+                call["id"] = part["item_id"]
+            call |= {"call_id": self.ids(part["id"]), "name": part["name"], "arguments": arguments}
+            if "id" in call:
+                call["status"] = "completed"
+            return call
         call = part["call_id"]
         if call not in self.calls:
             raise turn_error(index, f"content[{position}]: the tool result for {call!r} answers no tool call before it")
@@ -364,6 +371,15 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _message_item(role: str, content: list[dict[str, Any]], item_id: str | None) -> dict[str, Any]:
+    """A message's content as an input item: the reply's own output message again (its id and
+    status, which the API wants after the reasoning that came before it) when it came as one,
+    else a message of the role."""
+    if item_id is None:
+        return {"role": role, "content": content}
+    return {"type": "message", "id": item_id, "role": role, "status": "completed", "content": content}
+
+
 def _turn_parts(item: Any) -> list[TurnPart]:
     """A reply's output item as parts of the assistant turn it goes back as: reasoning with its id,
     summary, text and encrypted content; a message's text; a function call with its call id and
@@ -381,12 +397,16 @@ def _turn_parts(item: Any) -> list[TurnPart]:
             )
         ]
     if kind == "message":
-        return [TextPart(text=part.text) for part in (item.content or []) if part.type == "output_text"]
+        return [
+            TextPart(text=part.text, item_id=item.id) for part in (item.content or []) if part.type == "output_text"
+        ]
     if kind == "function_call":
         arguments = item.arguments
-        return [
-            ToolCallPart(id=item.call_id, name=item.name, arguments=_json_object(arguments), arguments_text=arguments)
-        ]
+        call = ToolCallPart(
+            id=item.call_id, name=item.name, arguments=_json_object(arguments), arguments_text=arguments
+        )
+        call.item_id = getattr(item, "id", None)
+        return [call]
     return []
 
 

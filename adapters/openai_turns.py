@@ -60,7 +60,7 @@ class ChatMessages:
             else:
                 written = self._results(message, content, index)
         else:
-            if isinstance(content, list) and any("cache" in part for part in content):
+            if isinstance(content, list) and any("cache" in part or "item_id" in part for part in content):
                 parts = [self._unmarked(part, f"messages[{index}].content[{j}]") for j, part in enumerate(content)]
                 message = dataclasses.replace(message, content=parts)
             written = [plain_message(message, index, self.notes)]
@@ -197,11 +197,11 @@ class ChatMessages:
         return texts
 
     def _unmarked(self, part: dict[str, Any], path: str) -> dict[str, Any]:
-        """``part`` without its breakpoint, whose place is kept for the note."""
-        if "cache" not in part:
-            return part
-        self.breakpoints.append(path)
-        return {key: value for key, value in part.items() if key != "cache"}
+        """``part`` without its breakpoint, whose place is kept for the note, and without the
+        Responses API's item id (an id of that provider's, which Chat Completions has no use for)."""
+        if "cache" in part:
+            self.breakpoints.append(path)
+        return {key: value for key, value in part.items() if key not in ("cache", "item_id")}
 
 
 _ANSWER_RULE = ": OpenAI requires a tool message answering each call of an assistant message before any other message"

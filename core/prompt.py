@@ -79,6 +79,12 @@ _NO_MARK: Any = Field(default=None, exclude_if=lambda mark: mark is None)
 did before breakpoints existed (``{"type": "text", "text": ...}``), as users and tests compare it."""
 
 
+_NO_ITEM: Any = Field(default=None, exclude_if=lambda item: item is None)
+"""The id of the provider's output item that carried a part of a reply (OpenAI Responses'
+``msg_...`` for a message's text, ``fc_...`` for a function call): that provider wants it back with
+the reasoning before it; no other provider has a use for it. Left out of a dump when there is none."""
+
+
 def _no_entries() -> dict[str, Any]:
     """A new empty mapping, for a field's ``default_factory`` (see :func:`_no_items`)."""
     return {}
@@ -125,6 +131,7 @@ class TextPart(BaseModel):
     type: Literal["text"] = "text"
     text: str
     cache: CacheMark | None = _NO_MARK
+    item_id: str | None = _NO_ITEM
 
 
 class _Located(BaseModel):
@@ -189,6 +196,7 @@ class ToolCallPart(BaseModel):
     arguments: dict[str, Any] | None = Field(default_factory=_no_entries)
     arguments_text: str | None = None
     cache: CacheMark | None = _NO_MARK
+    item_id: str | None = _NO_ITEM
 
 
 class ToolResultPart(BaseModel):

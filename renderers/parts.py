@@ -11,7 +11,9 @@ part's fields that are given, under its ``type``::
     {"type": "reasoning", "text": ..., "summary": [...], "signature": ..., "encrypted": ...,
      "redacted": true, "provider": "anthropic", "id": ...}
 
-and a part marked as a cache breakpoint carries ``"cache": {}`` (or ``{"ttl": "1h"}``).
+and a part marked as a cache breakpoint carries ``"cache": {}`` (or ``{"ttl": "1h"}``); a reply's text
+or tool call from the Responses API carries the ``"item_id"`` of its output item, which only that
+provider takes back (every other writer builds its own parts and leaves it behind).
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ def openai_part(part: TurnPart) -> dict[str, Any]:
     mark = getattr(part, "cache", None)  # every kind but reasoning may carry one
     if mark is not None:
         shaped["cache"] = cache_mark(mark)
+    item_id = getattr(part, "item_id", None)  # a reply's text or call, from the Responses API
+    if item_id is not None:
+        shaped["item_id"] = item_id
     return shaped
 
 

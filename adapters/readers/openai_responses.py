@@ -139,7 +139,10 @@ def _message(turns: _Turns, fields: Mapping[str, Any], path: Path) -> None:
     reading = turns.reading
     role = text(fields.get("role"), (*path, "role"))
     content = fields.get("content")
-    reading.rest(fields, path, ("type", "role", "content"))
+    item_id = _item_id(fields, path) if role == "assistant" else None
+    reading.rest(
+        fields, path, ("type", "role", "content") if item_id is None else ("type", "role", "content", "id", "status")
+    )
     if isinstance(content, str):
         if role != "assistant":
             turns.close()
@@ -148,7 +151,19 @@ def _message(turns: _Turns, fields: Mapping[str, Any], path: Path) -> None:
         parts: list[Any] = [TextPart(text=content)]
     else:
         parts = _parts(reading, content, (*path, "content"))
+    if item_id is not None:
+        for part in parts:
+            if isinstance(part, TextPart):
+                part.item_id = item_id
     turns.add(role, parts, path, joins=role == "assistant")
+
+
+def _item_id(fields: Mapping[str, Any], path: Path) -> str | None:
+    """The id of an earlier reply's output item given back (``msg_...``, ``fc_...``), when its
+    status is the one the writer sends with it (``completed``); any other is kept in ``native``."""
+    if fields.get("id") is None or fields.get("status", "completed") != "completed":
+        return None
+    return text(fields["id"], (*path, "id"))
 
 
 def _reasoning(turns: _Turns, fields: Mapping[str, Any], path: Path) -> None:
@@ -189,7 +204,11 @@ def _function_call(turns: _Turns, fields: Mapping[str, Any], path: Path) -> None
         "arguments": json_object(arguments),
         "arguments_text": arguments,
     }
-    turns.reading.rest(fields, path, ("type", "call_id", "name", "arguments"))
+    item_id = _item_id(fields, path)
+    if item_id is not None:
+        call["item_id"] = item_id
+    known = ("type", "call_id", "name", "arguments")
+    turns.reading.rest(fields, path, known if item_id is None else (*known, "id", "status"))
     turns.add("assistant", [built(ToolCallPart, path, call)], path, joins=True)
 
 

@@ -270,10 +270,6 @@ def _adapter(server: Any) -> OpenAIResponsesAdapter:
     return OpenAIResponsesAdapter(api_key="sk-test", base_url=server.base_url)
 
 
-WITHOUT_ITEM_IDS = ("id", "status")
-"""What the model has no place for in a function call item: its item id (``fc_...``) and status."""
-
-
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
 def test_a_reply_appended_to_the_history_goes_back_as_the_items_returned(streamed: bool) -> None:
     pieces: list[str] = []
@@ -299,7 +295,7 @@ def test_a_reply_appended_to_the_history_goes_back_as_the_items_returned(streame
         sent = server.requests[1]["input"][1:4]
     assert [item["type"] for item in returned] == ["reasoning", "function_call", "function_call"]
     assert sent[0] == returned[0]  # the reasoning item, encrypted content and all
-    assert sent[1:] == [{k: v for k, v in item.items() if k not in WITHOUT_ITEM_IDS} for item in returned[1:]]
+    assert sent[1:] == returned[1:]  # the calls with their item ids, which the reasoning pairs with
     assert second.value == '{"ok": true}'
     assert server.requests[0].get("stream") is (True if streamed else None)
 
@@ -330,6 +326,7 @@ def test_the_reply_turn_holds_reasoning_text_and_calls_with_their_argument_text(
                     "name": "get_weather",
                     "arguments": {"city": "fake"},
                     "arguments_text": '{"city": "fake"}',
+                    "item_id": "fc_1_0",
                 },
             ],
         },
@@ -343,7 +340,7 @@ def test_the_reply_turn_holds_reasoning_text_and_calls_with_their_argument_text(
                     "provider": "openai-responses",
                     "id": "rs_1",
                 },
-                {"type": "text", "text": '{"ok": true}'},
+                {"type": "text", "text": '{"ok": true}', "item_id": "msg_1"},
             ],
         },
     ]
@@ -561,10 +558,13 @@ def test_reasoning_text_several_text_parts_and_broken_arguments_go_back_as_they_
     assert request.kwargs["input"][1:4] == [
         output[0],
         {
+            "type": "message",
+            "id": "msg_5",
             "role": "assistant",
+            "status": "completed",
             "content": [{"type": "output_text", "text": "First."}, {"type": "output_text", "text": "Second."}],
         },
-        {"type": "function_call", "call_id": "call_5", "name": "t", "arguments": "{oops"},
+        output[2],  # with its item id, which the reasoning before it pairs with
     ]
     assert turn.content[3].arguments is None  # type: ignore[union-attr]
 

@@ -41,10 +41,16 @@ def test_instructions_lead_and_the_assistants_items_in_a_row_are_one_turn() -> N
             encrypted="gAAAAABo-encrypted-reasoning",
             provider="openai-responses",
         ),
-        ToolCallPart(id="call_abc", name="get_weather", arguments={"city": "Paris"}, arguments_text='{"city":"Paris"}'),
+        ToolCallPart(
+            id="call_abc",
+            name="get_weather",
+            arguments={"city": "Paris"},
+            arguments_text='{"city":"Paris"}',
+            item_id="fc_0a2",
+        ),
     ]
     assert prompt.history[3].content == [ToolResultPart(call_id="call_abc", content="18C, sunny")]
-    assert prompt.history[4].content == [TextPart(text="Paris: 18C and sunny.")]
+    assert prompt.history[4].content == [TextPart(text="Paris: 18C and sunny.", item_id="msg_0a3")]
     assert prompt.history[5].content == "And tomorrow?"
 
 
@@ -63,10 +69,6 @@ def test_everything_else_is_kept_by_its_path_under_native() -> None:
     assert read(OPENAI_RESPONSES).native == {
         "openai-responses": {
             "model": "o4-mini",
-            "input[2].id": "fc_0a2",
-            "input[2].status": "completed",
-            "input[4].id": "msg_0a3",
-            "input[4].status": "completed",
             "input[4].content[0].annotations": [],
             "tools[0].strict": True,
             "reasoning.summary": "auto",

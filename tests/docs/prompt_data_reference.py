@@ -84,6 +84,8 @@ NOTES: Mapping[str, str] = {
     "TextPart.type": "the part's kind",
     "TextPart.text": "the text",
     "TextPart.cache": "a cache breakpoint after this part",
+    "TextPart.item_id": "the Responses API's id of the message this reply text came in, sent back with it",
+    "ToolCallPart.item_id": "the Responses API's id of the item this call came in (`fc_...`), sent back with it",
     "ImagePart.cache": "a cache breakpoint after this part",
     "AudioPart.cache": "a cache breakpoint after this part",
     "FilePart.cache": "a cache breakpoint after this part",
