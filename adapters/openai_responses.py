@@ -264,13 +264,13 @@ class _ItemWriter:
             self.calls[part["id"]] = index
             text = part.get("arguments_text")
             arguments = text if text is not None else json.dumps(part["arguments"])
-            call: dict[str, Any] = {"type": "function_call"}
+            item: dict[str, Any] = {"type": "function_call"}
             if part.get("item_id") is not None:  # the reply's own item: the reasoning before it pairs with it
-                call["id"] = part["item_id"]
-            call |= {"call_id": self.ids(part["id"]), "name": part["name"], "arguments": arguments}
-            if "id" in call:
-                call["status"] = "completed"
-            return call
+                item["id"] = part["item_id"]
+            item |= {"call_id": self.ids(part["id"]), "name": part["name"], "arguments": arguments}
+            if "id" in item:
+                item["status"] = "completed"
+            return item
         call = part["call_id"]
         if call not in self.calls:
             raise turn_error(index, f"content[{position}]: the tool result for {call!r} answers no tool call before it")
