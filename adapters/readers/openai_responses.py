@@ -60,19 +60,26 @@ class _Turns:
         self.role: str | None = None
         self.parts: list[Any] = []
         self.path: Path = ()
+        self.plain: str | None = None
+        """The text of a turn that is one message given as a string, so far: it stays a string."""
 
-    def add(self, role: str, parts: list[Any], path: Path, *, joins: bool) -> None:
+    def add(self, role: str, parts: list[Any], path: Path, *, joins: bool, plain: str | None = None) -> None:
         """``parts`` for a turn of ``role``: joined to the turn being made when it is of that role
-        and ``joins`` (an assistant's or a tool's items in a row), else a turn of their own."""
+        and ``joins`` (an assistant's or a tool's items in a row), else a turn of their own.
+        ``plain`` is the text of a message given as a string (its one part)."""
         if not (joins and role == self.role):
             self.close()
             self.role, self.path = role, path
+            self.plain = plain
+        else:
+            self.plain = None
         self.parts.extend(parts)
 
     def close(self) -> None:
         if self.role is not None:
-            self.reading.turn(self.path, {"role": self.role, "content": self.parts})
-        self.role, self.parts = None, []
+            content = self.plain if self.plain is not None else self.parts
+            self.reading.turn(self.path, {"role": self.role, "content": content})
+        self.role, self.parts, self.plain = None, [], None
 
 
 def _body(reading: Reading, turns: _Turns, body: Mapping[str, Any]) -> None:
@@ -148,14 +155,15 @@ def _message(turns: _Turns, fields: Mapping[str, Any], path: Path) -> None:
             turns.close()
             reading.turn(path, {"role": role, "content": content})
             return
-        parts: list[Any] = [TextPart(text=content)]
+        parts: list[Any] = [TextPart(text=content, item_id=item_id)]
+        plain = content if item_id is None else None  # an output message item's text is a list
     else:
-        parts = _parts(reading, content, (*path, "content"))
-    if item_id is not None:
-        for part in parts:
-            if isinstance(part, TextPart):
-                part.item_id = item_id
-    turns.add(role, parts, path, joins=role == "assistant")
+        parts, plain = _parts(reading, content, (*path, "content")), None
+        if item_id is not None:
+            for part in parts:
+                if isinstance(part, TextPart):
+                    part.item_id = item_id
+    turns.add(role, parts, path, joins=role == "assistant", plain=plain)
 
 
 def _item_id(fields: Mapping[str, Any], path: Path) -> str | None:
