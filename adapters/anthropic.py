@@ -506,6 +506,11 @@ class _TurnWriter:
                     self.notes.append(
                         f"{_where(index, position, within)}: Anthropic has no image detail level; {detail!r} left out"
                     )
+                filename = (part.get("file") or {}).get("filename") if block is not None and kind == "file" else None
+                if filename is not None:
+                    self.notes.append(
+                        f"{_where(index, position, within)}: Anthropic documents have no file name; {filename!r} left out"
+                    )
             if block is None:
                 if kind != "reasoning":  # reasoning left out says why itself
                     self.notes.append(

@@ -50,9 +50,17 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
     ) -> ProviderRequest:
         notes: list[str] = []
-        instructions = [
-            m.content for m in rendered.messages if m.role in ("system", "developer") and isinstance(m.content, str)
-        ]
+        instructions = []
+        leading = True
+        for index, message in enumerate(rendered.messages):
+            if message.role not in ("system", "developer") or not isinstance(message.content, str):
+                leading = False
+                continue
+            instructions.append(message.content)
+            if message.role == "developer":
+                notes.append(f"messages[{index}]: developer text is sent as part of instructions")
+            elif not leading:
+                notes.append(f"messages[{index}]: system text is sent as part of instructions, before the input")
         kwargs: dict[str, Any] = {"model": self.model_name(model)}
         if instructions:
             kwargs["instructions"] = "\n\n".join(instructions)
