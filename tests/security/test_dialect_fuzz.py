@@ -49,7 +49,13 @@ OPTIONS: dict[str, dict[str, Any]] = {"template": {"source": TEMPLATE}}
 MIN_RENDERED = {"in process": 0.4, "as files": 0.25}
 """The least fraction of near-valid data that must render (in some format; as a file, in the one
 drawn, with the output drawn): a target whose data all fails validation would test only the
-validation. Measured at 150 examples: in process 52-78 %, as files 39-53 %."""
+validation. Measured under the ci profile: in process 55-76 %, undamaged files 56-91 % (a file
+the fuzzer damaged is meant to be refused, and is not counted)."""
+MIN_SAMPLE = 30
+"""The fewest near-valid inputs whose rendered fraction is held to ``MIN_RENDERED``. The ``ci``
+profile (CI, the README's test command) draws 33 to 41 undamaged near-valid files per dialect and
+hundreds in process; the quick ``dev`` profile draws a handful of files (seen: 6), where one input
+more or less moves the fraction by 5 to 15 points, so there a target must only reach the renderers."""
 MEMORY_PER_BYTE = 400
 MEMORY_BASE = 32 * 2**20
 """The memory bound: a read and every render together may allocate at most this many bytes per
@@ -116,8 +122,9 @@ def tally() -> Iterator[Counter[str]]:
 def _assert_reaches_the_renderers(counts: Counter[str], dialect: str, where: str) -> None:
     key = f"{dialect} {where}"
     tried, rendered = counts[f"{key} near-valid"], counts[f"{key} near-valid rendered"]
-    assert tried, "no near-valid example was tried"
-    assert rendered / tried >= MIN_RENDERED[where], f"only {rendered} of {tried} near-valid {key} rendered"
+    assert rendered, f"none of {tried} near-valid {key} rendered"
+    if tried >= MIN_SAMPLE:  # a fraction of a handful says nothing: the quick profile draws a handful
+        assert rendered / tried >= MIN_RENDERED[where], f"only {rendered} of {tried} near-valid {key} rendered"
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -160,30 +167,34 @@ YAML_DAMAGE = [
 ]  # fmt: skip
 
 
-def _as_text(data: Any, as_json: bool, draw: st.DrawFn) -> str:
-    """``data`` as a prompt file's text: JSON (ASCII-escaped, or not) or YAML, damaged now and then."""
+def _as_text(data: Any, as_json: bool, draw: st.DrawFn) -> tuple[str, bool]:
+    """``data`` as a prompt file's text: JSON (ASCII-escaped, or not) or YAML, damaged now and then;
+    and whether it was damaged."""
     if as_json:
         text = json.dumps(data, ensure_ascii=draw(st.booleans()), default=repr)
     else:
         text = yaml.safe_dump(data, allow_unicode=draw(st.booleans()), sort_keys=False)
-    if draw(st.integers(0, 3)) == 0:
+    damaged = draw(st.integers(0, 3)) == 0
+    if damaged:
         for _ in range(draw(st.integers(1, 3))):
             at = draw(st.integers(0, len(text)))
             text = text[:at] + draw(st.sampled_from(YAML_DAMAGE)) + text[at:]
-    return text
+    return text, damaged
 
 
 @st.composite
 def prompt_files(draw: st.DrawFn, dialect: str) -> tuple[bool, str, bool]:
-    """Whether the data is near-valid, the file's text, and whether it is named ``.json``."""
+    """Whether the file is near-valid (near-valid data, written whole: damage is meant to be
+    refused, so a damaged file does not count towards the floor), the file's text, and whether it
+    is named ``.json``."""
     near = draw(st.booleans())
     data = draw(DIALECTS[dialect] if near else JSONISH)
     as_json = draw(st.booleans())
     try:
-        text = _as_text(made(data, shared=not as_json), as_json, draw)
+        text, damaged = _as_text(made(data, shared=not as_json), as_json, draw)
     except (ValueError, RecursionError, yaml.YAMLError):  # a value the writer cannot write
-        text = repr(data)
-    return near, text, as_json
+        text, damaged = repr(data), True
+    return near and not damaged, text, as_json
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
