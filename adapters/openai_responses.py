@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from ..core.call import ProviderRequest, Reply, cut_short
 from ..core.contract import OutputContract
+from ..core.json_text import json_object
 from ..core.prompt import ChatTurn, GenerateConfig, ReasoningPart, TextPart, ToolCall, ToolCallPart, TurnPart
 from ..core.rendered import Message, RenderedPrompt
 from .base import StreamReader, part_left_out, returns_left_out, tool_arguments, usage_of
@@ -369,16 +370,6 @@ def _breakpoints(rendered: RenderedPrompt) -> list[str]:
     return marked
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
-    """A call's argument text read as the JSON object it should be, or ``None`` when it is not one
-    (the text is kept as it is, and the call still goes back to this provider)."""
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _message_item(role: str, content: list[dict[str, Any]], item_id: str | None) -> dict[str, Any]:
     """A message's content as an input item: the reply's own output message again (its id and
     status, which the API wants after the reasoning that came before it) when it came as one,
@@ -410,9 +401,7 @@ def _turn_parts(item: Any) -> list[TurnPart]:
         ]
     if kind == "function_call":
         arguments = item.arguments
-        call = ToolCallPart(
-            id=item.call_id, name=item.name, arguments=_json_object(arguments), arguments_text=arguments
-        )
+        call = ToolCallPart(id=item.call_id, name=item.name, arguments=json_object(arguments), arguments_text=arguments)
         call.item_id = getattr(item, "id", None)
         return [call]
     return []

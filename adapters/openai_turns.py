@@ -25,6 +25,7 @@ import dataclasses
 import json
 from typing import Any
 
+from ..core.json_text import json_object
 from ..core.prompt import ChatTurn, ReasoningPart, TextPart, ToolCallPart, TurnPart
 from ..core.rendered import Message
 from .turns import CONVERSATION_KINDS, ToolIds, foreign_reasoning, turn_error
@@ -267,16 +268,8 @@ def reply_turn(message: Any) -> ChatTurn:
     for call in message.tool_calls or ():
         text = call.function.arguments
         parts.append(
-            ToolCallPart(id=call.id, name=call.function.name, arguments=_json_object(text), arguments_text=text)
+            ToolCallPart(id=call.id, name=call.function.name, arguments=json_object(text), arguments_text=text)
         )
     if all(isinstance(part, TextPart) for part in parts):  # text alone: as text, which is sent as it came
         return ChatTurn(role="assistant", content=message.content or "")
     return ChatTurn(role="assistant", content=parts)
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None

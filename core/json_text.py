@@ -25,7 +25,7 @@ from typing import Any
 
 from .errors import FieldError
 
-__all__ = ["check_json_data", "dumps", "escape_surrogates", "safe_json", "to_bytes", "too_many_digits"]
+__all__ = ["check_json_data", "dumps", "escape_surrogates", "json_object", "safe_json", "to_bytes", "too_many_digits"]
 
 # A valid pair (one JS character) or a lone half (escaped as JSON.stringify escapes it).
 _SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
@@ -124,3 +124,13 @@ def check_json_data(value: Any, path: Sequence[str | int]) -> None:
         else:
             name = kind.__name__
             raise FieldError(where, _NO_JSON_FORM.get(name, f"a {name} is not JSON data"))
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """A tool call's argument text (a provider's JSON string) read as its object; ``None`` when the
+    text is not a JSON object (a model's broken JSON stays as its text, in ``arguments_text``)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None

@@ -8,7 +8,6 @@ Fields a format cannot express are reported by that format's renderer, not refus
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Literal
 
@@ -26,7 +25,7 @@ from pydantic import (
 
 from .budget import Budget
 from .contract import OutputContract
-from .json_text import check_json_data
+from .json_text import check_json_data, json_object
 from .nesting import check_values
 from .references import OUTPUT_PATH, Context, OutputPathError, resolve_arguments, write_output
 
@@ -305,17 +304,8 @@ def _call_part(call: Any) -> Any:
     arguments = part.get("arguments")
     if isinstance(arguments, str):
         part["arguments_text"] = arguments
-        part["arguments"] = _json_object(arguments)
+        part["arguments"] = json_object(arguments)
     return part
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    """``text`` read as a JSON object, or ``None`` when it is not one."""
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 class Section(BaseModel):

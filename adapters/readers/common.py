@@ -11,7 +11,6 @@ in the body (``messages[2].tool_calls[0].function.arguments``).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
@@ -21,6 +20,7 @@ from pydantic import BaseModel
 from ...core.budget import MAX_BUDGET, Budget
 from ...core.contract import OutputContract
 from ...core.errors import FieldError, field_path
+from ...core.json_text import json_object
 from ...core.prompt import (
     CacheMark,
     ChatTurn,
@@ -80,16 +80,6 @@ def whole_number(value: Any, path: Path) -> int:
     if type(value) is not int:
         raise FieldError(path, f"must be a whole number, not {_kind(value)}")
     return value
-
-
-def json_object(value: str) -> dict[str, Any] | None:
-    """A tool call's argument text read as its JSON object; ``None`` when the text is not one (a
-    model's broken JSON stays as its text, in ``arguments_text``)."""
-    try:
-        read = json.loads(value)
-    except (ValueError, RecursionError):
-        return None
-    return read if isinstance(read, dict) else None
 
 
 def _kind(value: Any) -> str:
