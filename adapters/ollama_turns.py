@@ -25,7 +25,7 @@ from typing import Any
 from ..core.prompt import ChatTurn, ReasoningPart, TextPart, ToolCallPart, TurnPart
 from ..core.rendered import Message
 from .base import split_data_url
-from .turns import CONVERSATION_KINDS, foreign_reasoning, turn_error
+from .turns import foreign_reasoning, holds_conversation_parts, turn_error
 
 __all__ = ["OllamaMessages", "reply_turn"]
 
@@ -48,7 +48,7 @@ class OllamaMessages:
         if message.cache is not None:
             self.breakpoints.append(f"messages[{index}]")
         content = message.content
-        conversation = isinstance(content, list) and any(part.get("type") in CONVERSATION_KINDS for part in content)
+        conversation = holds_conversation_parts(content)
         if message.name is not None and (
             message.role != "tool" or conversation
         ):  # a plain tool turn's is its tool_name

@@ -34,7 +34,7 @@ from ..core.rendered import Message, RenderedPrompt
 from .base import StreamReader, part_left_out, returns_left_out, tool_arguments, usage_of
 from .openai import SCHEMA_NAME, OpenAIAdapter, _text_piece
 from .status import missing_part, refused, stream_failure
-from .turns import CONVERSATION_KINDS, ToolIds, foreign_reasoning, turn_error
+from .turns import CONVERSATION_KINDS, ToolIds, foreign_reasoning, holds_conversation_parts, turn_error
 
 __all__ = ["OpenAIResponsesAdapter", "adapter"]
 
@@ -240,7 +240,7 @@ class _ItemWriter:
             item = self._item(part, index, position, role)
             if item is not None:
                 items.append(item)
-        if shown or not (items or any(part.get("type") in CONVERSATION_KINDS for part in message.content)):
+        if shown or not (items or holds_conversation_parts(message.content)):
             items.append(_message_item(role, shown, shown_item if shown else None))
         elif not items:  # every part was left out, each with its note
             self.notes.append(f"messages[{index}]: nothing of this turn can go to {_API}; left out")

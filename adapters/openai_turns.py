@@ -28,7 +28,7 @@ from typing import Any
 from ..core.json_text import json_object
 from ..core.prompt import ChatTurn, ReasoningPart, TextPart, ToolCallPart, TurnPart
 from ..core.rendered import Message
-from .turns import CONVERSATION_KINDS, ToolIds, foreign_reasoning, turn_error
+from .turns import ToolIds, foreign_reasoning, holds_conversation_parts, turn_error
 
 __all__ = ["ChatMessages", "cache_breakpoints_note", "plain_message", "reply_turn"]
 
@@ -54,7 +54,7 @@ class ChatMessages:
         if message.cache is not None:
             self.breakpoints.append(f"messages[{index}]")
         content = message.content
-        conversation = isinstance(content, list) and any(part.get("type") in CONVERSATION_KINDS for part in content)
+        conversation = holds_conversation_parts(content)
         if isinstance(content, list) and conversation:
             if message.role == "assistant":
                 written = self._assistant(message, content, index)

@@ -15,10 +15,16 @@ from typing import Any
 
 from ..core.errors import BadRequestError
 
-__all__ = ["CONVERSATION_KINDS", "ToolIds", "foreign_reasoning", "turn_error"]
+__all__ = ["CONVERSATION_KINDS", "ToolIds", "foreign_reasoning", "holds_conversation_parts", "turn_error"]
 
 CONVERSATION_KINDS = frozenset({"tool_call", "tool_result", "reasoning"})
 """The part kinds that only a conversation's turns hold (the others are text and media)."""
+
+
+def holds_conversation_parts(content: Any) -> bool:
+    """Whether a rendered message's content holds a tool call, a tool result or reasoning (a
+    message of text and media alone is written as it always was)."""
+    return isinstance(content, list) and any(part.get("type") in CONVERSATION_KINDS for part in content)
 
 
 def foreign_reasoning(part: dict[str, Any], provider: str, index: int, position: int) -> str | None:
