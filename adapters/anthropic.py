@@ -125,6 +125,14 @@ class AnthropicAdapter(StreamingAdapter):
     no_parameters: ClassVar[Mapping[str, Any]] = {"type": "object"}
     """A tool that takes no parameters: all the Messages API requires of ``input_schema`` is that
     it is an object schema (the SDK's ``InputSchema`` type makes only ``type`` required)."""
+    count_endpoint: ClassVar[str | None] = "POST /v1/messages/count_tokens"
+    count_fields: ClassVar[frozenset[str]] = frozenset(
+        {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config", "cache_control", "speed"}
+    )
+    """The body fields ``POST /v1/messages/count_tokens`` takes (its reference, and the SDK's
+    ``messages.count_tokens``): the Messages body without what only shapes the answer.
+    ``max_tokens``, ``stream``, ``temperature``, ``metadata``, ``stop_sequences``, ``top_k`` and
+    ``top_p`` are refused there, so left out."""
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -189,6 +197,11 @@ class AnthropicAdapter(StreamingAdapter):
         import anthropic
 
         return api_stream(anthropic, client, "/v1/messages", anthropic.types.RawMessageStreamEvent, body)
+
+    def post_count(self, client: Any, body: bytes) -> Any:
+        import anthropic
+
+        return client.post("/v1/messages/count_tokens", cast_to=anthropic.types.MessageTokensCount, content=body)
 
     def stream_reader(self) -> StreamReader:
         return EventReader()

@@ -36,6 +36,12 @@ be streamed derives from :class:`StreamingAdapter` and adds how a stream is aske
 (``stream_flags``), opened (``post_stream``) and read (``stream_reader``). A reply is recorded as
 its SDK object's JSON dump (:mod:`promptwire.calls.recording`); each adapter's ``replayed_reply``
 builds the SDK's object from it again, so a replayed reply is read by ``reply`` as it was.
+
+Token counts before sending: a provider with a count endpoint names it (``count_endpoint``) and
+derives its body from the exact request ``send`` would send (``count_body``: by default the body's
+fields of ``count_fields``, what that endpoint accepts); ``count_tokens`` and ``acount_tokens`` post
+it with the adapter's own clients, endpoint, key and error mapping (``post_count``, read by
+``counted``). A provider without one raises :class:`TokenCountUnavailable`: no count is guessed.
 """
 
 from __future__ import annotations
@@ -54,7 +60,13 @@ from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from ..core.call import ProviderRequest, Reply, Usage, Whole
 from ..core.contract import OutputContract
-from ..core.errors import AuthenticationError, ProviderConnectionError, ProviderError, ProviderTimeoutError
+from ..core.errors import (
+    AuthenticationError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    TokenCountUnavailable,
+)
 from ..core.json_text import to_bytes
 from ..core.model_uri import model_name
 from ..core.prompt import GenerateConfig, ToolDefinition
@@ -93,8 +105,14 @@ __all__ = [
 ]
 
 
-BUILTIN_SECRET_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_API_KEY")
-BUILTIN_URL_VARIABLES = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OLLAMA_BASE_URL", "OLLAMA_HOST")
+BUILTIN_SECRET_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_API_KEY", "AZURE_OPENAI_API_KEY")
+BUILTIN_URL_VARIABLES = (
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_BASE_URL",
+    "OLLAMA_BASE_URL",
+    "OLLAMA_HOST",
+    "AZURE_OPENAI_ENDPOINT",
+)
 # Declared here, not by each adapter's class: adapters are imported only when used, and an Ollama
 # reply that echoes OPENAI_API_KEY must be masked all the same.
 declare_secret_variables(*BUILTIN_SECRET_VARIABLES)
@@ -339,6 +357,67 @@ class ProviderAdapter(ABC):
     def parameters(self, tool: ToolDefinition) -> dict[str, Any]:
         """The tool's parameter schema, or :attr:`no_parameters` when it takes none."""
         return tool.parameters or copy.deepcopy(dict(self.no_parameters))
+
+    count_endpoint: ClassVar[str | None] = None
+    """The provider's token-count endpoint for messages (``"POST /v1/messages/count_tokens"``);
+    ``None`` when it has none, and counting raises :class:`TokenCountUnavailable`."""
+    count_fields: ClassVar[frozenset[str]] = frozenset()
+    """The request body's fields the count endpoint accepts (the default :meth:`count_body` keeps
+    these and leaves out the rest, which the endpoint refuses)."""
+    no_count_hint: ClassVar[str] = ""
+    """Where a count can be had instead, said when this provider has none."""
+
+    def count_body(self, request: ProviderRequest) -> dict[str, Any]:
+        """The count endpoint's body: the fields of ``request.kwargs`` (the exact body :meth:`send`
+        would send) that the endpoint accepts, in the body's order. A provider whose count body
+        takes another form overrides this."""
+        if self.count_endpoint is None:
+            raise TokenCountUnavailable(self.name, self.no_count_hint)
+        return {key: value for key, value in request.kwargs.items() if key in self.count_fields}
+
+    def count_left_out(self, request: ProviderRequest) -> list[str]:
+        """The fields of the request the count body leaves out (they do not change what is read:
+        a limit, a sampling setting, a cache key), so a count can say so."""
+        kept = self.count_body(request)
+        return [key for key in request.kwargs if key not in kept]
+
+    def count_tokens(self, request: ProviderRequest) -> int:
+        """The input tokens of ``request`` as the provider's count endpoint counts them, asked
+        with the adapter's own client, endpoint and key, failures told as :meth:`send` tells them."""
+        body = to_bytes(self.count_body(request))  # a provider without an endpoint says so first
+        seconds, endpoint = self._where(request, None)
+        with self._told(endpoint, seconds):
+            return read_reply(self.counted, self.post_count(self._kept(endpoint, seconds), body))
+
+    async def acount_tokens(self, request: ProviderRequest) -> int:
+        """:meth:`count_tokens` on an event loop, with the async client (or in a worker thread without one)."""
+        import asyncio
+
+        body = to_bytes(self.count_body(request))
+        seconds, endpoint = self._where(request, None)
+        with self._told(endpoint, seconds):
+            client = self._kept_async(endpoint, seconds)
+            if client is not None:
+                try:
+                    async with asyncio.timeout(seconds):
+                        raw = await self.post_count(client, body)
+                except TimeoutError:
+                    raise self.timed_out(endpoint, seconds) from None
+                return read_reply(self.counted, raw)
+        return await asyncio.to_thread(self.count_tokens, request)
+
+    def post_count(self, client: Any, body: bytes) -> Any:
+        """Send one count body with ``client`` (sync or async, as :meth:`post`); return what the
+        SDK returns. Only a provider with a :attr:`count_endpoint` is asked."""
+        raise TokenCountUnavailable(self.name, self.no_count_hint)
+
+    def counted(self, raw: Any) -> int:
+        """The count in the count endpoint's reply: its ``input_tokens``, an integer (anything else
+        is a malformed reply, quoted)."""
+        count = raw.input_tokens
+        if not isinstance(count, int) or isinstance(count, bool):
+            raise TypeError(f"input_tokens is {type(count).__name__}, not an integer")
+        return count
 
 
 class StreamReader(Protocol):

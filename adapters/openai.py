@@ -57,6 +57,10 @@ class OpenAIAdapter(StreamingAdapter):
     event_type: ClassVar[str] = "openai.types.chat:ChatCompletionChunk"
     """The SDK's classes of a reply from :attr:`path` and of one event of its stream, as
     ``module:name`` (imported when a request is sent; ``openai-responses`` names its own)."""
+    no_count_hint: ClassVar[str] = (
+        "OpenAI's Chat Completions API has none; the Responses API counts a request's input: "
+        "--provider openai-responses"
+    )
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None

@@ -46,6 +46,27 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
     stream_flags: ClassVar[Mapping[str, Any]] = {"stream": True}  # the usage comes with the closing event
     reply_type: ClassVar[str] = "openai.types.responses:Response"
     event_type: ClassVar[str] = "openai.types.responses:ResponseStreamEvent"
+    count_endpoint: ClassVar[str | None] = "POST /v1/responses/input_tokens"
+    count_fields: ClassVar[frozenset[str]] = frozenset(
+        {
+            "model",
+            "input",
+            "instructions",
+            "tools",
+            "tool_choice",
+            "parallel_tool_calls",
+            "text",
+            "reasoning",
+            "truncation",
+            "conversation",
+            "previous_response_id",
+            "personality",
+        }
+    )
+    """The body fields ``POST /v1/responses/input_tokens`` takes (its reference, and the SDK's
+    ``responses.input_tokens.count``): what the model reads. ``max_output_tokens``, ``temperature``,
+    ``stream``, ``store``, ``prompt_cache_key`` and ``prompt_cache_retention`` are left out."""
+    count_path: ClassVar[str] = "responses/input_tokens"
 
     def build_request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
@@ -116,6 +137,11 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
 
     def stream_reader(self) -> StreamReader:
         return EventReader()
+
+    def post_count(self, client: Any, body: bytes) -> Any:
+        from openai.types.responses import InputTokenCountResponse
+
+        return client.post("/" + self.count_path, cast_to=InputTokenCountResponse, content=body)
 
     def reply(self, raw: Any) -> Reply:
         output = getattr(raw, "output", None)

@@ -39,6 +39,7 @@ __all__ = [
     "ReplyTooLargeError",
     "ServerError",
     "SourceError",
+    "TokenCountUnavailable",
     "UnknownNameError",
     "UnsupportedFieldsError",
     "UnsupportedFieldsWarning",
@@ -227,6 +228,18 @@ def body_excerpt(text: str, secret: str | None = None, limit: int = BODY_EXCERPT
     no key is left half shown at the cut."""
     text = mask(_SPACES.sub(" ", text).strip(), secret)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class TokenCountUnavailable(PromptwireError):
+    """A token count asked of a provider that has no count endpoint (Ollama, OpenAI's Chat
+    Completions): promptwire asks the provider or says it cannot, and never guesses a count."""
+
+    def __init__(self, provider: str, hint: str = "") -> None:
+        self.provider = provider
+        message = (
+            f"provider {provider!r} has no token-count endpoint, so its input tokens cannot be counted before sending"
+        )
+        super().__init__(f"{message} ({hint})" if hint else message)
 
 
 class RecordingError(PromptwireError):

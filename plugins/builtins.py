@@ -51,6 +51,8 @@ ADAPTERS: Final[dict[str, str]] = {
     "openai-responses": ".adapters.openai_responses:adapter",
     "ollama": ".adapters.ollama:adapter",
     "anthropic": ".adapters.anthropic:adapter",
+    "azure": ".adapters.azure:adapter",
+    "azure-responses": ".adapters.azure:responses_adapter",
 }
 
 TOOL_SCHEMES: Final[dict[str, str]] = {

@@ -65,7 +65,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
+from .azure_wire import azure_call, azure_error
 from .provider_batches import BatchEndpoints
+from .provider_counts import COUNT_ROUTES, count_answer
 from .provider_streams import STREAMS
 from .schema_values import FAKE_TEXT, conforming_value
 
@@ -137,7 +139,9 @@ def _error_body(path: str, status: int, model: str, key: str) -> dict[str, Any]:
     quota = model.endswith("q")
     if path == "/api/chat":
         return {"error": message}
-    if path == "/v1/messages":
+    if path.startswith("/openai/"):
+        return azure_error(status, message, code="insufficient_quota" if quota else None)
+    if path.startswith("/v1/messages"):
         error: dict[str, Any] = {"type": _ANTHROPIC_ERROR_TYPES.get(status, "api_error"), "message": message}
         if quota:
             error["details"] = {"error_code": "enforced_spend_limit_reached"}
@@ -501,6 +505,15 @@ def fake_provider(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
             state.headers.append({key.lower(): value for key, value in self.headers.items()})
             body = json.loads(raw or b"{}")
             state.requests.append(body)
+            route = self.path
+            if self.path.startswith("/openai/"):  # Azure: the deployment in the URL, or in the body
+                azure = azure_call(self.path, self.headers)
+                if azure.refusal is not None:
+                    self._send(*azure.refusal)
+                    return
+                route = azure.route
+                if azure.deployment is not None:
+                    body = {"model": azure.deployment, **body}  # answered as the deployment's name says
             model = str(body.get("model", ""))
             streamed = body.get("stream") is True
             with lock:
@@ -517,8 +530,15 @@ def fake_provider(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
                 self._wait_for_hang_up(model)
                 return
             if model.startswith("e") and model[1:4].isdigit():
-                key = self.headers.get("x-api-key") or self.headers.get("authorization", "").removeprefix("Bearer ")
+                key = (
+                    self.headers.get("x-api-key")
+                    or self.headers.get("api-key")
+                    or self.headers.get("authorization", "").removeprefix("Bearer ")
+                )
                 self._send(int(model[1:4]), _error_body(self.path, int(model[1:4]), model, key))
+                return
+            if route in COUNT_ROUTES:
+                self._send(*count_answer(route, state.requests[-1], raw))
                 return
             if model == "garbage":
                 self._send_bytes(200, b"not json", "application/json")
@@ -544,17 +564,17 @@ def fake_provider(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
                 self.wfile.write(b'{"id": "chatcmpl-1", "choi')
                 self.close_connection = True
                 return
-            refusal = REFUSALS[self.path](body) if self.path in REFUSALS else None
+            refusal = REFUSALS[route](body) if route in REFUSALS else None
             if refusal is not None:
                 self._send(400, refusal)
                 return
             if state.reply is not None:
                 reply = state.reply(body)
             else:
-                text = _huge_text(model) or (None if state.text is None else state.text(self.path, body))
-                reply = REPLIES.get(self.path, _chat_completion)(body, text)
+                text = _huge_text(model) or (None if state.text is None else state.text(route, body))
+                reply = REPLIES.get(route, _chat_completion)(body, text)
             if streamed:
-                self._stream(reply, body, model)
+                self._stream(route, reply, body, model)
             elif _huge_text(model) is not None:  # without a Content-Length, as a server that does not know it
                 self._send_chunked(json.dumps(reply).encode())
             elif model == "gzipped":
@@ -562,10 +582,10 @@ def fake_provider(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
             else:
                 self._send(200, reply)
 
-        def _stream(self, reply: dict[str, Any], body: dict[str, Any], model: str) -> None:
+        def _stream(self, route: str, reply: dict[str, Any], body: dict[str, Any], model: str) -> None:
             """The reply as the route's provider streams it, one chunk of the chunked encoding per
             event; the stream models cut it, end it early, fail it or hang after its opening."""
-            protocol = STREAMS[self.path]
+            protocol = STREAMS[route]
             events, opening = protocol.events(reply, body)
             self.protocol_version = "HTTP/1.1"  # chunked transfer encoding; the connection still closes after
             self.close_connection = True
