@@ -25,6 +25,13 @@ signs) and then answers (:data:`TOOLS_MODEL`); there, as the real APIs do, a req
 (400, the protocol's error body) when its reasoning carries a signature or encrypted content the
 server did not issue, or a tool result answers no call before it (:data:`REFUSALS`).
 
+Azure OpenAI's paths (``/openai/deployments/DEPLOYMENT/chat/completions`` and
+``/openai/responses``, each requiring ``?api-version=`` and an ``api-key`` header) are answered as
+OpenAI's routes, the deployment's name choosing the behaviour as a model's does, failures in Azure's
+error shape (:mod:`.azure_wire`). The token-count endpoints (``/v1/responses/input_tokens``,
+``/v1/messages/count_tokens``) refuse any field the real ones refuse and count a body by its
+length (:mod:`.provider_counts`).
+
 A request that asks for a stream (``"stream": true``) gets the reply as its provider streams it
 (see :mod:`.provider_streams`), in chunked transfer encoding; then ``truncated`` cuts the
 connection in the middle of an event, ``short`` ends the stream cleanly after its first piece of
@@ -106,6 +113,8 @@ class FakeProvider:
     requests: list[dict[str, Any]] = field(default_factory=list)
     raw_bodies: list[bytes] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    """The path (and query) of each request, in order."""
     reply: Reply | None = None
     text: Text | None = None
     """The model's text for each request (``None``: ``{"ok": true}``); ``reply`` wins over it."""
@@ -502,6 +511,7 @@ def fake_provider(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
                 self._send_bytes(*state.batches.post(self.path, self.headers.get("content-type", ""), raw, state.root))
                 return
             state.raw_bodies.append(raw)
+            state.paths.append(self.path)
             state.headers.append({key.lower(): value for key, value in self.headers.items()})
             body = json.loads(raw or b"{}")
             state.requests.append(body)
