@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .adapters.function import FunctionAdapter
     from .api import (
+        acount_tokens,
         agenerate,
         arun,
         astream,
         build_request,
+        count_tokens,
         generate,
         read,
         render,
@@ -59,10 +61,12 @@ if TYPE_CHECKING:
 _HOMES: dict[str, str] = {
     **dict.fromkeys(
         (
+            "acount_tokens",
             "agenerate",
             "arun",
             "astream",
             "build_request",
+            "count_tokens",
             "generate",
             "read",
             "render",
@@ -132,11 +136,13 @@ __all__ = [
     "TextPart",
     "ToolCallPart",
     "ToolResultPart",
+    "acount_tokens",
     "agenerate",
     "arun",
     "astream",
     "build_request",
     "check_output",
+    "count_tokens",
     "generate",
     "hookimpl",
     "read",

@@ -23,14 +23,18 @@ from .core.validation import validate_model
 from .plugins import PluginHost, default_host
 
 if TYPE_CHECKING:
+    from .calls.counting import TokenCounts
+    from .calls.targets import Target
     from .runs.options import RunOptions
     from .runs.run import Calls, RunResult
 
 __all__ = [
+    "acount_tokens",
     "agenerate",
     "arun",
     "astream",
     "build_request",
+    "count_tokens",
     "generate",
     "read",
     "render",
@@ -89,6 +93,19 @@ def build_request(
     ``stream``, the request as a streamed call sends it: the same, with the provider's stream flags.
     """
     from .calls.links import streamed_request
+
+    target, request = _targeted(prompt, provider, model, format, host)
+    return streamed_request(target.adapter, request) if stream else request
+
+
+def _targeted(
+    prompt: Prompt | RenderedPrompt | Mapping[str, Any],
+    provider: str,
+    model: str | None,
+    format: str,
+    host: PluginHost | None,
+) -> tuple[Target, ProviderRequest]:
+    """Where ``prompt``'s call goes and the request it would send (:func:`build_request`)."""
     from .runs.options import RunOptions
     from .runs.run import calls_for
 
@@ -100,10 +117,45 @@ def build_request(
         model_prompt = validate_model(Prompt, prompt, root="prompt")
         rendered = host.renderer(format).render(model_prompt)
         config, contract = model_prompt.config, model_prompt.output
-        _warn(rendered, stacklevel=3)
+        _warn(rendered, stacklevel=4)
     target = router.target(model)
-    request = with_render_notes(target.request(rendered, config, contract), rendered)
-    return streamed_request(target.adapter, request) if stream else request
+    return target, with_render_notes(target.request(rendered, config, contract), rendered)
+
+
+def count_tokens(
+    prompt: Prompt | RenderedPrompt | Mapping[str, Any],
+    provider: str,
+    model: str | None = None,
+    *,
+    format: str = DEFAULT_FORMAT,
+    host: PluginHost | None = None,
+) -> TokenCounts:
+    """How many input tokens ``provider`` counts in the request :func:`build_request` builds for
+    ``prompt`` (the same arguments), asked of its count endpoint before anything is sent: OpenAI's
+    Responses API and Anthropic's (and each adapter with one). The count body is the request's,
+    with only the fields that endpoint accepts; each count says which it left out. A provider
+    without a count endpoint (OpenAI's Chat Completions, Ollama, the offline adapter) raises
+    :class:`~promptwire.core.errors.TokenCountUnavailable`: no count is guessed. A failed count
+    raises the :class:`~promptwire.core.errors.ProviderError` a failed call would."""
+    from .calls.counting import TokenCounts, count_call
+
+    target, request = _targeted(prompt, provider, model, format, host)
+    return TokenCounts((count_call(target.adapter, target.name, request),))
+
+
+async def acount_tokens(
+    prompt: Prompt | RenderedPrompt | Mapping[str, Any],
+    provider: str,
+    model: str | None = None,
+    *,
+    format: str = DEFAULT_FORMAT,
+    host: PluginHost | None = None,
+) -> TokenCounts:
+    """:func:`count_tokens`, awaited: asked with the provider SDK's async client."""
+    from .calls.counting import TokenCounts, acount_call
+
+    target, request = _targeted(prompt, provider, model, format, host)
+    return TokenCounts((await acount_call(target.adapter, target.name, request),))
 
 
 def generate(

@@ -375,12 +375,6 @@ class ProviderAdapter(ABC):
             raise TokenCountUnavailable(self.name, self.no_count_hint)
         return {key: value for key, value in request.kwargs.items() if key in self.count_fields}
 
-    def count_left_out(self, request: ProviderRequest) -> list[str]:
-        """The fields of the request the count body leaves out (they do not change what is read:
-        a limit, a sampling setting, a cache key), so a count can say so."""
-        kept = self.count_body(request)
-        return [key for key in request.kwargs if key not in kept]
-
     def count_tokens(self, request: ProviderRequest) -> int:
         """The input tokens of ``request`` as the provider's count endpoint counts them, asked
         with the adapter's own client, endpoint and key, failures told as :meth:`send` tells them."""

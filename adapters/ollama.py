@@ -102,7 +102,7 @@ class OllamaAdapter(StreamingAdapter):
     no_parameters: ClassVar[Mapping[str, Any]] = {"type": "object"}
     """A tool that takes no parameters, as the SDK sends it: it reads each tool into its own model,
     whose parameters default to ``{"type": "object"}``, so ``{}`` would show bytes never sent."""
-    no_count_hint: ClassVar[str] = "Ollama says how many tokens it read (prompt_eval_count) only in a reply"
+    no_count_hint: ClassVar[str] = "Ollama reports how many tokens it read only in a reply, as prompt_eval_count"
 
     def __init__(self, *, host: str | None = None) -> None:
         super().__init__(base_url=host)

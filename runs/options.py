@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..calls.counting import Count
     from ..calls.recording import Recorder, Recording
     from ..calls.watch import Watcher
     from ..core.tools import ToolContext
@@ -63,6 +64,9 @@ class RunOptions:
     watchers: Sequence[Watcher] = ()
     """Told of the run, each generate and each model call (progress lines, a live display, the
     call log; see :class:`promptwire.calls.watch.Watcher`), after the process's own watcher."""
+    count: Count | None = None
+    """Counts each call's request with its provider's count endpoint before it goes on (with
+    ``dry_run``: counted, then answered offline; see :mod:`promptwire.calls.counting`)."""
     base_urls: Mapping[str, str] = field(default_factory=dict)
     """Where the providers' requests go instead of their base URLs: by the scheme of the models
     they serve (``{"ollama": "http://gpu:11434"}``), or under ``""`` for every provider."""

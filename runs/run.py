@@ -99,13 +99,15 @@ def calls_for(host: PluginHost | None, options: RunOptions) -> Calls:
     if options.replay is not None and name == "offline":
         name, model = options.replay.provider or name, model or options.replay.model
     links = _recorded_or_replayed(name, options)
+    counted: tuple[Link, ...] = () if options.count is None else (options.count,)  # before anything answers
     if name == "offline":
-        return Calls(Direct(answers), links)
+        return Calls(Direct(answers), (*counted, *links))
     from ..calls.routing import Named, Routes  # a provider's run only
 
     routes = Routes(loaded(host), options.base_urls)
     router = Named(routes, name, model, permissions=options.tools, reach=not options.dry_run)
-    return Calls(router, (DryRun(answers), *links) if options.dry_run else links)
+    answered: tuple[Link, ...] = (DryRun(answers),) if options.dry_run else ()
+    return Calls(router, (*counted, *answered, *links))
 
 
 def calls_to(adapter: ModelAdapter, options: RunOptions) -> Calls:

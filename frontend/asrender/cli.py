@@ -242,6 +242,12 @@ def _render_parser(commands: Any) -> None:
         "--dry-run", action="store_true", help="with --provider: build every request, send nothing, answer offline"
     )
     render.add_argument(
+        "--count-tokens",
+        action="store_true",
+        help="with --provider: count each model call's input tokens with the provider's count endpoint, per "
+        "call with a total (display or json); nothing else is sent, each call answered offline as in --dry-run",
+    )
+    render.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         help="a line on stderr as each model call is sent and as it ends (default: when stderr is a terminal "

@@ -196,8 +196,13 @@ def _run_shown(
 ) -> int:
     """A run (a program's or a prompt file's) watched as the flags ask, made on an event loop when a
     provider answers it (:func:`_awaited`), then printed; a failed one shows its calls first."""
-    from .show import print_run, run_show, shown_on_failure
+    from .show import print_counts, print_run, run_show, shown_on_failure
 
+    if options.count is not None:  # the counts alone: the calls are answered offline
+        with _provider_errors(options.adapter):
+            synchronously(options)
+        print_counts(options.count.counts(), flags.output)
+        return 0
     sent_as = (options.format, options.options)
     show = run_show(options, sent_as, progress=flags.progress, stream=flags.stream, output=flags.output)
     with shown_on_failure(show, options, flags.output), _provider_errors(options.adapter):

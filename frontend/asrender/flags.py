@@ -184,6 +184,7 @@ class RenderFlags(RunFlags):
     progress: bool | None
     stream: bool | None
     otel: bool
+    count_tokens: bool
 
     def program_flags(self) -> list[str]:
         given = [
@@ -331,7 +332,29 @@ def render_run_options(flags: RenderFlags, *, program: bool) -> RunOptions:
     if flags.stream and flags.dry_run:
         usage_error("--stream needs replies that arrive; a dry run answers offline")
     options = _run_options(flags, responses, replay, program=program)
+    if flags.count_tokens:
+        return _counting(flags, options)
     return replace(options, record=_recorder(flags, replay))
+
+
+def _counting(flags: RenderFlags, options: RunOptions) -> RunOptions:
+    """``--count-tokens``: the run's calls each counted by its provider's count endpoint, then
+    answered offline (a dry run); a provider named that has no count endpoint is refused now."""
+    if options.adapter == "offline":
+        usage_error("--count-tokens needs --provider: the provider that counts (or auto)")
+    if flags.output not in ("display", "json"):
+        usage_error(f"--count-tokens prints the counts as display or json, not --output {flags.output}")
+    for flag, given in (("--record", flags.record), ("--stream", flags.stream), ("a replay", options.replay)):
+        if given:
+            usage_error(f"--count-tokens sends nothing but the counts: it takes no {flag}")
+    from ...calls.counting import Count, counter
+
+    if options.adapter != "auto":
+        try:
+            counter(plugin_host().load("adapters", options.adapter), options.adapter)
+        except PromptwireError as exc:
+            raise CliError(str(exc)) from None
+    return replace(options, dry_run=True, count=Count())
 
 
 def batch_run_options(flags: BatchFlags) -> RunOptions:

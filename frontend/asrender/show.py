@@ -17,9 +17,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import PromptwireError
-from .terminal import CliError, error_block, error_line, finish_output, json_text, safe_json, write_output
+from .terminal import CliError, error_block, error_line, finish_output, json_text, one_line, safe_json, write_output
 
 if TYPE_CHECKING:
+    from ...calls.counting import TokenCounts
     from ...calls.recording import Recording
     from ...core.call import ModelCall
     from ...core.rendered import RenderedPrompt, RenderWarning
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from ...runs.run import RunResult
     from .display import RunShow
 
-__all__ = ["print_calls", "print_render", "print_run", "run_show", "shown_on_failure", "warn"]
+__all__ = ["print_calls", "print_counts", "print_render", "print_run", "run_show", "shown_on_failure", "warn"]
 
 
 def run_show(
@@ -119,6 +120,29 @@ def print_calls(result: RunResult, options: RunOptions, output: str, show: RunSh
             request = _request_block(request_dict(call, options.adapter)) if options.dry_run else ""
             blocks.append(call_block(call, rendered) + request + reply_sections(call))
         write_output("".join(blocks))
+
+
+def print_counts(counts: TokenCounts, output: str) -> None:
+    """``--count-tokens``: each call's input tokens as its provider counted them, then the total;
+    ``json``: the counts as data (:meth:`~promptwire.calls.counting.TokenCounts.to_dict`)."""
+    if output == "json":
+        write_output(json_text(counts.to_dict()) + "\n")
+        return
+    lines = []
+    for call in counts.calls:
+        where = (
+            "the prompt"
+            if call.site is None
+            else f"{call.site}{f' agent {call.site.agent}' if call.site.agent else ''}"
+        )
+        left_out = f", without {', '.join(call.left_out)}" if call.left_out else ""
+        lines.append(
+            f"{one_line(where)} attempt {call.attempt}: {call.input_tokens} input tokens "
+            f"({one_line(call.provider)} {one_line(str(call.model))}; {call.endpoint}{left_out})"
+        )
+    noun = "call" if len(counts.calls) == 1 else "calls"
+    lines.append(f"total: {counts.total} input tokens in {len(counts.calls)} {noun}")
+    write_output("".join(line + "\n" for line in lines))
 
 
 def print_render(rendered: Any, output: str) -> None:
