@@ -86,7 +86,7 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
         kwargs: dict[str, Any] = {"model": self.model_name(model)}
         if instructions:
             kwargs["instructions"] = "\n\n".join(instructions)
-        writer = _ItemWriter(notes)
+        writer = _ItemWriter(notes, self.name)
         items: list[dict[str, Any]] = []
         for index, message in enumerate(rendered.messages):
             if message.name is not None and message.role != "tool":  # a tool's name is its call's
@@ -172,7 +172,7 @@ class OpenAIResponsesAdapter(OpenAIAdapter):
             usage=usage_of(raw),
             finish_reason=incomplete.reason if incomplete is not None else raw.status,
             tool_calls=calls,
-            turn=ChatTurn(role="assistant", content=[part for item in output for part in _turn_parts(item)]),
+            turn=ChatTurn(role="assistant", content=[part for item in output for part in _turn_parts(item, self.name)]),
         )
 
 
@@ -202,18 +202,17 @@ class EventReader:
         return self.response
 
 
-PROVIDER = "openai-responses"
-
-
 class _ItemWriter:
     """Rendered messages as Responses input items: text and media as messages, an assistant's
     text as ``output_text``, its tool calls as ``function_call`` items (the model's own argument
     text when kept), their results as ``function_call_output`` items, and its reasoning as the
     ``reasoning`` item it came back as. A conversation whose calls and outputs do not pair is
-    refused here, naming the turn, as the API would refuse it."""
+    refused here, naming the turn, as the API would refuse it. Reasoning goes back to the
+    ``provider`` (the adapter's name) that gave it only: Azure's and OpenAI's are not each other's."""
 
-    def __init__(self, notes: list[str]) -> None:
+    def __init__(self, notes: list[str], provider: str) -> None:
         self.notes = notes
+        self.provider = provider
         self.calls: dict[str, int] = {}
         """Each tool call of the conversation's parts (its id), and the message it is in."""
         self.answered: set[str] = set()
@@ -335,14 +334,14 @@ class _ItemWriter:
     def _reasoning(self, part: dict[str, Any], index: int, position: int, role: str) -> dict[str, Any] | None:
         """The reasoning item as the API returned it (its id, summary, reasoning text and
         encrypted content); reasoning of another provider, or without its id, left out with a note."""
-        foreign = foreign_reasoning(part, PROVIDER, index, position)
+        foreign = foreign_reasoning(part, self.provider, index, position)
         where = f"messages[{index}].content[{position}]"
         if foreign is not None:
             self.notes.append(foreign)
         elif role != "assistant":
             self.notes.append(f"{where}: {_API} takes reasoning from the assistant only; left out")
         elif part.get("id") is None:
-            self.notes.append(f"{where}: reasoning without its item id cannot be sent back to {PROVIDER}; left out")
+            self.notes.append(f"{where}: reasoning without its item id cannot be sent back to {self.provider}; left out")
         else:
             item: dict[str, Any] = {
                 "type": "reasoning",
@@ -405,10 +404,11 @@ def _message_item(role: str, content: list[dict[str, Any]], item_id: str | None)
     return {"type": "message", "id": item_id, "role": role, "status": "completed", "content": content}
 
 
-def _turn_parts(item: Any) -> list[TurnPart]:
+def _turn_parts(item: Any, provider: str) -> list[TurnPart]:
     """A reply's output item as parts of the assistant turn it goes back as: reasoning with its id,
     summary, text and encrypted content; a message's text; a function call with its call id and
-    the model's own argument text. Other items (a built-in tool's) have no part."""
+    the model's own argument text. Other items (a built-in tool's) have no part. Reasoning is
+    marked as ``provider``'s (the adapter's name), the only one it goes back to."""
     kind = getattr(item, "type", None)
     if kind == "reasoning":
         content = [part.text for part in (getattr(item, "content", None) or []) if part.type == "reasoning_text"]
@@ -417,7 +417,7 @@ def _turn_parts(item: Any) -> list[TurnPart]:
                 text="".join(content) if content else None,
                 summary=[part.text for part in (item.summary or [])],
                 encrypted=getattr(item, "encrypted_content", None),
-                provider=PROVIDER,
+                provider=provider,
                 id=item.id,
             )
         ]
