@@ -11,7 +11,8 @@ A first pass alternates the bare call with the adapter's ``send`` alone (the sam
 the adapter's cached SDK client, no render, no parsing): ``send ratio`` near 1.00 shows that the
 SDK path costs the same both ways, so ``own us`` (promptwire minus bare, from the second pass) is
 promptwire's own work per call: rendering, building the request, parsing and checking the reply.
-``hot us`` is the same work in a tight loop, the reply kept instead of fetched. Timed between round
+``build us`` is the render and ``build_request`` alone, in a tight loop: the request promptwire
+writes, whose bytes the bare call is given. ``hot us`` is the same work as ``own us`` in a tight loop, the reply kept instead of fetched. Timed between round
 trips it costs two to three times as much, because whatever runs in between (the SDK, the network
 stack, another process) leaves the CPU's caches holding its own code and data: a real call pays
 that too. ``benchmarks/wake_cost.py`` shows it: a sleep, touching a few megabytes of memory and an
@@ -20,12 +21,15 @@ figure the target is about; ``hot us`` is the part of it that promptwire's code 
 
 Run from the repository root: ``python benchmarks/adapters.py [CALLS] [--in-process] [--format=NAME]``
 (the format the prompt is rendered in: ``agentscript`` by default; issue 28 measures ``messages``).
+Azure's row sends through the SDK's Azure client (``AzureOpenAI``, the deployment in the URL) to the
+fake provider's Azure paths, with the API version of ``OPENAI_API_VERSION`` (``2024-10-21`` unless set).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import statistics
 import subprocess
 import sys
@@ -37,6 +41,7 @@ from typing import Any
 
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
+from promptwire.adapters.azure import AzureChatAdapter
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.calls.generate import generate
@@ -101,25 +106,39 @@ def _hot_own_time(adapter: Any, raw: object, render: Callable[[Prompt], Any]) ->
     return min(timeit.repeat(canned, number=1000, repeat=7)) / 1000
 
 
+def _build_time(adapter: Any, render: Callable[[Prompt], Any]) -> float:
+    """Seconds per render and ``build_request`` of the prompt, in a tight loop."""
+
+    def build() -> object:
+        return adapter.build_request(render(PROMPT), PROMPT.config, PROMPT.output, "ok")
+
+    return min(timeit.repeat(build, number=1000, repeat=7)) / 1000
+
+
 def measure(fmt: str = "agentscript", calls: int = 1000, in_process: bool = False) -> list[dict[str, float]]:
     """One row per adapter: the median bare SDK call, the send check, the median call through
-    ``generate`` with the prompt rendered in ``fmt``, and the hot own time (seconds)."""
+    ``generate`` with the prompt rendered in ``fmt``, the build time and the hot own time (seconds)."""
     import anthropic
     import ollama
     import openai
 
     render = PluginHost(entry_points=False).renderer(fmt).render
+    version = os.environ.setdefault("OPENAI_API_VERSION", "2024-10-21")
     rows = []
     with fake_provider() if in_process else server_process() as server:
         adapters = {
             "openai": OpenAIAdapter(api_key="k", base_url=server.base_url),
             "anthropic": AnthropicAdapter(api_key="k", base_url=server.root),
             "ollama": OllamaAdapter(host=server.root),
+            "azure": AzureChatAdapter(api_key="k", base_url=server.root),
         }
+        azure = openai.AzureOpenAI(api_key="k", azure_endpoint=server.root, api_version=version, max_retries=0)
         clients: dict[str, Callable[..., object]] = {
             "openai": openai.OpenAI(api_key="k", base_url=server.base_url, max_retries=0).chat.completions.create,
             "anthropic": anthropic.Anthropic(api_key="k", base_url=server.root, max_retries=0).messages.create,
             "ollama": ollama.Client(host=server.root, timeout=30).chat,
+            # the SDK's own Azure call: the deployment as ``model``, which the client moves into the URL
+            "azure": functools.partial(azure.chat.completions.create, model="ok"),
         }
         for name, adapter in adapters.items():
             request = adapter.build_request(render(PROMPT), PROMPT.config, PROMPT.output, "ok")
@@ -132,7 +151,9 @@ def measure(fmt: str = "agentscript", calls: int = 1000, in_process: bool = Fals
             b0, s = _interleaved_medians([bare, send], calls)  # the check: the SDK path alone
             b, o = _interleaved_medians([bare, ours], calls)  # the figure
             hot = _hot_own_time(adapter, send(), render)
-            rows.append({"adapter": name, "bare": b, "send ratio": s / b0, "promptwire": o, "hot": hot})  # type: ignore[dict-item]
+            build = _build_time(adapter, render)
+            row = {"adapter": name, "bare": b, "send ratio": s / b0, "promptwire": o, "build": build, "hot": hot}
+            rows.append(row)  # type: ignore[arg-type]
     return rows
 
 
@@ -144,13 +165,13 @@ def main() -> None:
     print(f"server: {'in this process' if in_process else 'its own process'}; format: {fmt}")
     print(
         f"{'adapter':<10} {'bare SDK ms':>12} {'send ratio':>11} {'promptwire ms':>14} {'ratio':>6} {'own us':>7}"
-        f" {'hot us':>7}"
+        f" {'build us':>9} {'hot us':>7}"
     )
     for row in measure(fmt, calls, in_process):
         b, o = row["bare"], row["promptwire"]
         print(
             f"{row['adapter']:<10} {1000 * b:12.3f} {row['send ratio']:11.2f} {1000 * o:14.3f} {o / b:6.2f}"
-            f" {1e6 * (o - b):7.0f} {1e6 * row['hot']:7.1f}"
+            f" {1e6 * (o - b):7.0f} {1e6 * row['build']:9.1f} {1e6 * row['hot']:7.1f}"
         )
 
 

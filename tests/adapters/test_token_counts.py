@@ -300,3 +300,20 @@ def test_asrender_refuses_what_a_count_cannot_do(
     with pytest.raises(SystemExit) as exit:
         main([str(program), "--input", "{}", *argv, "--count-tokens"])
     assert exit.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_program_run_on_an_event_loop_counts_through_the_async_clients(
+    server: FakeProvider, program: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptwire.calls.counting import Count
+    from promptwire.runs.options import RunOptions
+    from promptwire.runs.run import arun
+
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.root)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    count = Count()
+    asyncio.run(arun(program, {}, RunOptions(adapter="auto", dry_run=True, count=count)))
+    counts = count.counts()
+    assert [call.input_tokens for call in counts.calls] == [fake_count(body) for body in server.raw_bodies]
+    assert counts.total == sum(fake_count(body) for body in server.raw_bodies) and len(counts.calls) == 2
+    assert all(headers["x-stainless-async"].startswith("async") for headers in server.headers)
