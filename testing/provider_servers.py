@@ -691,12 +691,13 @@ def _banner(server: FakeProvider) -> str:
     """What the command prints once listening: where each provider's requests go."""
     root, v1 = server.root, server.base_url
     return (
-        f"fake provider on {root} (OpenAI Chat and Responses, Anthropic, Ollama; Ctrl-C stops)\n"
+        f"fake provider on {root} (OpenAI Chat and Responses, Anthropic, Ollama, Azure OpenAI; Ctrl-C stops)\n"
         f"  asrender ... --provider openai --base-url {v1}    (openai-responses too)\n"
         f"  asrender ... --provider anthropic --base-url {root}\n"
         f"  asrender ... --provider ollama --base-url {root}\n"
+        f"  asrender ... --provider azure --base-url {root}    (azure-responses too; OPENAI_API_VERSION=2024-10-21)\n"
         f"  asrender ... --provider auto --base-url openai={v1} --base-url anthropic={root} --base-url ollama={root}\n"
-        "  (any API key: OPENAI_API_KEY=x ANTHROPIC_API_KEY=x)"
+        "  (any API key: OPENAI_API_KEY=x ANTHROPIC_API_KEY=x AZURE_OPENAI_API_KEY=x)"
     )
 
 

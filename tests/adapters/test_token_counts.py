@@ -12,12 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import promptwire
 from promptwire import Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
 from promptwire.adapters.base import ProviderAdapter
 from promptwire.adapters.openai_responses import OpenAIResponsesAdapter
+from promptwire.core.call import ProviderRequest
 from promptwire.core.errors import (
     AuthenticationError,
     BadRequestError,
@@ -26,7 +29,7 @@ from promptwire.core.errors import (
 )
 from promptwire.core.json_text import to_bytes
 from promptwire.frontend.asrender.cli import main
-from promptwire.testing.provider_counts import fake_count
+from promptwire.testing.provider_counts import COUNT_ROUTES, count_answer, fake_count
 from promptwire.testing.provider_servers import FakeProvider, fake_provider
 
 PROMPT: dict[str, Any] = {
@@ -317,3 +320,26 @@ def test_a_program_run_on_an_event_loop_counts_through_the_async_clients(
     assert [call.input_tokens for call in counts.calls] == [fake_count(body) for body in server.raw_bodies]
     assert counts.total == sum(fake_count(body) for body in server.raw_bodies) and len(counts.calls) == 2
     assert all(headers["x-stainless-async"].startswith("async") for headers in server.headers)
+
+
+FIELDS = st.sampled_from(
+    sorted(
+        {field for accepted, _ in COUNT_ROUTES.values() for field in accepted}
+        | {"max_tokens", "max_output_tokens", "stream", "temperature", "metadata", "store", "prompt_cache_key"}
+    )
+)
+
+
+@pytest.mark.parametrize("name", COUNTERS)
+@given(body=st.dictionaries(FIELDS | st.text(min_size=1, max_size=8), st.integers(), max_size=12))
+def test_any_request_gives_a_count_body_the_endpoint_accepts(name: str, body: dict[str, Any]) -> None:
+    """Whatever a request holds, its count body keeps exactly the fields the endpoint takes, in
+    the request's order, and the fake endpoint (written from the reference, not from the adapter)
+    refuses none of them."""
+    make, path, _, _ = COUNTERS[name]
+    adapter = make("http://unused")
+    kept = adapter.count_body(ProviderRequest(body))
+    accepted, required = COUNT_ROUTES[path]
+    assert list(kept) == [field for field in body if field in accepted]
+    status, answer = count_answer(path, {**dict.fromkeys(required, 0), **kept}, b"{}")
+    assert status == 200, answer
