@@ -341,7 +341,9 @@ class _ItemWriter:
         elif role != "assistant":
             self.notes.append(f"{where}: {_API} takes reasoning from the assistant only; left out")
         elif part.get("id") is None:
-            self.notes.append(f"{where}: reasoning without its item id cannot be sent back to {self.provider}; left out")
+            self.notes.append(
+                f"{where}: reasoning without its item id cannot be sent back to {self.provider}; left out"
+            )
         else:
             item: dict[str, Any] = {
                 "type": "reasoning",
