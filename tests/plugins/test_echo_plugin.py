@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from echo_server import echo_server  # the plugin's own test server (pytest's pythonpath setting)
 
+from promptwire.plugins.builtins import ADAPTERS
+
 try:
     VERSION = metadata.version("promptwire-echo")
 except metadata.PackageNotFoundError:  # pragma: no cover - the README test command installs it
@@ -24,7 +26,7 @@ except metadata.PackageNotFoundError:  # pragma: no cover - the README test comm
         pytrace=False,
     )
 
-BUILT_IN_ADAPTERS = "offline, openai, openai-responses, ollama, anthropic"
+BUILT_IN_ADAPTERS = ", ".join(ADAPTERS)  # the built-in table, in its order
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
