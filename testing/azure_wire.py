@@ -35,11 +35,13 @@ def azure_call(path: str, headers: Any) -> AzureCall:
     """What Azure makes of a POST to ``path`` (under ``/openai/``) with ``headers``."""
     parts = urlsplit(path)
     versions = parse_qs(parts.query).get("api-version")
-    if not versions or not versions[0]:
-        message = "Missing required query parameter: api-version"
-        return AzureCall(refusal=(404, azure_error(404, message, code="404")))
+    if not versions or not versions[0]:  # Azure answers a request without one as a path it does not know
+        return AzureCall(refusal=(404, azure_error(404, "Resource not found", code="404")))
     if not headers.get("api-key"):
-        message = "Access denied due to missing subscription key. Make sure to include an api-key header."
+        message = (
+            "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid "
+            "key for an active subscription and use a correct regional API endpoint for your resource."
+        )
         return AzureCall(refusal=(401, azure_error(401, message, code="401")))
     found = _DEPLOYMENT.fullmatch(parts.path)
     if found is not None:
@@ -50,7 +52,8 @@ def azure_call(path: str, headers: Any) -> AzureCall:
 
 
 def azure_error(status: int, message: str, *, code: str | None = None) -> dict[str, Any]:
-    """Azure OpenAI's error body: OpenAI's ``error`` object, its ``code`` Azure's own (the status
-    as text, ``DeploymentNotFound``...) and its ``type`` and ``param`` null."""
-    named = {404: "DeploymentNotFound", 429: "429", 400: "BadRequest"}
-    return {"error": {"code": code or named.get(status, str(status)), "message": message, "param": None, "type": None}}
+    """Azure OpenAI's error body: an ``error`` object with Azure's own ``code`` (the status as
+    text, ``DeploymentNotFound``...) and ``message``, and nothing else (OpenAI's ``type`` and
+    ``param`` are not there)."""
+    named = {404: "DeploymentNotFound", 400: "BadRequest"}
+    return {"error": {"code": code or named.get(status, str(status)), "message": message}}
