@@ -375,6 +375,12 @@ class ProviderAdapter(ABC):
             raise TokenCountUnavailable(self.name, self.no_count_hint)
         return {key: value for key, value in request.kwargs.items() if key in self.count_fields}
 
+    def count_left_out(self, request: ProviderRequest) -> tuple[str, ...]:
+        """The request's fields the count body leaves out (for a count to say so): those outside
+        :attr:`count_fields`. A provider whose count body takes another form (the request wrapped,
+        renamed) and sets no ``count_fields`` says what it leaves out by overriding this."""
+        return tuple(key for key in request.kwargs if self.count_fields and key not in self.count_fields)
+
     def count_tokens(self, request: ProviderRequest) -> int:
         """The input tokens of ``request`` as the provider's count endpoint counts them, asked
         with the adapter's own client, endpoint and key, failures told as :meth:`send` tells them."""

@@ -89,8 +89,8 @@ async def acount_call(
 def _counted(
     counting: Any, provider: str, request: ProviderRequest, tokens: int, site: Site | None, attempt: int
 ) -> CallCount:
-    kept = counting.count_body(request)
-    left_out = tuple(key for key in request.kwargs if key not in kept)
+    said = getattr(counting, "count_left_out", None)  # on the adapter skeleton; a plugin's may not say
+    left_out: tuple[str, ...] = tuple(said(request)) if said is not None else ()
     return CallCount(provider, request.model_asked(), tokens, counting.count_endpoint, left_out, site, attempt)
 
 

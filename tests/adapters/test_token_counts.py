@@ -343,3 +343,19 @@ def test_any_request_gives_a_count_body_the_endpoint_accepts(name: str, body: di
     assert list(kept) == [field for field in body if field in accepted]
     status, answer = count_answer(path, {**dict.fromkeys(required, 0), **kept}, b"{}")
     assert status == 200, answer
+
+
+def test_what_a_count_leaves_out_is_said_by_the_adapter() -> None:
+    """Fields outside ``count_fields`` by default; a count body of another form (the request
+    wrapped, as Bedrock's) sets none and says for itself, so its wrapped fields are not reported
+    as left out."""
+    request = _request("anthropic")
+
+    class Wrapped(AnthropicAdapter):
+        count_fields = frozenset()
+
+        def count_body(self, request: Any) -> dict[str, Any]:
+            return {"input": dict(request.kwargs)}
+
+    assert AnthropicAdapter().count_left_out(request) == ("max_tokens",)
+    assert Wrapped().count_left_out(request) == ()
