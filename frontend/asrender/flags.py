@@ -347,6 +347,8 @@ def _counting(flags: RenderFlags, options: RunOptions) -> RunOptions:
     for flag, given in (("--record", flags.record), ("--stream", flags.stream), ("a replay", options.replay)):
         if given:
             usage_error(f"--count-tokens sends nothing but the counts: it takes no {flag}")
+    if flags.timeout is not None:  # a count is asked within the adapter's default timeout
+        usage_error("--count-tokens asks each count within the provider's default timeout: it takes no --timeout")
     from ...calls.counting import Count, counter
 
     if options.adapter != "auto":

@@ -295,6 +295,7 @@ def test_asrender_under_auto_says_which_call_cannot_be_counted(
         ((), "--count-tokens needs --provider"),
         (("--provider", "anthropic", "-O", "trace"), "--count-tokens prints the counts as display or json"),
         (("--provider", "anthropic", "--stream"), "--count-tokens sends nothing but the counts: it takes no --stream"),
+        (("--provider", "anthropic", "--timeout", "5"), "it takes no --timeout"),
     ],
 )
 def test_asrender_refuses_what_a_count_cannot_do(
