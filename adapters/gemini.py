@@ -39,6 +39,7 @@ with the system instruction, tools and generation config: never both).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -136,15 +137,10 @@ class GeminiAdapter(StreamingAdapter):
         return Endpoint(f"{request.endpoint or self.url()}/{API_VERSION}/{_model_path(request.model or '')}", key)
 
     def client(self, endpoint: Endpoint, seconds: float) -> Any:
-        import httpx
-
-        return _ModelClient(endpoint, seconds, httpx.Client(event_hooks=bounded_hooks(), timeout=seconds), None)
+        return _ModelClient(endpoint, seconds, asynchronous=False)
 
     def async_client(self, endpoint: Endpoint, seconds: float) -> Any:
-        import httpx
-
-        http = httpx.AsyncClient(event_hooks=bounded_hooks(asynchronous=True), timeout=seconds)
-        return _ModelClient(endpoint, seconds, None, http)
+        return _ModelClient(endpoint, seconds, asynchronous=True)
 
     def post(self, client: Any, body: bytes) -> Any:
         if client.asynchronous:
@@ -253,22 +249,33 @@ class GeminiAdapter(StreamingAdapter):
 
 class _ModelClient:
     """The SDK's client for one model's URL, sync or async: ``genai.Client`` on the adapter's own
-    ``httpx`` client (its reply bounded), with no retries, and the model's path below it."""
+    ``httpx`` clients (the reply bounded), with no retries, and the model's path below it.
 
-    def __init__(self, endpoint: Endpoint, seconds: float, http: Any, ahttp: Any) -> None:
+    Both of the SDK's HTTP clients are given, with one TLS context for every client of the
+    process (:func:`_tls`): left to itself, ``genai.Client`` builds the one it is not given, and a
+    TLS context for its websockets, each loading the CA bundle again (about 100 ms a client here)."""
+
+    def __init__(self, endpoint: Endpoint, seconds: float, *, asynchronous: bool) -> None:
+        import httpx
         from google import genai
         from google.genai import types
 
         base, self.model = endpoint.url.rsplit(f"/{API_VERSION}/", 1)
+        tls = _tls()
+        hooks = bounded_hooks(asynchronous=asynchronous)
+        self.asynchronous = asynchronous
+        self.http: Any = (httpx.AsyncClient if asynchronous else httpx.Client)(
+            verify=tls, event_hooks=hooks, timeout=seconds
+        )
+        unused = (httpx.Client if asynchronous else httpx.AsyncClient)(verify=tls, timeout=seconds)  # never sends
         options = types.HttpOptions(
             base_url=base + "/",
             api_version=API_VERSION,
             timeout=math.ceil(seconds * 1000),  # milliseconds
-            httpx_client=http,
-            httpx_async_client=ahttp,
+            httpx_client=unused if asynchronous else self.http,
+            httpx_async_client=self.http if asynchronous else unused,
+            async_client_args={"ssl": tls},  # the websockets' TLS context, never used here
         )
-        self.asynchronous = ahttp is not None
-        self.http = ahttp if self.asynchronous else http
         self.api = genai.Client(vertexai=False, api_key=endpoint.key, http_options=options)._api_client
 
     def request(self, method: str, body: bytes) -> Any:
@@ -292,6 +299,15 @@ class _ModelClient:
     async def aclose(self) -> None:
         if self.asynchronous:
             await self.http.aclose()
+
+
+@functools.cache
+def _tls() -> Any:
+    """One TLS context for every Gemini client: ``httpx``'s default (the CA bundle, and
+    ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` when set), loaded once."""
+    import httpx
+
+    return httpx.create_ssl_context()
 
 
 def _model_path(name: str) -> str:

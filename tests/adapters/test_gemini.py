@@ -372,3 +372,17 @@ def test_generate_by_scheme_under_auto_streams_and_records_then_replays(
     header, record = (json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines())
     assert header["provider"] == "auto"
     assert (record["provider"], record["model"], record["request"]) == ("gemini", "ok", server.requests[0])
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+def test_the_sdk_sends_with_the_adapters_bounded_http_client_and_builds_none_of_its_own(asynchronous: bool) -> None:
+    from promptwire.adapters.base import Endpoint
+
+    adapter = GeminiAdapter()
+    where = Endpoint("http://127.0.0.1:9/v1beta/models/m", KEY)
+    client = adapter.async_client(where, 5) if asynchronous else adapter.client(where, 5)
+    api = client.api
+    sending = api._async_httpx_client if asynchronous else api._httpx_client
+    assert sending is client.http and client.http.event_hooks["response"]  # the reply bounded
+    assert type(api._httpx_client).__module__ == type(api._async_httpx_client).__module__ == "httpx"
+    assert (api.vertexai, api._retry.stop.max_attempt_number, client.model) == (False, 1, "models/m")
