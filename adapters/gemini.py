@@ -170,10 +170,10 @@ class GeminiAdapter(StreamingAdapter):
         import pydantic
         from google.genai import errors
 
-        if isinstance(exc, errors.APIError) and isinstance(exc.code, int) and exc.code >= 400:
+        if isinstance(exc, errors.APIError):  # any status but 200 (a redirect too: the SDK follows none)
             details = exc.details
             text = details if isinstance(details, str) else json.dumps(details, ensure_ascii=False)
-            error = status_error(exc.code, text, secret=endpoint.key)
+            error = status_error(exc.code if isinstance(exc.code, int) else 500, text, secret=endpoint.key)
             error.retry_after = retry_after(exc.response) if exc.response is not None else None
             if error.retry_after is None:
                 error.retry_after = _retry_delay(details)

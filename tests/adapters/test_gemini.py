@@ -152,6 +152,7 @@ def test_the_bytes_sent_are_the_bytes_built_whole_and_streamed(server: FakeProvi
 def test_the_base_url_and_key_of_the_adapter_win(server: FakeProvider, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
     monkeypatch.setenv("GOOGLE_API_KEY", "the-google-key-first")
+    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")  # the SDK's switch to Vertex AI: not followed
     adapter = GeminiAdapter().with_base_url(server.root)
     adapter.send(_request(), 5)
     assert server.headers[0]["x-goog-api-key"] == "the-google-key-first"  # the SDK's order: GOOGLE_API_KEY first
@@ -186,6 +187,7 @@ def test_async_calls_whole_and_streamed_and_a_hundred_at_once(server: FakeProvid
 @pytest.mark.parametrize(
     ("model", "error", "status"),
     [
+        ("e301", BadRequestError, 301),  # a redirect, which the SDK does not follow
         ("e400", BadRequestError, 400),
         ("e401", AuthenticationError, 401),
         ("e403", PermissionDeniedError, 403),
