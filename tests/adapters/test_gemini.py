@@ -388,3 +388,40 @@ def test_the_sdk_sends_with_the_adapters_bounded_http_client_and_builds_none_of_
     assert sending is client.http and client.http.event_hooks["response"]  # the reply bounded
     assert type(api._httpx_client).__module__ == type(api._async_httpx_client).__module__ == "httpx"
     assert (api.vertexai, api._retry.stop.max_attempt_number, client.model) == (False, 1, "models/m")
+
+
+def test_without_the_sdk_the_extra_to_install_is_named_and_a_dry_run_still_works(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from promptwire.core.sdk import SdkMissing
+
+    monkeypatch.setitem(sys.modules, "google.genai", None)
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    with pytest.raises(SdkMissing, match=r"pip install 'promptwire\[gemini\]'"):
+        promptwire.generate({"instruction": "Say ok."}, "auto", "gemini://gemini-3-pro")
+    prompt = tmp_path / "p.json"
+    prompt.write_text('{"instruction": "Say ok."}', encoding="utf-8")
+    assert main([str(prompt), "--provider", "gemini", "--model", "m", "--dry-run", "-O", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)[0]
+    assert shown["body"]["contents"][0]["role"] == "user" and shown["model"] == "m"
+
+
+def test_a_streamed_tool_call_recorded_replays_with_no_server(
+    server: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptwire.calls.recording import Recorder, Recording
+
+    prompt = {"instruction": "Weather?", "tools": [{"name": "look", "parameters": SCHEMA}]}
+    path = tmp_path / "calls.jsonl"
+    pieces: list[str] = []
+    with Recorder(path) as recorder:
+        real = promptwire.generate(prompt, "gemini", "tools", on_text=pieces.append, record=recorder)
+    monkeypatch.delenv("GEMINI_API_KEY")
+    monkeypatch.delenv("GOOGLE_GEMINI_BASE_URL")
+    recording = Recording.parse(path.read_text(encoding="utf-8"), str(path))
+    again = promptwire.generate(prompt, "gemini", "tools", replay=recording)
+    (first,), (second,) = real.calls, again.calls
+    assert second.reply.tool_calls == first.reply.tool_calls and first.reply.tool_calls
+    assert second.reply.as_turn() == first.reply.as_turn()
+    assert second.reply.usage == first.reply.usage and second.reply.reasoning == first.reply.reasoning
+    assert len(server.requests) == 1
