@@ -162,12 +162,9 @@ class GeminiAdapter(StreamingAdapter):
     def replayed_reply(self, data: Any) -> Any:
         """A recorded reply (:mod:`promptwire.calls.recording`: the response's JSON, camelCase)
         as the SDK's ``GenerateContentResponse`` again, read as a reply sent whole is read."""
-        from google.genai import types
-
-        return types.GenerateContentResponse.model_validate(data)
+        return _response(data)
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
-        import pydantic
         from google.genai import errors
 
         if isinstance(exc, errors.APIError):  # any status but 200 (a redirect too: the SDK follows none)
@@ -178,7 +175,7 @@ class GeminiAdapter(StreamingAdapter):
             if error.retry_after is None:
                 error.retry_after = _retry_delay(details)
             return error
-        if isinstance(exc, errors.UnknownApiResponseError | pydantic.ValidationError):  # not a Gemini reply
+        if isinstance(exc, errors.UnknownApiResponseError):  # a stream's event that is not JSON
             excerpt = body_excerpt(str(exc), endpoint.key)
             return MalformedResponseError(
                 f"LLM provider returned an unexpected response: {excerpt}", status=200, body=excerpt
@@ -323,9 +320,18 @@ def _json_object(text: str) -> dict[str, Any]:
 
 
 def _generated(text: str) -> Any:
+    return _response(_json_object(text))
+
+
+def _response(data: dict[str, Any]) -> Any:
+    """``data`` as the SDK's ``GenerateContentResponse``, or a malformed reply quoting it: pydantic
+    refuses a value of the wrong kind, and the SDK's enums fail on one (``AttributeError``)."""
     from google.genai import types
 
-    return types.GenerateContentResponse.model_validate(_json_object(text))
+    try:
+        return types.GenerateContentResponse.model_validate(data)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise missing_part(f"LLM provider response is not a Gemini reply ({type(exc).__name__})", data) from None
 
 
 async def _asent(client: _ModelClient, method: str, body: bytes) -> Any:
@@ -449,13 +455,10 @@ class ChunkReader:
             last["thoughtSignature"] = part["thoughtSignature"]
 
     def whole(self) -> Any:
-        from google.genai import types
-
         if "finishReason" not in self.candidate:
             raise cut_short()
         content = {"role": self.role or "model", "parts": self.parts}
-        data = {"candidates": [{"content": content, **self.candidate}], **self.top}
-        return types.GenerateContentResponse.model_validate(data)
+        return _response({"candidates": [{"content": content, **self.candidate}], **self.top})
 
 
 def _retry_delay(details: Any) -> float | None:
