@@ -258,17 +258,7 @@ class GeminiContents:
                     f"{where}: the {len(texts)} text parts of this tool result are joined by a line break"
                 )
             text = "\n".join(texts)
-        waiting = self.waiting
-        name = part.get("name") or (waiting.name_of(part["call_id"]) if waiting is not None else None)
-        response: dict[str, Any] = {}
-        call_id = part["call_id"]
-        if waiting is None or not waiting.made_up(call_id):
-            response["id"] = call_id
-        response["name"] = name if name is not None else ""
-        response["response"] = {"error" if part.get("is_error") else "result": text}
-        if media:
-            response["parts"] = media
-        return {"functionResponse": response}
+        return self._response(part["call_id"], part.get("name"), text, bool(part.get("is_error")), media)
 
     def _one_round_result(self, message: Message, index: int) -> dict[str, Any]:
         """A one-round result (``Prompt.tool_results``): its text, under its call's id."""
@@ -280,14 +270,23 @@ class GeminiContents:
                     f"messages[{index}]: only the text parts of this message can go here; the others are left out"
                 )
             text = "\n".join(texts)
-        call_id = str(message.tool_call_id)
+        return self._response(str(message.tool_call_id), message.name, text, message.is_error, [])
+
+    def _response(
+        self, call_id: str, name: str | None, text: str, is_error: bool, media: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """A ``functionResponse``: the call's id (unless promptwire made it up), the tool's name
+        (the result's, else its call's), the text under ``result`` (``error`` for a failure), and
+        the result's media in its ``parts``."""
         waiting = self.waiting
-        name = message.name or (waiting.name_of(call_id) if waiting is not None else None)
         response: dict[str, Any] = {}
         if waiting is None or not waiting.made_up(call_id):
             response["id"] = call_id
-        response["name"] = name if name is not None else ""
-        response["response"] = {"error" if message.is_error else "result": text}
+        named = name or (waiting.name_of(call_id) if waiting is not None else None)
+        response["name"] = named if named is not None else ""
+        response["response"] = {"error" if is_error else "result": text}
+        if media:
+            response["parts"] = media
         return {"functionResponse": response}
 
     def _take(self, parts: list[tuple[str | None, dict[str, Any]]], index: int) -> None:
