@@ -25,17 +25,25 @@ after it. ``tools`` is :data:`~.provider_servers.TOOLS_MODEL`: it thinks (a thou
 calls every declared function once, in one turn, without call ids as Gemini often sends them, its
 signature on the first call; once the last content holds their responses it answers with their
 ``result`` texts, a line each, the signature on the answer. Every answer has a thought part first.
+
+Run as a command, it serves until stopped (Ctrl-C, SIGTERM) on one port::
+
+    python -m promptwire.testing.gemini_server --port 8901
+    GEMINI_API_KEY=x asrender examples/evidence-qa.as --provider gemini --base-url http://127.0.0.1:8901
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import select
+import signal
 import socket
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -44,7 +52,7 @@ from .provider_servers import TOOLS_MODEL, FakeProvider, Text, _huge_text, _issu
 from .provider_streams import pieces
 from .schema_values import conforming_value
 
-__all__ = ["COUNT_FIELDS", "REQUEST_FIELDS", "gemini_server", "tokens_of"]
+__all__ = ["COUNT_FIELDS", "REQUEST_FIELDS", "gemini_server", "main", "tokens_of"]
 
 REQUEST_FIELDS = frozenset(
     {
@@ -401,3 +409,37 @@ def gemini_server(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
 def _has_answer_text(chunk: dict[str, Any]) -> bool:
     parts = chunk["candidates"][0]["content"]["parts"]
     return any("text" in part and not part.get("thought") for part in parts)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m promptwire.testing.gemini_server [--port N]``: serve the fake Gemini API on
+    127.0.0.1 until Ctrl-C or SIGTERM (exit status 0)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m promptwire.testing.gemini_server",
+        description="A fake Gemini API on 127.0.0.1, answering each request with the simplest value its "
+        "responseJsonSchema accepts.",
+    )
+    parser.add_argument("--port", type=int, default=0, help="the port (default 0: a free one, printed)")
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port takes 0 to 65535, got {args.port}")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        with gemini_server(args.port) as server:
+            print(f"fake Gemini API on {server.root} (Ctrl-C stops)", flush=True)
+            print(
+                f"  asrender ... --provider gemini --base-url {server.root}    (any key: GEMINI_API_KEY=x)", flush=True
+            )
+            while not stop.wait(0.2):  # a short wait: the signal's handler runs between two
+                pass
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -35,6 +37,7 @@ from promptwire.core.json_text import to_bytes
 from promptwire.frontend.asrender.cli import main
 from promptwire.testing.gemini_server import gemini_server, tokens_of
 from promptwire.testing.provider_servers import FakeProvider
+from tests.adapters.test_fake_provider_command import PERMISSIONS, PROGRAMS
 
 KEY = "gm-test-key-0123456789"
 SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
@@ -425,3 +428,43 @@ def test_a_streamed_tool_call_recorded_replays_with_no_server(
     assert second.reply.as_turn() == first.reply.as_turn()
     assert second.reply.usage == first.reply.usage and second.reply.reasoning == first.reply.reasoning
     assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
+def test_every_example_program_runs_against_the_fake_gemini_api(
+    program: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    folder = tmp_path / "examples"
+    shutil.copytree(program.parent, folder, ignore=shutil.ignore_patterns("__pycache__", "*.jsonl"))
+    monkeypatch.chdir(folder)
+    with gemini_server() as running:
+        argv = [program.name, "--provider", "gemini", "--base-url", running.root, "--output", "json"]
+        code = main([*argv, *PERMISSIONS.get(program.stem, [])])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    calls = json.loads(out)
+    assert calls and all(call["error"] is None and call["provider"] == "gemini" for call in calls)
+    assert len(running.requests) == len(calls)
+
+
+def test_the_command_serves_until_stopped() -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "promptwire.testing.gemini_server", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        first = server.stdout.readline()
+        assert first.startswith("fake Gemini API on http://127.0.0.1:"), first
+        root = first.split()[4]
+        adapter = GeminiAdapter(api_key=KEY, base_url=root)
+        reply = adapter.parse_reply(adapter.send(_request(output={"schema": SCHEMA}), 10))
+        assert json.loads(reply.text or "") == {"ok": True}
+    finally:
+        server.send_signal(signal.SIGTERM)
+        status = server.wait(timeout=30)
+        leftover = server.communicate(timeout=30)
+    assert status == 0, leftover
