@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -215,8 +216,9 @@ def test_a_429_says_how_long_to_wait_from_its_retry_info(server: FakeProvider) -
     with pytest.raises(RateLimitedError) as raised:
         GeminiAdapter().send(_request("busy1"), 5)
     assert raised.value.retry_after == 0.05
-    result = promptwire.generate({"instruction": "Hi", "config": {"attempts": 2}}, "gemini", "busy1")
-    assert result.value == {"ok": True} or result.value == '{"ok": true}'
+    result = promptwire.generate({"instruction": "Hi", "config": {"attempts": 2}}, "gemini", "busy01")
+    assert result.value == '{"ok": true}'
+    assert server.asked["busy01"] == 2  # refused, then retried after the wait it told
 
 
 def test_a_key_the_provider_quotes_is_masked(server: FakeProvider) -> None:
@@ -260,28 +262,39 @@ def test_a_stream_failing_in_the_middle_is_told(server: FakeProvider, model: str
         assert got and not isinstance(got[-1], Whole)  # the first piece came, then the failure
 
 
-def test_a_slow_server_times_out_and_a_cancelled_stream_hangs_up(server: FakeProvider) -> None:
+def _hung_up(server: FakeProvider, times: int) -> bool:
+    """Whether the server saw ``times`` clients of the ``hang`` model hang up (waiting a while for it)."""
+    for _ in range(500):
+        if server.hung_up.count("hang") >= times:
+            return True
+        threading.Event().wait(0.01)
+    return False
+
+
+def test_a_slow_server_times_out_and_a_stream_stopped_or_cancelled_hangs_up(server: FakeProvider) -> None:
     adapter = GeminiAdapter()
     with pytest.raises(ProviderTimeoutError):
         adapter.send(_request("slow"), 0.3)
+    stream = adapter.stream(_request("hang"), 30)
+    assert isinstance(next(stream), str)  # the first piece, then the consumer stops
+    stream.close()
+    assert _hung_up(server, 1)
 
     async def cancelled() -> None:
+        started = asyncio.Event()
+
         async def read() -> None:
             async for _ in adapter.astream(_request("hang"), 30):
-                pass
+                started.set()
 
         task = asyncio.create_task(read())
-        await asyncio.sleep(0.3)
+        await started.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
 
     asyncio.run(cancelled())
-    for _ in range(200):
-        if "hang" in server.hung_up:
-            break
-        asyncio.run(asyncio.sleep(0.01))
-    assert "hang" in server.hung_up
+    assert _hung_up(server, 2)
 
 
 def test_a_reply_without_candidates_and_a_stream_that_is_none_are_malformed(server: FakeProvider) -> None:
