@@ -479,3 +479,24 @@ def test_the_command_serves_until_stopped() -> None:
         status = server.wait(timeout=30)
         leftover = server.communicate(timeout=30)
     assert status == 0, leftover
+
+
+def test_a_batch_waits_as_retry_info_asks_and_the_rows_succeed(
+    server: FakeProvider, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    program = tmp_path / "classify.as"
+    program.write_text(
+        'import llm M from "gemini://ok"\nmain agent A {\n    model M\n    role "R"\n    description "D"\n'
+        '    main func(input) {\n        generate({ input: "Classify it." }) -> {\n            ok boolean\n'
+        "        }\n    }\n}\n",
+        encoding="utf-8",
+    )
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"text": "a"}\n{"text": "b"}\n', encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    argv = ["batch", str(program), "--inputs", str(rows), "--out", str(out), "--provider", "gemini"]
+    assert main([*argv, "--model", "busy3", "--concurrency", "1"]) == 0
+    assert "3 rate-limit waits" in capsys.readouterr().err
+    assert server.asked["busy3"] == 5
+    results = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(result["status"], len(result["calls"])) for result in results] == [("ok", 1), ("ok", 1)]
