@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -500,3 +501,24 @@ def test_a_batch_waits_as_retry_info_asks_and_the_rows_succeed(
     assert server.asked["busy3"] == 5
     results = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [(result["status"], len(result["calls"])) for result in results] == [("ok", 1), ("ok", 1)]
+
+
+@pytest.mark.parametrize(
+    ("body", "refusal"),
+    [
+        ({"contents": [], "stream": True}, 'Unknown name \\"stream\\": Cannot find field.'),
+        (
+            {"contents": [{"role": "model", "parts": [{"text": "x", "thoughtSignature": "bm90IG91cnM="}]}]},
+            "Corrupted thought signature",
+        ),
+        (
+            {"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}}]}]},
+            "number of function response parts",
+        ),
+    ],
+)
+def test_the_fake_api_refuses_what_the_real_one_refuses(
+    server: FakeProvider, body: dict[str, Any], refusal: str
+) -> None:
+    with pytest.raises(BadRequestError, match=re.escape(refusal)):
+        GeminiAdapter().send(ProviderRequest(body, model="ok"), 5)
