@@ -105,12 +105,20 @@ __all__ = [
 ]
 
 
-BUILTIN_SECRET_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_API_KEY", "AZURE_OPENAI_API_KEY")
+BUILTIN_SECRET_VARIABLES = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OLLAMA_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "AZURE_OPENAI_API_KEY",
+)
 BUILTIN_URL_VARIABLES = (
     "OPENAI_BASE_URL",
     "ANTHROPIC_BASE_URL",
     "OLLAMA_BASE_URL",
     "OLLAMA_HOST",
+    "GOOGLE_GEMINI_BASE_URL",
     "AZURE_OPENAI_ENDPOINT",
 )
 # Declared here, not by each adapter's class: adapters are imported only when used, and an Ollama

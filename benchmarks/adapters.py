@@ -42,10 +42,12 @@ from typing import Any
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
 from promptwire.adapters.azure import AzureChatAdapter
+from promptwire.adapters.gemini import GeminiAdapter
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.calls.generate import generate
 from promptwire.renderers.agentscript import shape_contract
+from promptwire.testing.gemini_server import gemini_server
 from promptwire.testing.provider_servers import fake_provider
 
 PROMPT = Prompt(
@@ -71,17 +73,19 @@ def _interleaved_medians(runs: list[Callable[[], object]], calls: int) -> list[f
 
 SERVE = """
 import sys
-from promptwire.testing.provider_servers import fake_provider
-with fake_provider() as server:
+from promptwire.testing.{module} import {server}
+with {server}() as server:
     print(server.root, flush=True)
     sys.stdin.read()
 """
 
 
 @contextlib.contextmanager
-def server_process() -> Iterator[Any]:
-    """The fake provider in a process of its own; it stops when its standard input closes."""
-    process = subprocess.Popen([sys.executable, "-c", SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def server_process(module: str = "provider_servers", server: str = "fake_provider") -> Iterator[Any]:
+    """A fake provider (``fake_provider``, or the Gemini API's ``gemini_server``) in a process of
+    its own; it stops when its standard input closes."""
+    serve = SERVE.format(module=module, server=server)
+    process = subprocess.Popen([sys.executable, "-c", serve], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None and process.stdin is not None
     root = process.stdout.readline().strip()
     try:
@@ -125,11 +129,15 @@ def measure(fmt: str = "agentscript", calls: int = 1000, in_process: bool = Fals
     render = PluginHost(entry_points=False).renderer(fmt).render
     version = os.environ.setdefault("OPENAI_API_VERSION", "2024-10-21")
     rows = []
-    with fake_provider() if in_process else server_process() as server:
+    with (
+        fake_provider() if in_process else server_process() as server,
+        gemini_server() if in_process else server_process("gemini_server", "gemini_server") as google,
+    ):
         adapters = {
             "openai": OpenAIAdapter(api_key="k", base_url=server.base_url),
             "anthropic": AnthropicAdapter(api_key="k", base_url=server.root),
             "ollama": OllamaAdapter(host=server.root),
+            "gemini": GeminiAdapter(api_key="k", base_url=google.root),
             "azure": AzureChatAdapter(api_key="k", base_url=server.root),
         }
         azure = openai.AzureOpenAI(api_key="k", azure_endpoint=server.root, api_version=version, max_retries=0)
@@ -137,6 +145,7 @@ def measure(fmt: str = "agentscript", calls: int = 1000, in_process: bool = Fals
             "openai": openai.OpenAI(api_key="k", base_url=server.base_url, max_retries=0).chat.completions.create,
             "anthropic": anthropic.Anthropic(api_key="k", base_url=server.root, max_retries=0).messages.create,
             "ollama": ollama.Client(host=server.root, timeout=30).chat,
+            "gemini": _bare_gemini(google.root),
             # the SDK's own Azure call: the deployment as ``model``, which the client moves into the URL
             "azure": functools.partial(azure.chat.completions.create, model="ok"),
         }
@@ -155,6 +164,24 @@ def measure(fmt: str = "agentscript", calls: int = 1000, in_process: bool = Fals
             row = {"adapter": name, "bare": b, "send ratio": s / b0, "promptwire": o, "build": build, "hot": hot}
             rows.append(row)  # type: ignore[arg-type]
     return rows
+
+
+def _bare_gemini(root: str) -> Callable[..., object]:
+    """The bare google-genai call of a Gemini request body: ``models.generate_content`` with the
+    body's contents, and its system instruction, tools and generation config as the SDK's config
+    (read from the body's JSON, which the SDK's types take by their camelCase names)."""
+    from google import genai
+    from google.genai import types
+
+    client = genai.Client(
+        vertexai=False, api_key="k", http_options=types.HttpOptions(base_url=root + "/", api_version="v1beta")
+    )
+
+    def call(contents: Any, **body: Any) -> object:
+        config = types.GenerateContentConfig.model_validate({**body.pop("generationConfig", {}), **body})
+        return client.models.generate_content(model="ok", contents=contents, config=config)
+
+    return call
 
 
 def main() -> None:

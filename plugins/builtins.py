@@ -51,6 +51,7 @@ ADAPTERS: Final[dict[str, str]] = {
     "openai-responses": ".adapters.openai_responses:adapter",
     "ollama": ".adapters.ollama:adapter",
     "anthropic": ".adapters.anthropic:adapter",
+    "gemini": ".adapters.gemini:adapter",
     "azure": ".adapters.azure:adapter",
     "azure-responses": ".adapters.azure:responses_adapter",
 }

@@ -180,7 +180,7 @@ class PassThrough:
 def test_the_rules_catch_reasoning_sent_to_another_provider() -> None:
     problems = invariant_problems(run(PassThrough(), CORPUS["reasoning-foreign"]))
     assert problems == [
-        "history[1].content[0]: reasoning from gemini is in the body as text",
+        "history[1].content[0]: reasoning from mistral is in the body as text",
         "history[3].content[0]: reasoning of unknown origin is in the body as text",
     ]
     redacted = invariant_problems(run(PassThrough(), CORPUS["reasoning-anthropic-redacted"]))
@@ -286,7 +286,7 @@ def test_a_refusal_must_name_the_turn() -> None:
 def test_check_adapter_lists_differences_and_broken_rules(tmp_path: Path) -> None:
     corpus = [CORPUS["reasoning-foreign"], CORPUS["plain-text"]]
     assert write_expected(PassThrough(), tmp_path, corpus) == [
-        "reasoning-foreign: history[1].content[0]: reasoning from gemini is in the body as text",
+        "reasoning-foreign: history[1].content[0]: reasoning from mistral is in the body as text",
         "reasoning-foreign: history[3].content[0]: reasoning of unknown origin is in the body as text",
     ]
     check_adapter(PassThrough(), tmp_path, names=["plain-text"])  # its file, no rule broken
@@ -302,6 +302,6 @@ def test_check_adapter_lists_differences_and_broken_rules(tmp_path: Path) -> Non
         "adapter 'pass-through' against the conversation corpus:",
         "audio: no expected file " + str(tmp_path / "audio.json"),
         'plain-text: body.messages[1].content: expected "Hi.", got "Hello."',
-        "reasoning-foreign: rule broken: history[1].content[0]: reasoning from gemini is in the body as text",
+        "reasoning-foreign: rule broken: history[1].content[0]: reasoning from mistral is in the body as text",
         "reasoning-foreign: rule broken: history[3].content[0]: reasoning of unknown origin is in the body as text",
     ]

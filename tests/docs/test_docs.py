@@ -466,7 +466,7 @@ def test_the_conversation_snippet_checks_the_guides_adapter(my_plugin: types.Mod
     with pytest.raises(AssertionError) as caught:
         namespace["test_compat_meets_the_conversation_corpus"]()
     assert (
-        "reasoning-foreign: rule broken: history[1].content[0]: reasoning from gemini is in the body as text"
+        "reasoning-foreign: rule broken: history[1].content[0]: reasoning from mistral is in the body as text"
         in str(caught.value).splitlines()
     )
 

@@ -180,8 +180,8 @@ def test_a_name_nobody_registered_names_the_plugin_that_failed(whisper: Path, in
         host = PluginHost()
     assert host.renderer("whisper").name == "whisper"
     with pytest.raises(RegistrationError) as info:
-        host.adapter("gemini")
-    assert str(info.value).startswith("unknown adapter 'gemini' (available: ")
+        host.adapter("mistral")
+    assert str(info.value).startswith("unknown adapter 'mistral' (available: ")
     assert "and plugin 'broken' (pw_broken) failed to load: ImportError: boom" in str(info.value)
 
 
@@ -294,7 +294,7 @@ def test_a_broken_plugin_is_listed_marked_and_other_commands_warn_and_go_on(
         assert out.startswith("promptwire ") and "\nbroken 0.1\n  BROKEN, not loaded: RuntimeError: boom\n" in out
         assert err == warning
         default_host.cache_clear()
-        assert main([*run, "--provider", "gemini"]) == 1  # it needs the broken plugin's names
-        assert "unknown adapter 'gemini'" in capsys.readouterr().err
+        assert main([*run, "--provider", "mistral"]) == 1  # it needs the broken plugin's names
+        assert "unknown adapter 'mistral'" in capsys.readouterr().err
     finally:
         default_host.cache_clear()
