@@ -51,6 +51,7 @@ ADAPTERS: Final[dict[str, str]] = {
     "openai-responses": ".adapters.openai_responses:adapter",
     "ollama": ".adapters.ollama:adapter",
     "anthropic": ".adapters.anthropic:adapter",
+    "bedrock": ".adapters.bedrock:adapter",
 }
 
 TOOL_SCHEMES: Final[dict[str, str]] = {
