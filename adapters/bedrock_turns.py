@@ -104,6 +104,8 @@ class ConverseMessages:
         self.turns: list[_Turn] = []
         self.documents = 0
         self.used: set[str] = set()
+        self.origin: dict[int, int] = {}
+        """The render's message each toolResult block came from (by the block's id), for a refusal to name."""
 
     def write(self, messages: tuple[Message, ...]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The ``system`` blocks and the ``messages`` of the render's messages, order rules checked."""
@@ -179,7 +181,9 @@ class ConverseMessages:
             result: dict[str, Any] = {"toolUseId": self.ids(message.tool_call_id), "content": [{"text": text}]}
             if message.is_error:
                 result["status"] = "error"
-            return [{"toolResult": result}]
+            block = {"toolResult": result}
+            self.origin[id(block)] = index
+            return [block]
         blocks: list[dict[str, Any]]
         if isinstance(message.content, str):
             blocks = [{"text": message.content}] if message.content.strip() else []
@@ -327,7 +331,9 @@ class ConverseMessages:
                 f"messages[{index}].content[{position}]: Bedrock tool results have no name; "
                 "the tool is known by its call id"
             )
-        return {"toolResult": result}
+        block = {"toolResult": result}
+        self.origin[id(block)] = index
+        return block
 
     def _paired(self) -> list[dict[str, Any]]:
         """The turns as messages, each assistant turn's calls answered in the user turn after it
@@ -347,14 +353,15 @@ class ConverseMessages:
             answered: set[str] = set()
             for block in results:
                 call = block["toolResult"]["toolUseId"]
+                where = self.origin.get(id(block), turn.index)
                 if call not in calls:
                     raise turn_error(
-                        turn.index,
+                        where,
                         f"the tool result for {self.ids.original(call)!r} answers no tool call of the assistant turn "
                         "right before it (Bedrock takes a toolResult only in the user turn after its toolUse)",
                     )
                 if call in answered:
-                    raise turn_error(turn.index, f"the tool call {self.ids.original(call)!r} is answered twice")
+                    raise turn_error(where, f"the tool call {self.ids.original(call)!r} is answered twice")
                 answered.add(call)
             if len(answered) != len(calls):
                 raise _unanswered(caller, [call for call in calls if call not in answered], self.ids)

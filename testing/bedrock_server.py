@@ -29,14 +29,16 @@ with the simplest arguments their schemas accept, after signed and redacted reas
 with the results' text once the last turn holds them. Streamed, ``truncated`` cuts the connection
 in the middle of a message, ``short`` ends after the first text without ``messageStop``, and
 ``streamerror``/``streamrate`` send a ``modelStreamErrorException``/``throttlingException`` event
-after it. As Bedrock does, a request is refused when its reasoning carries a signature this server
-did not issue, or a tool result answers no call of the turn before it.
+after it. As Bedrock does, a request is refused when its turns do not alternate between user and
+assistant, a text block is blank, its reasoning carries a signature this server did not issue, or a
+tool result answers no call of the turn before it.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import json
 import struct
 import threading
@@ -205,6 +207,12 @@ def _refusal(body: dict[str, Any]) -> str | None:
     """What Bedrock refuses in a conversation: reasoning it did not sign (or redacted content it did
     not issue), and a tool result that answers no call of the turn before it."""
     previous: list[Any] = []
+    roles = [message.get("role") if isinstance(message, dict) else None for message in body.get("messages") or []]
+    if any(one == other for one, other in itertools.pairwise(roles)):
+        return (
+            "A conversation must alternate between user and assistant roles. Make sure the conversation "
+            "alternates between user and assistant roles and try again."
+        )
     for index, message in enumerate(body.get("messages") or []):
         blocks = message.get("content") if isinstance(message, dict) else None
         blocks = blocks if isinstance(blocks, list) else []
@@ -212,6 +220,11 @@ def _refusal(body: dict[str, Any]) -> str | None:
         for position, block in enumerate(blocks):
             where = f"messages.{index}.content.{position}"
             reasoning = block.get("reasoningContent") if isinstance(block, dict) else None
+            if isinstance(block, dict) and "text" in block and not str(block["text"]).strip():
+                return (
+                    f"The text field in the ContentBlock object at {where} is blank. "
+                    "Add text to the text field, and try again."
+                )
             if isinstance(reasoning, dict) and "reasoningText" in reasoning:
                 signed = reasoning["reasoningText"]
                 if signed.get("signature") != _issued(signed.get("text")):
