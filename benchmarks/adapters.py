@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import statistics
 import subprocess
 import sys
@@ -37,10 +38,12 @@ from typing import Any
 
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
+from promptwire.adapters.bedrock import BedrockAdapter
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.calls.generate import generate
 from promptwire.renderers.agentscript import shape_contract
+from promptwire.testing.bedrock_server import fake_bedrock
 from promptwire.testing.provider_servers import fake_provider
 
 PROMPT = Prompt(
@@ -66,21 +69,31 @@ def _interleaved_medians(runs: list[Callable[[], object]], calls: int) -> list[f
 
 SERVE = """
 import sys
+from promptwire.testing.bedrock_server import fake_bedrock
+from promptwire.testing.bedrock_server import fake_bedrock
 from promptwire.testing.provider_servers import fake_provider
-with fake_provider() as server:
-    print(server.root, flush=True)
+with fake_provider() as server, fake_bedrock() as bedrock:
+    print(server.root, bedrock.root, flush=True)
     sys.stdin.read()
 """
 
 
 @contextlib.contextmanager
+def servers_in_process() -> Iterator[Any]:
+    """Both fake servers in this process (``--in-process``)."""
+    with fake_provider() as server, fake_bedrock() as bedrock:
+        yield SimpleNamespace(root=server.root, base_url=server.base_url, bedrock=bedrock.root)
+
+
+@contextlib.contextmanager
 def server_process() -> Iterator[Any]:
-    """The fake provider in a process of its own; it stops when its standard input closes."""
+    """The fake provider and the fake Bedrock Runtime in a process of their own; they stop when its
+    standard input closes."""
     process = subprocess.Popen([sys.executable, "-c", SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None and process.stdin is not None
-    root = process.stdout.readline().strip()
+    root, bedrock = process.stdout.readline().split()
     try:
-        yield SimpleNamespace(root=root, base_url=f"{root}/v1")
+        yield SimpleNamespace(root=root, base_url=f"{root}/v1", bedrock=bedrock)
     finally:
         process.stdin.close()
         process.wait(timeout=10)
@@ -105,21 +118,32 @@ def measure(fmt: str = "agentscript", calls: int = 1000, in_process: bool = Fals
     """One row per adapter: the median bare SDK call, the send check, the median call through
     ``generate`` with the prompt rendered in ``fmt``, and the hot own time (seconds)."""
     import anthropic
+    import boto3
     import ollama
     import openai
 
+    for name, value in (
+        ("AWS_ACCESS_KEY_ID", "k"),
+        ("AWS_SECRET_ACCESS_KEY", "k"),
+        ("AWS_DEFAULT_REGION", "us-east-1"),
+    ):
+        os.environ.setdefault(name, value)  # the fake Bedrock takes any credentials; boto3 needs some
+
     render = PluginHost(entry_points=False).renderer(fmt).render
     rows = []
-    with fake_provider() if in_process else server_process() as server:
+    with servers_in_process() if in_process else server_process() as server:
         adapters = {
             "openai": OpenAIAdapter(api_key="k", base_url=server.base_url),
             "anthropic": AnthropicAdapter(api_key="k", base_url=server.root),
             "ollama": OllamaAdapter(host=server.root),
+            "bedrock": BedrockAdapter(base_url=server.bedrock),
         }
+        converse = boto3.client("bedrock-runtime", endpoint_url=server.bedrock, config=_no_retries()).converse
         clients: dict[str, Callable[..., object]] = {
             "openai": openai.OpenAI(api_key="k", base_url=server.base_url, max_retries=0).chat.completions.create,
             "anthropic": anthropic.Anthropic(api_key="k", base_url=server.root, max_retries=0).messages.create,
             "ollama": ollama.Client(host=server.root, timeout=30).chat,
+            "bedrock": converse,  # the Converse request as built: modelId and the body, images as base64 text
         }
         for name, adapter in adapters.items():
             request = adapter.build_request(render(PROMPT), PROMPT.config, PROMPT.output, "ok")
@@ -134,6 +158,12 @@ def measure(fmt: str = "agentscript", calls: int = 1000, in_process: bool = Fals
             hot = _hot_own_time(adapter, send(), render)
             rows.append({"adapter": name, "bare": b, "send ratio": s / b0, "promptwire": o, "hot": hot})  # type: ignore[dict-item]
     return rows
+
+
+def _no_retries() -> Any:
+    from botocore.config import Config
+
+    return Config(retries={"total_max_attempts": 1, "mode": "standard"})
 
 
 def main() -> None:
