@@ -32,34 +32,47 @@ in the middle of a message, ``short`` ends after the first text without ``messag
 after it. As Bedrock does, a request is refused when its turns do not alternate between user and
 assistant, a text block is blank, its reasoning carries a signature this server did not issue, or a
 tool result answers no call of the turn before it.
+
+Run as a command, it serves until stopped (Ctrl-C, SIGTERM) on one port, answering with
+:func:`shaped_text` (``--replies FILE``: canned replies first), so that any program runs against
+it::
+
+    python -m promptwire.testing.bedrock_server --port 8901
+    AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_DEFAULT_REGION=us-east-1 \
+        asrender examples/evidence-qa.as --provider bedrock --base-url http://127.0.0.1:8901
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import binascii
 import itertools
 import json
+import signal
 import struct
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
 
-from .provider_servers import TOOLS_MODEL, FakeProvider, Text, _issued
+from .provider_servers import TOOLS_MODEL, FakeProvider, Text, _issued, _replies
 from .schema_values import FAKE_TEXT, conforming_value
 
 __all__ = [
     "CONVERSE_FIELDS",
     "COUNT_FIELDS",
     "ERROR_CODES",
+    "answering",
     "converse_reply",
     "counted_tokens",
     "event_message",
     "fake_bedrock",
+    "main",
     "request_schema",
     "shaped_text",
 ]
@@ -136,6 +149,22 @@ def shaped_text(route: str, body: dict[str, Any]) -> str:
     """The JSON text of the simplest value the body's output schema accepts; ``"fake"`` without one."""
     schema = request_schema(body)
     return FAKE_TEXT if schema is None else json.dumps(conforming_value(schema))
+
+
+def answering(replies: Sequence[Any] = ()) -> Text:
+    """A :data:`~.provider_servers.Text` that answers ``replies`` in order, one a request (a string is
+    the model's text, any other value its JSON text), then :func:`shaped_text`."""
+    waiting = list(replies)
+    lock = threading.Lock()
+
+    def text(route: str, body: dict[str, Any]) -> str:
+        with lock:
+            if not waiting:
+                return shaped_text(route, body)
+            reply = waiting.pop(0)
+        return reply if isinstance(reply, str) else json.dumps(reply)
+
+    return text
 
 
 def counted_tokens(converse: dict[str, Any]) -> int:
@@ -448,3 +477,44 @@ def fake_bedrock(port: int = 0, text: Text | None = None) -> Iterator[FakeProvid
     finally:
         server.shutdown()
         server.server_close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m promptwire.testing.bedrock_server [--port N] [--replies FILE]``: serve the Bedrock
+    Runtime's Converse, ConverseStream and CountTokens on 127.0.0.1 until Ctrl-C or SIGTERM (exit 0)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m promptwire.testing.bedrock_server",
+        description="A fake Amazon Bedrock Runtime on 127.0.0.1, answering each request with the simplest value "
+        "its output schema accepts.",
+    )
+    parser.add_argument("--port", type=int, default=0, help="the port (default 0: a free one, printed)")
+    parser.add_argument("--replies", metavar="FILE", help="canned replies first, a JSON array used in order")
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port takes 0 to 65535, got {args.port}")
+    try:
+        replies = _replies(args.replies) if args.replies else []
+    except ValueError as exc:
+        parser.error(str(exc))
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        with fake_bedrock(args.port, answering(replies)) as server:
+            print(
+                f"fake Bedrock Runtime on {server.root} (Ctrl-C stops)\n"
+                f"  asrender ... --provider bedrock --base-url {server.root}\n"
+                "  (any credentials and region: AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_DEFAULT_REGION=us-east-1)",
+                flush=True,
+            )
+            while not stop.wait(0.2):
+                pass
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

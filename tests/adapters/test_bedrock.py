@@ -5,7 +5,9 @@ its failures, its bound on a reply, async calls, recordings, token counts and ro
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -14,15 +16,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import promptwire
 from promptwire.adapters.base import BUILTIN_SECRET_VARIABLES
-from promptwire.adapters.bedrock import BedrockAdapter
-from promptwire.core.call import ProviderRequest
+from promptwire.adapters.bedrock import BedrockAdapter, EventReader
+from promptwire.adapters.status import read_reply
+from promptwire.core.call import ProviderRequest, Whole
 from promptwire.core.errors import (
     AuthenticationError,
     BadRequestError,
     ModelNotFoundError,
+    PromptwireError,
     ProviderConnectionError,
     ProviderError,
     ProviderTimeoutError,
@@ -41,6 +47,8 @@ from promptwire.testing.bedrock_server import (
     fake_bedrock,
 )
 from promptwire.testing.provider_servers import FakeProvider
+
+from hypothesis_profile import examples
 
 MODEL = "anthropic.claude-3-5-sonnet-20240620-v1:0"
 ARN = f"arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.{MODEL}"
@@ -392,3 +400,84 @@ def test_provider_auto_routes_bedrock_uris_and_shows_json(
     assert (
         code == 0 and shown["body"]["modelId"] == ARN and list(shown["body"])[:3] == ["modelId", "messages", "system"]
     )
+
+
+_KEYS = [
+    "output",
+    "message",
+    "content",
+    "role",
+    "text",
+    "toolUse",
+    "toolUseId",
+    "name",
+    "input",
+    "reasoningContent",
+    "reasoningText",
+    "signature",
+    "redactedContent",
+    "stopReason",
+    "usage",
+    "inputTokens",
+    "outputTokens",
+    "contentBlockDelta",
+    "contentBlockStart",
+    "contentBlockIndex",
+    "delta",
+    "start",
+    "messageStart",
+    "messageStop",
+    "metadata",
+]
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=examples(2), deadline=None)
+@given(JSON)
+def test_any_reply_is_read_or_told_as_a_malformed_one(raw: Any) -> None:
+    """A reply is data from the network: whatever its shape, it is a Reply or a PromptwireError."""
+    with contextlib.suppress(PromptwireError):
+        BedrockAdapter().parse_reply(raw)
+
+
+@settings(max_examples=examples(2), deadline=None)
+@given(st.lists(JSON, max_size=6))
+def test_any_stream_is_read_or_told_as_a_malformed_one(events: list[Any]) -> None:
+    reader = EventReader()
+    try:
+        for event in events:
+            read_reply(reader.feed, event)
+        BedrockAdapter().parse_reply(reader.whole())
+    except PromptwireError:
+        pass
+
+
+def test_a_streamed_reply_is_the_same_turn_as_one_sent_whole(server: FakeProvider) -> None:
+    adapter = BedrockAdapter(base_url=server.root)
+    request = _request({"instruction": "Hi", "tools": [{"name": "w", "parameters": {"type": "object"}}]}, "tools")
+    whole = adapter.parse_reply(adapter.send(request, 10))
+    last = list(adapter.stream(request, 10))[-1]
+    assert isinstance(last, Whole)
+    streamed = adapter.parse_reply(last.raw)
+    assert streamed.turn == whole.turn and streamed.tool_calls == whole.tool_calls
+    assert streamed.usage == whole.usage and streamed.finish_reason == whole.finish_reason == "tool_use"
+
+
+def test_the_fake_runs_as_a_command_until_stopped() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "promptwire.testing.bedrock_server"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        root = process.stdout.readline().split(" on ")[1].split()[0]
+        adapter = BedrockAdapter(base_url=root)
+        schema = {"type": "object", "properties": {"answer": {"type": "string"}, "n": {"type": "integer"}}}
+        reply = adapter.parse_reply(adapter.send(_request({"instruction": "Q", "output": {"schema": schema}}), 10))
+        assert json.loads(reply.text or "") == {"answer": "fake", "n": 0}  # the simplest value the schema accepts
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
