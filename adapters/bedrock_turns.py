@@ -10,7 +10,8 @@ the leading system and developer text, then ``messages`` of ``user`` and ``assis
   JPEG, GIF, WebP), a file given as bytes as ``{"document": {"format": "pdf", "name": ...,
   "source": {"bytes": BASE64}}}`` (the document formats Converse lists; its name is required and
   may hold only letters, digits, single spaces, hyphens, parentheses and square brackets, so a file
-  name is made one and the note says so). The bytes are written as base64 text, which is how they go
+  name is made one and the note says so), audio as ``{"audio": {"format": "wav", "source":
+  {"bytes": BASE64}}}`` (in a format Converse names; which models take it is theirs to say). The bytes are written as base64 text, which is how they go
   on the wire: boto3 takes them as raw bytes and writes them base64 in its JSON; promptwire sends the
   body as built (see :mod:`.bedrock`), so a dry run shows the very bytes;
 * tool calls as ``toolUse`` blocks with the call's arguments as the ``input`` object, their results
@@ -62,6 +63,10 @@ DOCUMENT_FORMATS = {
     "text/markdown": "md",
 }
 """The media types Converse takes as bytes, and the ``format`` it names each by."""
+AUDIO_FORMATS = frozenset(
+    {"mp3", "opus", "wav", "aac", "flac", "mp4", "ogg", "mkv", "mka", "x-aac", "m4a", "mpeg", "mpga", "pcm", "webm"}
+)
+"""The audio formats Converse names (which models take audio is the model's own matter)."""
 
 _NAME_OUTSIDE = re.compile(r"[^A-Za-z0-9\s\-()\[\]]+")
 _SPACES = re.compile(r"\s+")
@@ -268,6 +273,9 @@ class ConverseMessages:
                 )
             source = {"bytes": inline[1]}
             return {"document": {"format": DOCUMENT_FORMATS[inline[0]], "name": name, "source": source}}
+        if kind == "input_audio" and part["input_audio"].get("format") in AUDIO_FORMATS:
+            audio = part["input_audio"]
+            return {"audio": {"format": audio["format"], "source": {"bytes": audio["data"]}}}
         self.notes.append(f"{where}: Bedrock cannot carry this {kind} part; left out")
         return None
 

@@ -202,7 +202,7 @@ def test_order_rules_are_refused_naming_the_turn(history: list[Any], problem: st
     assert str(raised.value).startswith(problem)
 
 
-def test_media_bedrock_cannot_take_is_left_out_with_a_note() -> None:
+def test_audio_goes_as_audio_and_an_image_by_url_is_left_out_with_a_note() -> None:
     request = _request(
         {
             "history": [
@@ -217,8 +217,12 @@ def test_media_bedrock_cannot_take_is_left_out_with_a_note() -> None:
             ]
         }
     )
-    assert request.kwargs["messages"] == [{"role": "user", "content": [{"text": "See."}]}]
-    assert [note.split(":")[0] for note in request.notes] == ["messages[0].content[1]", "messages[0].content[2]"]
+    audio = {"audio": {"format": "wav", "source": {"bytes": "AAAA"}}}
+    assert request.kwargs["messages"] == [{"role": "user", "content": [{"text": "See."}, audio]}]
+    assert request.notes == (
+        "messages[0].content[1]: Bedrock takes images as PNG, JPEG, GIF or WebP bytes (or from S3), not an image by "
+        "URL; left out",
+    )
 
 
 FUNCTIONS = {"get_weather": lambda city: f"18C in {city}", "get_time": lambda zone: f"noon in {zone}"}
