@@ -159,6 +159,10 @@ class ConverseMessages:
         role = message.role
         if role not in ("user", "assistant", "tool"):
             self.notes.append(f"messages[{index}]: role {role!r} has no Bedrock turn; sent as a user turn")
+        elif role == "tool" and message.tool_call_id is None and not _holds_results(message):
+            self.notes.append(
+                f"messages[{index}]: a tool turn that answers no call has no toolResult form; sent as user text"
+            )
         content = self._blocks_of(message, index)
         if message.cache is not None:
             self._mark_end(content, message.cache, f"messages[{index}]")
@@ -384,6 +388,10 @@ class ConverseMessages:
         if calls:
             raise _unanswered(caller, calls, self.ids)
         return written
+
+
+def _holds_results(message: Message) -> bool:
+    return isinstance(message.content, list) and any(part.get("type") == "tool_result" for part in message.content)
 
 
 def _groups(content: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

@@ -309,3 +309,30 @@ def _b64(data: bytes) -> str:
     import base64
 
     return base64.b64encode(data).decode()
+
+
+def test_one_round_calls_and_results_go_as_blocks() -> None:
+    prompt = {
+        "instruction": "Weather?",
+        "tools": [{"name": "weather", "parameters": {"type": "object"}}],
+        "tool_calls": [{"name": "weather", "id": "t1", "arguments": {"city": "Oslo"}}],
+        "tool_results": [{"call_id": "t1", "content": "down", "is_error": True}],
+    }
+    request = promptwire.build_request(prompt, "bedrock", "bedrock://m", format="messages")
+    assert request.kwargs["messages"][1:] == [
+        {
+            "role": "assistant",
+            "content": [{"toolUse": {"toolUseId": "t1", "name": "weather", "input": {"city": "Oslo"}}}],
+        },
+        {
+            "role": "user",
+            "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "down"}], "status": "error"}}],
+        },
+    ]
+    assert request.notes == ()
+
+
+def test_a_tool_turn_that_answers_no_call_is_user_text_and_says_so() -> None:
+    request = _request({"history": [{"role": "assistant", "content": "Hi."}, {"role": "tool", "content": "x"}]})
+    assert request.kwargs["messages"][1] == {"role": "user", "content": [{"text": "x"}]}
+    assert request.notes == ("messages[1]: a tool turn that answers no call has no toolResult form; sent as user text",)
