@@ -7,13 +7,17 @@ the leading system and developer text, then ``messages`` of ``user`` and ``assis
 * text as ``{"text": ...}`` (Converse refuses a blank text block: an empty text part or message is
   left out, with a note);
 * an image given as bytes as ``{"image": {"format": "png", "source": {"bytes": BASE64}}}`` (PNG,
-  JPEG, GIF, WebP), a file given as bytes as ``{"document": {"format": "pdf", "name": ...,
-  "source": {"bytes": BASE64}}}`` (the document formats Converse lists; its name is required and
-  may hold only letters, digits, single spaces, hyphens, parentheses and square brackets, so a file
-  name is made one and the note says so), audio as ``{"audio": {"format": "wav", "source":
-  {"bytes": BASE64}}}`` (in a format Converse names; which models take it is theirs to say). The bytes are written as base64 text, which is how they go
-  on the wire: boto3 takes them as raw bytes and writes them base64 in its JSON; promptwire sends the
-  body as built (see :mod:`.bedrock`), so a dry run shows the very bytes;
+  JPEG, GIF, WebP; one stored in S3, ``s3://BUCKET/KEY.png``, as its ``s3Location``);
+* a file given as bytes as ``{"document": {"format": "pdf", "name": ..., "source": {"bytes":
+  BASE64}}}`` (the document formats Converse lists; its name is required and may hold only
+  letters, digits, single spaces, hyphens, parentheses and square brackets, so a file name is made
+  one and the note says so);
+* audio as ``{"audio": {"format": "wav", "source": {"bytes": BASE64}}}`` (in a format Converse
+  names; which models take it is theirs to say).
+
+  Bytes are written as base64 text, which is how they go on the wire: boto3 takes them as raw
+  bytes and writes them base64 in its JSON; promptwire sends the body as built (see
+  :mod:`.bedrock`), so a dry run shows the very bytes;
 * tool calls as ``toolUse`` blocks with the call's arguments as the ``input`` object, their results
   as ``toolResult`` blocks (``status: "error"`` for a failed tool) gathered into the user turn after
   the call, in call order, before the user content that came with them;
@@ -249,15 +253,20 @@ class ConverseMessages:
         if kind == "image_url":
             image = part["image_url"]
             inline = split_data_url(image["url"])
-            if inline is None or inline[0] not in IMAGE_FORMATS:
+            stored = _s3_image(image["url"])
+            if stored is not None:
+                block: dict[str, Any] = {"image": stored}
+            elif inline is None or inline[0] not in IMAGE_FORMATS:
                 what = "an image by URL" if inline is None else f"an image of type {inline[0]}"
                 self.notes.append(
                     f"{where}: Bedrock takes images as PNG, JPEG, GIF or WebP bytes (or from S3), not {what}; left out"
                 )
                 return None
+            else:
+                block = {"image": {"format": IMAGE_FORMATS[inline[0]], "source": {"bytes": inline[1]}}}
             if image.get("detail") is not None:
                 self.notes.append(f"{where}: Bedrock has no image detail level; {image['detail']!r} left out")
-            return {"image": {"format": IMAGE_FORMATS[inline[0]], "source": {"bytes": inline[1]}}}
+            return block
         if kind == "file":
             file = part["file"]
             inline = split_data_url(str(file.get("file_data", "")))
@@ -388,6 +397,19 @@ class ConverseMessages:
         if calls:
             raise _unanswered(caller, calls, self.ids)
         return written
+
+
+_S3_IMAGE = re.compile(r"s3://[^/]+/.+\.(png|jpe?g|gif|webp)", re.IGNORECASE)
+
+
+def _s3_image(url: str) -> dict[str, Any] | None:
+    """An image stored in S3 (``s3://BUCKET/KEY.png``) as Converse's ``s3Location`` source, its
+    format read from the key's extension; ``None`` for any other URL."""
+    found = _S3_IMAGE.fullmatch(url)
+    if found is None:
+        return None
+    kind = found.group(1).lower()
+    return {"format": "jpeg" if kind in ("jpg", "jpeg") else kind, "source": {"s3Location": {"uri": url}}}
 
 
 def _holds_results(message: Message) -> bool:

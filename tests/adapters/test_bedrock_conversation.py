@@ -336,3 +336,12 @@ def test_a_tool_turn_that_answers_no_call_is_user_text_and_says_so() -> None:
     request = _request({"history": [{"role": "assistant", "content": "Hi."}, {"role": "tool", "content": "x"}]})
     assert request.kwargs["messages"][1] == {"role": "user", "content": [{"text": "x"}]}
     assert request.notes == ("messages[1]: a tool turn that answers no call has no toolResult form; sent as user text",)
+
+
+def test_an_image_in_s3_goes_as_its_location() -> None:
+    image = {"type": "image", "url": "s3://bucket/photos/cat.JPG", "detail": "high"}
+    request = _request({"history": [{"role": "user", "content": [{"type": "text", "text": "Cat?"}, image]}]})
+    assert request.kwargs["messages"][0]["content"][1] == {
+        "image": {"format": "jpeg", "source": {"s3Location": {"uri": "s3://bucket/photos/cat.JPG"}}}
+    }
+    assert request.notes == ("messages[0].content[1]: Bedrock has no image detail level; 'high' left out",)
