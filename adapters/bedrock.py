@@ -21,8 +21,10 @@ bytes it takes, and no boto3 type checking or re-encoding comes between the body
 sent; Bedrock itself checks it (a ``ValidationException``).
 
 Credentials and region are the AWS SDK's own (its environment variables, profile, role...): the
-adapter takes no key. The endpoint is ``--base-url`` (or the adapter's ``base_url``), else the one
-botocore finds (``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, the profile, the region's). The client is
+adapter takes no key (``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN`` and
+``AWS_BEARER_TOKEN_BEDROCK`` are masked in every message, see :mod:`.base`). The endpoint is
+``--base-url`` (or the adapter's ``base_url``), else botocore's ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``
+or ``AWS_ENDPOINT_URL``, else the one botocore finds (the profile's, the region's). The client is
 built with no retries of its own and the call's timeout as its connect and read timeouts; it is
 kept per endpoint and timeout. There is no official async client (aioboto3 is not AWS's), so
 ``asend`` and ``astream`` run the calls in a worker thread, as the skeleton does for an SDK without
@@ -30,8 +32,11 @@ one.
 
 Replies are read within :mod:`.reply_size`'s bound: botocore's HTTP client is urllib3, which takes
 no ``httpx`` hooks, so a ``before-send`` handler sends the request through the client's own HTTP
-session, refuses a compressed reply or a ``Content-Length`` past the bound, and wraps the
-response's raw stream, which botocore reads whole replies and event streams through, in a counter.
+session (``client._endpoint.http_session``: botocore has no public hook between receiving a
+response and reading its body), refuses a compressed reply or a ``Content-Length`` past the bound,
+and wraps the response's raw stream, which botocore reads whole replies and event streams through,
+in a counter. A reply is recorded as it came on the wire (without botocore's ``ResponseMetadata``,
+bytes as base64 text) and replayed as botocore parses it (``recorded_reply``, ``replayed_reply``).
 
 Streamed, ``converse_stream`` answers with AWS's binary event stream, which botocore parses into
 events (``messageStart``, ``contentBlockStart``/``Delta``/``Stop``, ``messageStop``,
