@@ -481,3 +481,23 @@ def test_the_fake_runs_as_a_command_until_stopped() -> None:
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0
+
+
+def test_a_program_run_is_recorded_and_replayed_byte_for_byte(
+    server: FakeProvider, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = tmp_path / "p.as"
+    program.write_text(
+        f'import llm M from "bedrock://{MODEL}"\nmain agent A {{\n    model M\n    role "R"\n    description "D"\n'
+        '    main func(input) {\n        generate({ input: "x" }) -> {\n            ok boolean\n        }\n    }\n}\n',
+        encoding="utf-8",
+    )
+    recording = tmp_path / "run.jsonl"
+    run = [str(program), "--provider", "auto", "-O", "trace"]
+    assert main([*run, "--base-url", f"bedrock={server.root}", "--record", str(recording)]) == 0
+    recorded = capsys.readouterr().out
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION"):
+        monkeypatch.delenv(name)  # a replay sends nothing and needs no credentials
+    assert main([*run, "--responses", str(recording)]) == 0
+    assert capsys.readouterr().out == recorded
+    assert len(server.requests) == 1
