@@ -389,9 +389,11 @@ def test_provider_auto_routes_bedrock_uris_and_shows_json(
         '    main func(input) {\n        generate({ input: "x" }) -> {\n            ok boolean\n        }\n    }\n}\n',
         encoding="utf-8",
     )
-    code = main([str(program), "--provider", "auto", "--base-url", f"bedrock={server.root}", "-O", "json"])
+    code = main(
+        [str(program), "--provider", "auto", "--base-url", f"bedrock={server.root}", "-O", "json", "--progress"]
+    )
     out, err = capsys.readouterr()
-    assert (code, err) == (0, "")
+    assert code == 0 and f"agent A: bedrock {ARN} attempt 1 sent" in err  # the model shown in progress
     (call,) = json.loads(out)
     assert (call["provider"], call["model"], call["reply"]["value"]) == ("bedrock", ARN, {"ok": True})
     assert call["usage"]["cacheReadInputTokens"] == 5 and server.requests[0]["modelId"] == ARN
