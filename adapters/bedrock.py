@@ -404,9 +404,29 @@ def _cache_settings(kwargs: dict[str, Any], cache: PromptCache | None, notes: li
         )
 
 
+_HEAD = b'{"modelId":'
+_DECODER = json.JSONDecoder()
+
+
 def _split(body: bytes) -> tuple[str, bytes]:
-    """A request as built (``modelId`` first) -> the model id, which goes in the URL, and the body sent."""
-    data = json.loads(body)
+    """A request as built (``modelId`` first, as :func:`to_bytes` writes it) -> the model id, which
+    goes in the URL, and the body sent: the same bytes without it (cut out, not parsed and written
+    again: that cost 70 us of a 1 KB body's call)."""
+    if body.startswith(_HEAD):
+        head = body[len(_HEAD) : len(_HEAD) + 4 * 2048 + 8].decode(
+            "utf-8", "ignore"
+        )  # an id is at most 2048 characters
+        try:
+            model_id, end = _DECODER.raw_decode(head)
+        except ValueError:
+            model_id = None
+        if isinstance(model_id, str):
+            rest = body[len(_HEAD) + len(head[:end].encode("utf-8", "surrogatepass")) :]
+            if rest[:1] == b",":
+                return model_id, b"{" + rest[1:]
+            if rest == b"}":
+                return model_id, b"{}"
+    data = json.loads(body)  # a body written otherwise (edited, or keys reordered): parsed
     model_id = data.pop("modelId")
     return model_id, to_bytes(data)
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import promptwire
 from promptwire.adapters.base import BUILTIN_SECRET_VARIABLES
-from promptwire.adapters.bedrock import BedrockAdapter, EventReader
+from promptwire.adapters.bedrock import BedrockAdapter, EventReader, _split
 from promptwire.adapters.status import read_reply
 from promptwire.core.call import ProviderRequest, Whole
 from promptwire.core.errors import (
@@ -503,3 +503,9 @@ def test_a_program_run_is_recorded_and_replayed_byte_for_byte(
     assert main([*run, "--responses", str(recording)]) == 0
     assert capsys.readouterr().out == recorded
     assert len(server.requests) == 1
+
+
+@settings(max_examples=examples(2), deadline=None)
+@given(st.text(max_size=40), st.dictionaries(st.sampled_from(["messages", "system", "x"]), JSON, max_size=3))
+def test_the_body_sent_is_the_request_without_its_model_id(model_id: str, rest: dict[str, Any]) -> None:
+    assert _split(to_bytes({"modelId": model_id, **rest})) == (model_id, to_bytes(rest))
