@@ -93,13 +93,23 @@ __all__ = [
 ]
 
 
-BUILTIN_SECRET_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+BUILTIN_SECRET_VARIABLES = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OLLAMA_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "AWS_SECRET_ACCESS_KEY",  # Bedrock: the AWS SDK's credentials (its key id is no secret), and
+    "AWS_SESSION_TOKEN",
+    "AWS_BEARER_TOKEN_BEDROCK",  # Bedrock's API key, which botocore sends as a bearer token
+)
 BUILTIN_URL_VARIABLES = (
     "OPENAI_BASE_URL",
     "ANTHROPIC_BASE_URL",
     "OLLAMA_BASE_URL",
     "OLLAMA_HOST",
     "GOOGLE_GEMINI_BASE_URL",
+    "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
 )
 # Declared here, not by each adapter's class: adapters are imported only when used, and an Ollama
 # reply that echoes OPENAI_API_KEY must be masked all the same.

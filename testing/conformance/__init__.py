@@ -51,7 +51,7 @@ __all__ = [
 EXPECTED = Path(__file__).with_name("expected")
 """The built-in adapters' expected files, a folder per adapter."""
 
-BUILTIN_ADAPTERS = ("openai", "openai-responses", "anthropic", "ollama", "gemini")
+BUILTIN_ADAPTERS = ("openai", "openai-responses", "anthropic", "ollama", "gemini", "bedrock")
 
 
 def record(outcome: Outcome) -> dict[str, Any]:

@@ -24,7 +24,7 @@ except metadata.PackageNotFoundError:  # pragma: no cover - the README test comm
         pytrace=False,
     )
 
-BUILT_IN_ADAPTERS = "offline, openai, openai-responses, ollama, anthropic, gemini"
+BUILT_IN_ADAPTERS = "offline, openai, openai-responses, ollama, anthropic, gemini, bedrock"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
