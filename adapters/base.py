@@ -111,6 +111,9 @@ BUILTIN_SECRET_VARIABLES = (
     "OLLAMA_API_KEY",
     "GEMINI_API_KEY",
     "GOOGLE_API_KEY",
+    "AWS_SECRET_ACCESS_KEY",  # Bedrock: the AWS SDK's credentials (its key id is no secret), and
+    "AWS_SESSION_TOKEN",
+    "AWS_BEARER_TOKEN_BEDROCK",  # Bedrock's API key, which botocore sends as a bearer token
     "AZURE_OPENAI_API_KEY",
 )
 BUILTIN_URL_VARIABLES = (
@@ -119,6 +122,7 @@ BUILTIN_URL_VARIABLES = (
     "OLLAMA_BASE_URL",
     "OLLAMA_HOST",
     "GOOGLE_GEMINI_BASE_URL",
+    "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
     "AZURE_OPENAI_ENDPOINT",
 )
 # Declared here, not by each adapter's class: adapters are imported only when used, and an Ollama

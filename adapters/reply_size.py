@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from typing import Any
 
 from ..core.errors import MalformedResponseError, PromptwireError, ReplyTooLargeError
@@ -40,7 +40,9 @@ __all__ = [
     "SETTING",
     "CompressedReplyError",
     "ReplySizeSettingError",
+    "bounded_chunks",
     "bounded_hooks",
+    "checked_reply",
     "max_reply_bytes",
     "refused_reply",
     "shown_size",
@@ -127,6 +129,25 @@ def _checked(response: Any) -> int:
     if length.isdigit() and int(length) > limit:
         raise _too_large(limit, f" (its Content-Length says {int(length):,} bytes)")
     return limit
+
+
+def checked_reply(response: Any) -> int:
+    """The bound on ``response``'s body, once its headers say nothing past it (no compression, no
+    ``Content-Length`` over it), for an HTTP client that takes no ``httpx`` hooks (botocore's
+    urllib3: see :mod:`promptwire.adapters.bedrock`); with :func:`bounded_chunks` its body is read
+    within it."""
+    return _checked(response)
+
+
+def bounded_chunks(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
+    """``chunks`` passed on as they come, refused with :class:`ReplyTooLargeError` once they hold
+    more than ``limit`` bytes together."""
+    read = 0
+    for chunk in chunks:
+        read += len(chunk)
+        if read > limit:
+            raise _too_large(limit)
+        yield chunk
 
 
 def _uncompressed(request: Any) -> None:

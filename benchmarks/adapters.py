@@ -42,11 +42,13 @@ from typing import Any
 from promptwire import PluginHost, Prompt
 from promptwire.adapters.anthropic import AnthropicAdapter
 from promptwire.adapters.azure import AzureChatAdapter
+from promptwire.adapters.bedrock import BedrockAdapter
 from promptwire.adapters.gemini import GeminiAdapter
 from promptwire.adapters.ollama import OllamaAdapter
 from promptwire.adapters.openai import OpenAIAdapter
 from promptwire.calls.generate import generate
 from promptwire.renderers.agentscript import shape_contract
+from promptwire.testing.bedrock_server import fake_bedrock
 from promptwire.testing.gemini_server import gemini_server
 from promptwire.testing.provider_servers import fake_provider
 
@@ -73,23 +75,31 @@ def _interleaved_medians(runs: list[Callable[[], object]], calls: int) -> list[f
 
 SERVE = """
 import sys
-from promptwire.testing.{module} import {server}
-with {server}() as server:
-    print(server.root, flush=True)
+from promptwire.testing.bedrock_server import fake_bedrock
+from promptwire.testing.gemini_server import gemini_server
+from promptwire.testing.provider_servers import fake_provider
+with fake_provider() as server, fake_bedrock() as bedrock, gemini_server() as google:
+    print(server.root, bedrock.root, google.root, flush=True)
     sys.stdin.read()
 """
 
 
 @contextlib.contextmanager
-def server_process(module: str = "provider_servers", server: str = "fake_provider") -> Iterator[Any]:
-    """A fake provider (``fake_provider``, or the Gemini API's ``gemini_server``) in a process of
-    its own; it stops when its standard input closes."""
-    serve = SERVE.format(module=module, server=server)
-    process = subprocess.Popen([sys.executable, "-c", serve], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def servers_in_process() -> Iterator[Any]:
+    """The fake servers in this process (``--in-process``)."""
+    with fake_provider() as server, fake_bedrock() as bedrock, gemini_server() as google:
+        yield SimpleNamespace(root=server.root, base_url=server.base_url, bedrock=bedrock.root, google=google.root)
+
+
+@contextlib.contextmanager
+def server_process() -> Iterator[Any]:
+    """The fake provider, the fake Bedrock Runtime and the fake Gemini API in a process of their
+    own; they stop when its standard input closes."""
+    process = subprocess.Popen([sys.executable, "-c", SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None and process.stdin is not None
-    root = process.stdout.readline().strip()
+    root, bedrock, google = process.stdout.readline().split()
     try:
-        yield SimpleNamespace(root=root, base_url=f"{root}/v1")
+        yield SimpleNamespace(root=root, base_url=f"{root}/v1", bedrock=bedrock, google=google)
     finally:
         process.stdin.close()
         process.wait(timeout=10)
@@ -123,29 +133,37 @@ def measure(fmt: str = "agentscript", calls: int = 1000, in_process: bool = Fals
     """One row per adapter: the median bare SDK call, the send check, the median call through
     ``generate`` with the prompt rendered in ``fmt``, the build time and the hot own time (seconds)."""
     import anthropic
+    import boto3
     import ollama
     import openai
+
+    for name, value in (
+        ("AWS_ACCESS_KEY_ID", "k"),
+        ("AWS_SECRET_ACCESS_KEY", "k"),
+        ("AWS_DEFAULT_REGION", "us-east-1"),
+    ):
+        os.environ.setdefault(name, value)  # the fake Bedrock takes any credentials; boto3 needs some
 
     render = PluginHost(entry_points=False).renderer(fmt).render
     version = os.environ.setdefault("OPENAI_API_VERSION", "2024-10-21")
     rows = []
-    with (
-        fake_provider() if in_process else server_process() as server,
-        gemini_server() if in_process else server_process("gemini_server", "gemini_server") as google,
-    ):
+    with servers_in_process() if in_process else server_process() as server:
         adapters = {
             "openai": OpenAIAdapter(api_key="k", base_url=server.base_url),
             "anthropic": AnthropicAdapter(api_key="k", base_url=server.root),
             "ollama": OllamaAdapter(host=server.root),
-            "gemini": GeminiAdapter(api_key="k", base_url=google.root),
+            "bedrock": BedrockAdapter(base_url=server.bedrock),
+            "gemini": GeminiAdapter(api_key="k", base_url=server.google),
             "azure": AzureChatAdapter(api_key="k", base_url=server.root),
         }
         azure = openai.AzureOpenAI(api_key="k", azure_endpoint=server.root, api_version=version, max_retries=0)
+        converse = boto3.client("bedrock-runtime", endpoint_url=server.bedrock, config=_no_retries()).converse
         clients: dict[str, Callable[..., object]] = {
             "openai": openai.OpenAI(api_key="k", base_url=server.base_url, max_retries=0).chat.completions.create,
             "anthropic": anthropic.Anthropic(api_key="k", base_url=server.root, max_retries=0).messages.create,
             "ollama": ollama.Client(host=server.root, timeout=30).chat,
-            "gemini": _bare_gemini(google.root),
+            "bedrock": converse,  # the Converse request as built: modelId and the body, images as base64 text
+            "gemini": _bare_gemini(server.google),
             # the SDK's own Azure call: the deployment as ``model``, which the client moves into the URL
             "azure": functools.partial(azure.chat.completions.create, model="ok"),
         }
@@ -182,6 +200,12 @@ def _bare_gemini(root: str) -> Callable[..., object]:
         return client.models.generate_content(model="ok", contents=contents, config=config)
 
     return call
+
+
+def _no_retries() -> Any:
+    from botocore.config import Config
+
+    return Config(retries={"total_max_attempts": 1, "mode": "standard"})
 
 
 def main() -> None:

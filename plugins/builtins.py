@@ -52,6 +52,7 @@ ADAPTERS: Final[dict[str, str]] = {
     "ollama": ".adapters.ollama:adapter",
     "anthropic": ".adapters.anthropic:adapter",
     "gemini": ".adapters.gemini:adapter",
+    "bedrock": ".adapters.bedrock:adapter",
     "azure": ".adapters.azure:adapter",
     "azure-responses": ".adapters.azure:responses_adapter",
 }

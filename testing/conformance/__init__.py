@@ -51,7 +51,16 @@ __all__ = [
 EXPECTED = Path(__file__).with_name("expected")
 """The built-in adapters' expected files, a folder per adapter."""
 
-BUILTIN_ADAPTERS = ("openai", "openai-responses", "anthropic", "ollama", "gemini", "azure", "azure-responses")
+BUILTIN_ADAPTERS = (
+    "openai",
+    "openai-responses",
+    "anthropic",
+    "ollama",
+    "gemini",
+    "bedrock",
+    "azure",
+    "azure-responses",
+)
 
 
 def record(outcome: Outcome) -> dict[str, Any]:

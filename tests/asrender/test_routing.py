@@ -200,7 +200,7 @@ def test_a_model_without_a_scheme_under_auto_is_located_with_its_fix(
     assert (code, out) == (1, "")
     assert err.splitlines() == [
         f"{program}:{SITES[0]}: error[RUNTIME_ERROR]: model 'gpt-4o' has no URI scheme, so provider 'auto' "
-        "cannot tell where to send it: name it SCHEME://gpt-4o (openai://, ollama://, anthropic://, gemini://, azure://, echo://), "
+        "cannot tell where to send it: name it SCHEME://gpt-4o (openai://, ollama://, anthropic://, gemini://, bedrock://, azure://, echo://), "
         "or choose one provider with --provider NAME",
         '        plan = generate({ input: "plan" }) -> {',
         "               ^",

@@ -12,9 +12,6 @@ from promptwire.plugins.builtins import ADAPTERS
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "providers.md"
 HOST = PluginHost(entry_points=False)
-PENDING = {"bedrock"}
-"""Rows written from issue 40 ahead of their adapters, on other branches: each leaves this set when
-its adapter is registered (the test below fails until it does), and its row is then checked."""
 
 
 def _rows() -> dict[str, list[str]]:
@@ -30,8 +27,7 @@ def _rows() -> dict[str, list[str]]:
 
 
 def test_every_registered_provider_has_a_row_and_every_row_a_provider() -> None:
-    assert set(_rows()) == set(ADAPTERS) | PENDING
-    assert not PENDING & set(ADAPTERS), "a pending row's adapter is registered: take it out of PENDING"
+    assert set(_rows()) == set(ADAPTERS)
 
 
 @pytest.mark.parametrize("name", [name for name in ADAPTERS if name != "offline"])
