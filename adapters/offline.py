@@ -14,10 +14,10 @@ from typing import Any
 
 from ..core.call import ProviderRequest, Reply
 from ..core.contract import OutputContract
+from ..core.model_uri import model_name
 from ..core.nesting import with_nesting_room
 from ..core.prompt import GenerateConfig
 from ..core.rendered import RenderedPrompt
-from .base import model_name
 
 __all__ = ["OfflineAdapter", "adapter", "mock_value"]
 

@@ -12,7 +12,11 @@ ratio, the target, pass or fail.
   same text (``as_parse.py``);
 * a hundred concurrent ``agenerate`` calls against one server delay, the delays' sum and the bare
   SDK's async client, and streamed text per chunk against the SDK's own stream iteration, with
-  promptwire's own cost per chunk (``async_stream.py``).
+  promptwire's own cost per chunk (``async_stream.py``);
+* start-up: the README's example (``asrender evidence-qa.as --format messages``, the script users
+  call, as a whole process) against the floor of any pydantic command, a bare import and one model
+  class, alternating in the same run (``cold_start.py``; run this with the Python of a plain
+  ``pip install .`` for the installed figure: the row says when the install is editable).
 
 Each script also runs alone, with more detail. The machine's load average is printed before and
 after: on a shared machine every figure moves, the ratios (both sides timed in the same run) much
@@ -35,6 +39,7 @@ from dataclasses import dataclass
 import as_parse
 import async_stream
 import chat_render
+import cold_start
 import render_scaling
 
 import adapters
@@ -174,6 +179,23 @@ def async_stream_rows(quick: bool) -> list[Row]:
     ]
 
 
+def start_up_rows(runs: int) -> list[Row]:
+    ours, floor = cold_start.measure(runs)
+    ratio = ours / floor
+    target = cold_start.TARGET_RATIO
+    kind = cold_start.install_kind()
+    return [
+        Row(
+            f"start-up, README example --format messages ({kind})",
+            _time(ours),
+            f"pydantic {_time(floor)}",
+            ratio,
+            f"<= {target:.2f}",
+            ratio <= target,
+        )
+    ]
+
+
 def _load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
@@ -193,6 +215,7 @@ def main() -> None:
         lambda: big_rows([0.1, 1.0] if args.quick else [0.1, 1.0, 10.0]),
         lambda: parse_rows(3 if args.quick else 5),
         lambda: async_stream_rows(args.quick),
+        lambda: start_up_rows(10 if args.quick else 30),
     ]
     for section in sections:
         for row in section():

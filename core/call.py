@@ -204,6 +204,8 @@ class ModelCall:
 
 @dataclass(slots=True)
 class GenerateResult:
+    """What ``generate`` returns: the accepted value, the attempts it took and every call made."""
+
     value: Any
     attempts: int
     calls: list[ModelCall] = field(default_factory=list)

@@ -50,6 +50,8 @@ __all__ = [
 
 @dataclass
 class RunResult:
+    """A run's outcome: the program's value, its trace events and every model call it made."""
+
     value: Any
     trace: list[dict[str, Any]]
     calls: list[ModelCall] = field(default_factory=list)

@@ -94,6 +94,9 @@ runaway, so the checks refuse it (``INVALID_ITERATION_LIMIT``) rather than let t
 
 @dataclass(frozen=True, slots=True)
 class _Binding:
+    """What a name is bound to where the checks look it up: its kind and, for a function, its
+    agent, name and number of parameters."""
+
     kind: str  # param, local, function, or an import kind
     agent: str | None = None
     function: str | None = None

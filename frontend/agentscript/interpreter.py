@@ -116,12 +116,18 @@ class Binding:
 
 @dataclass(eq=False)
 class _UseRecord:
+    """A ``use`` declaration and the scope that declared it (it is evaluated there, when a
+    ``generate`` reads it)."""
+
     node: Use
     scope: _Scope
 
 
 @dataclass(eq=False)  # a scope is itself, not its contents
 class _Scope:
+    """One block's names, configuration and ``use`` declarations, each name looked up through the
+    parents."""
+
     parent: _Scope | None
     names: dict[str, Any] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)

@@ -10,7 +10,9 @@ Nodes are slotted (a large program has hundreds of thousands of them) and equal 
 trees are compared through their JSON. Every ``asrender`` command but ``plugins`` imports this
 module, so its classes are made cheaply: the generated ``__eq__``/``__hash__``, the ``frozen``
 guards and a ``__repr__`` per class took three quarters of its import (22 ms; 5 ms without them,
-``python -X importtime``), and one ``__repr__`` on :class:`_Node` serves them all.
+``python -X importtime``), and one ``__repr__`` on :class:`_Node` serves them all. Every node has a
+docstring: ``dataclass`` writes one from ``inspect.signature`` for a class without (3M of the README
+example's instructions beyond the pydantic floor, ``valgrind --tool=callgrind``).
 """
 
 from __future__ import annotations
@@ -93,12 +95,16 @@ class Budget(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Identifier(_Node):
+    """A name where it is read: a variable, a parameter, an import, an agent or a function."""
+
     name: str
     span: Span
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class String(_Node):
+    """A string literal; ``value`` is the text with its escapes read."""
+
     value: str
     span: Span
 
@@ -114,17 +120,23 @@ class Number(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Boolean(_Node):
+    """``true`` or ``false``."""
+
     value: bool
     span: Span
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class NoneLiteral(_Node):
+    """``none``: JSON ``null``."""
+
     span: Span
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class ListExpr(_Node):
+    """``[a, b, ...]``."""
+
     items: tuple[Expr, ...]
     span: Span
 
@@ -140,12 +152,16 @@ class Property(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class ObjectExpr(_Node):
+    """``{key: value, ...}``, its properties in source order."""
+
     properties: tuple[Property, ...]
     span: Span
 
 
 @dataclass(slots=True, eq=False, repr=False)
 class Member(_Node):
+    """``object.property``."""
+
     object: Expr
     property: str
     span: Span
@@ -153,6 +169,8 @@ class Member(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Index(_Node):
+    """``object[index]``."""
+
     object: Expr
     index: Expr
     span: Span
@@ -160,6 +178,8 @@ class Index(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Not(_Node):
+    """``not operand``."""
+
     operand: Expr
     span: Span
 
@@ -176,6 +196,8 @@ class Binary(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Call(_Node):
+    """``callee(args)``: a function, an agent's function or an imported tool."""
+
     callee: Expr
     args: tuple[Expr, ...]
     span: Span
@@ -191,6 +213,8 @@ class NamedType(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class ListType(_Node):
+    """``list[item]`` in a shape."""
+
     item: ShapeType
     span: Span
 
@@ -200,6 +224,8 @@ ShapeType: TypeAlias = NamedType | ListType
 
 @dataclass(slots=True, eq=False, repr=False)
 class ShapeField(_Node):
+    """``name type`` in a shape: one field of the JSON object a ``generate`` must return."""
+
     name: str
     type: ShapeType
     span: Span
@@ -207,6 +233,8 @@ class ShapeField(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Shape(_Node):
+    """``{ field type ... }``: the output a ``generate`` asks for, or a parameter's type."""
+
     fields: tuple[ShapeField, ...]
     span: Span
 
@@ -234,6 +262,8 @@ class GenerateOptions(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Generate(_Node):
+    """``generate({...}) -> shape``: a model call with its options and, when given, its output shape."""
+
     options: GenerateOptions
     shape: Shape | None
     span: Span
@@ -279,6 +309,8 @@ class Use(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Return(_Node):
+    """``return value``."""
+
     value: Expr
     span: Span
 
@@ -295,6 +327,8 @@ class Repeat(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class ForIn(_Node):
+    """``for item in iterable max limit { body }``: at most ``limit`` items (see :class:`Repeat` for counts)."""
+
     item: str
     item_span: Span
     iterable: Expr
@@ -305,6 +339,8 @@ class ForIn(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class LoopUntil(_Node):
+    """``loop until condition max limit { body }``: at most ``limit`` rounds."""
+
     condition: Expr
     limit: float
     body: tuple[Stmt, ...]
@@ -313,6 +349,8 @@ class LoopUntil(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class If(_Node):
+    """``if condition { then } else { else }``; ``else_body`` is ``None`` without an ``else``."""
+
     condition: Expr
     then_body: tuple[Stmt, ...]
     else_body: tuple[Stmt, ...] | None
@@ -330,6 +368,8 @@ class Assign(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class ExprStmt(_Node):
+    """An expression on its own line (a call made for what it does)."""
+
     expr: Expr
     span: Span
 
@@ -356,6 +396,8 @@ class Import(_Node):
 
 @dataclass(slots=True, eq=False, repr=False)
 class Param(_Node):
+    """A function's parameter, with its shape when it declares one."""
+
     name: str
     shape: Shape | None
     span: Span

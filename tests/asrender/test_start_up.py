@@ -9,6 +9,8 @@ README's example is the program (a shape, budgets, canned replies).
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
 import os
 import subprocess
@@ -74,6 +76,51 @@ LANGUAGE_ONLY = {
 light parts of the core (with the permission record, stdlib-only, that imported agents are read
 through) and AgentScript's value rules (the parser reads numbers and strings by them)."""
 
+README_EXAMPLE = LANGUAGE_ONLY | {
+    "promptwire.adapters",
+    "promptwire.adapters.offline",
+    "promptwire.calls",
+    "promptwire.calls.generate",
+    "promptwire.calls.links",
+    "promptwire.calls.targets",
+    "promptwire.calls.watch",
+    "promptwire.core.budget",
+    "promptwire.core.call",
+    "promptwire.core.coercion",
+    "promptwire.core.contract",
+    "promptwire.core.model_uri",
+    "promptwire.core.prompt",
+    "promptwire.core.references",
+    "promptwire.core.stepping",
+    "promptwire.core.validation",
+    "promptwire.frontend.agentscript.interpreter",
+    "promptwire.frontend.agentscript.trace",
+    "promptwire.frontend.agentscript.unparse",
+    "promptwire.frontend.asrender.beside",
+    "promptwire.frontend.asrender.display",
+    "promptwire.frontend.asrender.progress",
+    "promptwire.frontend.asrender.show",
+    "promptwire.plugins",
+    "promptwire.plugins.builtins",
+    "promptwire.plugins.entry_points",
+    "promptwire.plugins.hookspecs",
+    "promptwire.plugins.lazy",
+    "promptwire.plugins.manager",
+    "promptwire.plugins.registry",
+    "promptwire.renderers.messages",
+    "promptwire.renderers.parts",
+    "promptwire.runs",
+    "promptwire.runs.inputs",
+    "promptwire.runs.options",
+    "promptwire.runs.run",
+}
+"""Every promptwire module the README's example in the messages format (benchmarks/cold_start.py's
+start-up row) may import, with no plugin installed: the language, the run engine, the offline
+adapter, the prompt model, the plugin host (the format is looked up in its registry) and the one
+format asked for. Not a provider's machinery (``adapters.base``: the offline adapter needs none of
+it), no tool scheme, no other format. A module added to this path is added here, knowingly: start-up
+time is the sum of what the path imports (issue 41)."""
+
 LISTING = (
     "import contextlib, io, json, sys\n"
     "from promptwire.frontend.asrender.cli import main\n"
@@ -132,6 +179,34 @@ def test_a_run_imports_no_sdk_http_client_validator_templates_or_yaml(flags: lis
         name.split(".")[2] for name in modules if name.startswith("promptwire.renderers.") and name.count(".") >= 2
     }
     assert formats <= {"agentscript", "base", "messages", "parts"}
+
+
+def test_the_readme_example_as_messages_imports_what_it_uses_and_no_more() -> None:
+    modules = _imported(*RUN, "--format", "messages", env={"PROMPTWIRE_PLUGINS": ""})
+    ours = {name for name in modules if name.split(".")[0] == "promptwire"}
+    assert ours <= README_EXAMPLE, sorted(ours - README_EXAMPLE)
+    assert _outside_the_standard_library(modules) == {
+        "promptwire",
+        "pydantic",
+        "pydantic_core",
+        "annotated_types",
+        "typing_extensions",
+        "typing_inspection",
+        "pluggy",
+    }
+
+
+@pytest.mark.parametrize("module", sorted(README_EXAMPLE))
+def test_every_dataclass_on_the_readme_path_has_a_docstring(module: str) -> None:
+    """``dataclass`` writes the docstring of a class that has none from ``inspect.signature``, at
+    import: each class on the path pays it (3M instructions for the syntax tree's nodes alone)."""
+    classes = [
+        value
+        for value in vars(importlib.import_module(module)).values()
+        if isinstance(value, type) and value.__module__ == module and dataclasses.is_dataclass(value)
+    ]
+    generated = [cls.__name__ for cls in classes if (cls.__doc__ or "").startswith(f"{cls.__name__}(")]
+    assert not generated
 
 
 def test_a_program_that_calls_no_tool_imports_no_tool_machinery() -> None:
