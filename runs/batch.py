@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from ..calls.cache_prefix import CachePrefix
     from ..core.call import ModelCall
+    from ..frontend.agentscript.syntax import Program
     from ..plugins.manager import PluginHost
 
 __all__ = ["Batch", "Outcome", "RowRunner", "Summary", "run_batch"]
@@ -322,6 +323,7 @@ class RowRunner:
         self.reader = None if batch.program is not None else host.reader(batch.reader)
         self.run_digest = run_digest(batch.program, batch.reader, batch.options)
         """What the rows' results were made by, in each line's ``source`` (:mod:`.batch_binding`)."""
+        self._loaded: Program | BaseException | None = None
 
     def run_chunk(self, chunk: Iterable[tuple[int, str]]) -> list[Outcome]:
         return [self.run_row(number, text) for number, text in chunk]
@@ -339,14 +341,8 @@ class RowRunner:
         given = None if calls is None else calls(row)
         try:
             if self.batch.program is not None:
-                result = run(
-                    self.batch.program,
-                    _js(row.data),
-                    options,
-                    host=self.host,
-                    path=self.batch.program_path,
-                    calls=given,
-                )
+                input_value = _js(row.data)  # before the program, as a run of the text reads them
+                result = run(self._program(), input_value, options, host=self.host, calls=given)
             else:
                 result = run_prompt(
                     self._prompt(row), self.batch.rows, options, host=self.host, calls=given, line=row.line
@@ -366,14 +362,8 @@ class RowRunner:
         options = self.batch.options
         try:
             if self.batch.program is not None:
-                result = await arun(
-                    self.batch.program,
-                    _js(row.data),
-                    options,
-                    host=self.host,
-                    path=self.batch.program_path,
-                    calls=calls,
-                )
+                input_value = _js(row.data)
+                result = await arun(self._program(), input_value, options, host=self.host, calls=calls)
             else:
                 result = await arun_prompt(
                     self._prompt(row), self.batch.rows, options, host=self.host, calls=calls, line=row.line
@@ -381,6 +371,22 @@ class RowRunner:
         except _ROW_FAILURES as exc:
             return self._failed(row, exc, source)
         return self._ok(row, result, source)
+
+    def _program(self) -> Program:
+        """The batch's program, loaded (parsed, its imports merged, checked) at the first row and
+        kept for every other: loading depends on nothing a row brings. A program that cannot be
+        loaded fails every row with the same error, as it would if each row loaded it."""
+        from .run import load
+
+        if self._loaded is None:
+            assert self.batch.program is not None
+            try:
+                self._loaded = load(self.batch.program, self.batch.options, self.batch.program_path)
+            except _ROW_FAILURES as exc:
+                self._loaded = exc
+        if isinstance(self._loaded, BaseException):
+            raise self._loaded.with_traceback(None)
+        return self._loaded
 
     def _prompt(self, row: Row) -> Any:
         assert self.reader is not None

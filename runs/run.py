@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ..core.call import GenerateResult, ModelAdapter
     from ..core.prompt import Prompt
     from ..core.rendered import RenderedPrompt
+    from ..frontend.agentscript.syntax import Program
     from ..plugins.manager import PluginHost
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "call_heading",
     "calls_for",
     "calls_to",
+    "load",
     "request_dict",
     "run",
     "run_prompt",
@@ -141,7 +143,7 @@ async def aclose_clients(calls: Calls) -> None:
 
 
 def run(
-    source_or_path: str | Path,
+    source_or_path: str | Path | Program,
     input: Any = None,
     options: RunOptions | None = None,
     *,
@@ -153,7 +155,8 @@ def run(
 
     ``source_or_path`` is a ``Path`` (its source read as every program's is:
     :func:`..frontend.agentscript.loader.read_source`) or the program text (``path`` then names it
-    in errors and locates its imports). A failed run raises with its calls so far on the error
+    in errors and locates its imports), or a program :func:`load` made (a batch loads its program
+    once for all its rows). A failed run raises with its calls so far on the error
     (``error.calls``). ``calls`` replaces the ones the options make (:func:`calls_for`), for a
     caller that shares them between runs or adds links (``asrender batch`` answers calls from a
     provider's batch results).
@@ -164,7 +167,7 @@ def run(
 
 
 async def arun(
-    source_or_path: str | Path,
+    source_or_path: str | Path | Program,
     input: Any = None,
     options: RunOptions | None = None,
     *,
@@ -201,24 +204,18 @@ async def arun(
 def _run(
     router: Router,
     chain: Chain,
-    source_or_path: str | Path,
+    source_or_path: str | Path | Program,
     input: Any,
     options: RunOptions,
     host: PluginHost | None,
     path: str | None,
 ) -> RunResult:
     from ..calls.watch import Watchers, observer
-    from ..frontend.agentscript import ensure_valid
     from ..frontend.agentscript.interpreter import Interpreter
-    from ..frontend.agentscript.loader import default_permissions, load_program, read_source
+    from ..frontend.agentscript.loader import default_permissions
 
-    if isinstance(source_or_path, Path):
-        path = str(source_or_path)
-        source = read_source(path)
-    else:
-        source = source_or_path
-    tools = options.tools or default_permissions(path)
-    program = ensure_valid(load_program(source, path, label_rule=options.label_rule, permissions=tools))
+    program = load(source_or_path, options, path) if isinstance(source_or_path, str | Path) else source_or_path
+    tools = options.tools or default_permissions(program.path)
     watchers = _watchers(options)
     interpreter = Interpreter(
         program,
@@ -234,6 +231,25 @@ def _run(
     with Watchers([observer(), *watchers]).run(Path(program.file_of().name).name):
         value = interpreter.run(input, agent=options.agent, function=options.function)
     return RunResult(value, interpreter.trace, interpreter.calls, (options.format, options.options))
+
+
+def load(source_or_path: str | Path, options: RunOptions, path: str | None = None) -> Program:
+    """The program a run of ``source_or_path`` (a ``Path``, or the program text named ``path``)
+    with ``options`` executes: parsed, its imported agents merged in (read with the run's
+    permissions) and checked. It depends on nothing a run's input brings, so a caller running the
+    program many times (``asrender batch``, a row at a time) loads it once and hands it to
+    :func:`run` or :func:`arun`. Raises what a run of the text would (a ``ParseError``, a
+    ``CheckError``, an unreadable import)."""
+    from ..frontend.agentscript import ensure_valid
+    from ..frontend.agentscript.loader import default_permissions, load_program, read_source
+
+    if isinstance(source_or_path, Path):
+        path = str(source_or_path)
+        source = read_source(path)
+    else:
+        source = source_or_path
+    tools = options.tools or default_permissions(path)
+    return ensure_valid(load_program(source, path, label_rule=options.label_rule, permissions=tools))
 
 
 def _watchers(options: RunOptions) -> list[Watcher]:
