@@ -32,6 +32,7 @@ from .run import Calls, RunOptions, RunResult, request_dict
 
 if TYPE_CHECKING:
     import asyncio
+    from multiprocessing.connection import Connection
 
     from ..calls.cache_prefix import CachePrefix
     from ..core.call import ModelCall
@@ -162,7 +163,14 @@ def run_batch(
             progress.update(len(outcomes))
 
         rows = rows_to_run(batch.rows, done, summary, progress, batch.max_row_bytes)
-        if batch.options.adapter != "offline" and not batch.options.dry_run:
+        if batch.options.adapter != "offline" and not batch.options.dry_run and jobs > 1:
+            from .batch_workers import run_in_workers, shares
+
+            def waited(count: int) -> None:
+                summary.rate_waits += count
+
+            run_in_workers(rows, shares(concurrency, jobs), _live_worker, batch, take, waited)
+        elif batch.options.adapter != "offline" and not batch.options.dry_run:
             import asyncio
 
             asyncio.run(_live(batch, rows, concurrency, take, summary, host or default_host()))
@@ -299,6 +307,57 @@ async def _live(
             finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             take(task.result() for task in finished)
     finally:
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        await aclose_clients(provider)
+
+
+async def _live_worker(batch: Batch, share: int, connection: Connection) -> None:
+    """A worker process of a live ``--jobs`` batch (:mod:`.batch_workers`): as :func:`_live`, its
+    rows coming from the batch's process through ``connection`` and its outcomes going back there,
+    at most ``share`` rows at once."""
+    import asyncio
+    from collections import deque
+
+    from ..calls.rate_limit import WaitOnRateLimits
+    from ..plugins.manager import default_host
+    from .batch_workers import inbox, send_outcomes
+    from .run import aclose_clients, calls_for
+
+    waits = 0
+
+    def waited(seconds: float) -> None:
+        nonlocal waits
+        waits += 1
+
+    host = default_host()
+    provider = calls_for(host, batch.options)
+    calls = provider.around(WaitOnRateLimits(batch.max_wait, on_wait=waited))
+    runner = RowRunner(batch, host)
+    rows = inbox(connection)
+    waiting: deque[tuple[int, str]] = deque()
+    pending: set[asyncio.Future[Any]] = set()
+    receiving: asyncio.Future[Any] | None = asyncio.ensure_future(rows.get())
+    try:
+        while receiving is not None or waiting or pending:
+            while waiting and len(pending) < share:
+                number, text = waiting.popleft()
+                pending.add(asyncio.ensure_future(runner.arun_row(number, text, calls)))
+            watched = pending if receiving is None else pending | {receiving}
+            finished, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+            if receiving in finished:
+                chunk = receiving.result()
+                waiting.extend(chunk or ())
+                receiving = None if chunk is None else asyncio.ensure_future(rows.get())
+            done = [task for task in finished if task in pending]
+            if done:
+                pending.difference_update(done)
+                send_outcomes(connection, [task.result() for task in done], waits)
+                waits = 0
+    finally:
+        if receiving is not None:
+            receiving.cancel()
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
