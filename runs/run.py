@@ -24,6 +24,8 @@ from ..frontend.agentscript.trace import notes_events
 from .options import RunOptions
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from ..calls.watch import Watcher
     from ..core.call import GenerateResult, ModelAdapter
     from ..core.prompt import Prompt
@@ -174,6 +176,7 @@ async def arun(
     host: PluginHost | None = None,
     path: str | None = None,
     calls: Calls | None = None,
+    threads: Executor | None = None,
 ) -> RunResult:
     """:func:`run`, awaited. The interpreter is synchronous, so the program runs in a thread of its
     own while each of its model calls is made on the caller's event loop with the provider SDK's
@@ -182,6 +185,8 @@ async def arun(
     cancels the model call in flight (its connection is closed) and stops the program at its next
     call; it returns once the program's thread has ended. ``calls`` replaces the ones the options
     make, as for :func:`run` (``asrender batch`` shares them between rows and waits out rate limits).
+    ``threads`` is a pool to run the program in, with a thread free for every run at once (see
+    :class:`promptwire.calls.on_loop.OnLoop`); by default a thread is started for it.
     """
     import asyncio
 
@@ -190,7 +195,7 @@ async def arun(
     options = options or RunOptions()
     calls = calls or calls_for(host, options)
     loop = asyncio.get_running_loop()
-    on_loop = OnLoop(calls.chain(), loop, calls.router.name)
+    on_loop = OnLoop(calls.chain(), loop, calls.router.name, threads)
     on_text = options.on_text
     if on_text is not None:
 
