@@ -17,6 +17,9 @@ ratio, the target, pass or fail.
   call, as a whole process) against the floor of any pydantic command, a bare import and one model
   class, alternating in the same run (``cold_start.py``; run this with the Python of a plain
   ``pip install .`` for the installed figure: the row says when the install is editable).
+* a live ``asrender batch --provider openai --concurrency 128`` against a plain ``AsyncOpenAI``
+  script over the same rows, both whole processes against a local server that answers at once, and
+  the same batch with ``--jobs 2`` against one job (``live_batch.py``).
 
 Each script also runs alone, with more detail. The machine's load average is printed before and
 after: on a shared machine every figure moves, the ratios (both sides timed in the same run) much
@@ -40,6 +43,7 @@ import as_parse
 import async_stream
 import chat_render
 import cold_start
+import live_batch
 import render_scaling
 
 import adapters
@@ -196,6 +200,30 @@ def start_up_rows(runs: int) -> list[Row]:
     ]
 
 
+def live_batch_rows(quick: bool) -> list[Row]:
+    best = live_batch.measure(1000 if quick else 4000, jobs=(2,))
+    bare, ours, two = best["bare"], best["asrender"], best["jobs 2"]
+    ratio, scaling = ours.rate / bare.rate, two.rate / ours.rate  # speed ratios: higher is faster
+    return [
+        Row(
+            "live batch, concurrency 128 (speed ratio)",
+            f"{ours.rate:.0f} rows/s",
+            f"AsyncOpenAI {bare.rate:.0f}/s",
+            ratio,
+            ">= 0.90",
+            ratio >= 0.9,
+        ),
+        Row(
+            "live batch --jobs 2 over one job (speed ratio)",
+            f"{two.rate:.0f} rows/s",
+            f"1 job {ours.rate:.0f}/s",
+            scaling,
+            ">= 1.70",
+            scaling >= 1.7,
+        ),
+    ]
+
+
 def _load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
@@ -216,6 +244,7 @@ def main() -> None:
         lambda: parse_rows(3 if args.quick else 5),
         lambda: async_stream_rows(args.quick),
         lambda: start_up_rows(10 if args.quick else 30),
+        lambda: live_batch_rows(args.quick),
     ]
     for section in sections:
         for row in section():

@@ -71,19 +71,23 @@ class CachePrefixes:
     row's)."""
 
     def __init__(self) -> None:
-        self._last: dict[tuple[str | None, str], tuple[Any, Mapping[str, Any], bytes]] = {}
+        self._last: dict[tuple[str | None, str], tuple[Any, Mapping[str, Any], bytes | None]] = {}
 
     def compare(self, label: Any, call: ModelCall) -> CachePrefix | None:
         """``call`` against the previous call to its provider and model (``None`` for the first);
-        ``call`` is then the previous one, known by ``label``."""
+        ``call`` is then the previous one, known by ``label``. A body is encoded only once a later
+        call is compared with it (most rows of a batch make one call: nothing to encode)."""
         body = body_as_built(call)
-        encoded = with_nesting_room(to_bytes, body)  # a body may nest as deep as a prompt may
         key = (call.provider, dumps(call.request.model_asked()))
         previous = self._last.get(key)
-        self._last[key] = (label, body, encoded)
         if previous is None:
+            self._last[key] = (label, body, None)
             return None
+        encoded = with_nesting_room(to_bytes, body)  # a body may nest as deep as a prompt may
+        self._last[key] = (label, body, encoded)
         earlier_label, earlier, earlier_encoded = previous
+        if earlier_encoded is None:
+            earlier_encoded = with_nesting_room(to_bytes, earlier)
         same, path = with_nesting_room(lambda bodies: _compare(*bodies), (earlier, body, earlier_encoded, encoded))
         return CachePrefix(earlier_label, same, len(encoded), path)
 

@@ -36,10 +36,21 @@ class OnLoop(Link):
     """The calls of code running in another thread than ``loop``'s, made on the loop through
     ``inner``: see the module docstring."""
 
-    def __init__(self, inner: Chain, loop: asyncio.AbstractEventLoop, name: str = "model calls") -> None:
+    def __init__(
+        self,
+        inner: Chain,
+        loop: asyncio.AbstractEventLoop,
+        name: str = "model calls",
+        threads: concurrent.futures.Executor | None = None,
+    ) -> None:
         self.inner = inner
         self.name = name
         self.loop = loop
+        self.threads = threads
+        """Where :meth:`run` runs its work (a thread of a pool that has one free for every run at
+        once, so that no run waits for another); ``None``: a thread started for it. Starting a
+        thread waits until it runs, which on a busy machine holds the loop for milliseconds: a
+        batch, running thousands of programs, keeps a pool."""
         self._lock = threading.Lock()
         self._pending: set[concurrent.futures.Future[Any]] = set()
         self._cancelled = False
@@ -57,7 +68,11 @@ class OnLoop(Link):
 
         # The caller's context goes along (its current span, telemetry's parent), as asyncio.to_thread's does.
         context = contextvars.copy_context()
-        threading.Thread(target=context.run, args=(target,), name=f"promptwire run ({self.name})", daemon=True).start()
+        if self.threads is not None:
+            self.threads.submit(context.run, target)
+        else:
+            name = f"promptwire run ({self.name})"
+            threading.Thread(target=context.run, args=(target,), name=name, daemon=True).start()
         try:
             return await asyncio.wrap_future(done)
         except asyncio.CancelledError:

@@ -24,10 +24,13 @@ from ..frontend.agentscript.trace import notes_events
 from .options import RunOptions
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from ..calls.watch import Watcher
     from ..core.call import GenerateResult, ModelAdapter
     from ..core.prompt import Prompt
     from ..core.rendered import RenderedPrompt
+    from ..frontend.agentscript.syntax import Program
     from ..plugins.manager import PluginHost
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "call_heading",
     "calls_for",
     "calls_to",
+    "load",
     "request_dict",
     "run",
     "run_prompt",
@@ -145,7 +149,7 @@ async def aclose_clients(calls: Calls) -> None:
 
 
 def run(
-    source_or_path: str | Path,
+    source_or_path: str | Path | Program,
     input: Any = None,
     options: RunOptions | None = None,
     *,
@@ -157,7 +161,8 @@ def run(
 
     ``source_or_path`` is a ``Path`` (its source read as every program's is:
     :func:`..frontend.agentscript.loader.read_source`) or the program text (``path`` then names it
-    in errors and locates its imports). A failed run raises with its calls so far on the error
+    in errors and locates its imports), or a program :func:`load` made (a batch loads its program
+    once for all its rows). A failed run raises with its calls so far on the error
     (``error.calls``). ``calls`` replaces the ones the options make (:func:`calls_for`), for a
     caller that shares them between runs or adds links (``asrender batch`` answers calls from a
     provider's batch results).
@@ -168,13 +173,14 @@ def run(
 
 
 async def arun(
-    source_or_path: str | Path,
+    source_or_path: str | Path | Program,
     input: Any = None,
     options: RunOptions | None = None,
     *,
     host: PluginHost | None = None,
     path: str | None = None,
     calls: Calls | None = None,
+    threads: Executor | None = None,
 ) -> RunResult:
     """:func:`run`, awaited. The interpreter is synchronous, so the program runs in a thread of its
     own while each of its model calls is made on the caller's event loop with the provider SDK's
@@ -183,6 +189,8 @@ async def arun(
     cancels the model call in flight (its connection is closed) and stops the program at its next
     call; it returns once the program's thread has ended. ``calls`` replaces the ones the options
     make, as for :func:`run` (``asrender batch`` shares them between rows and waits out rate limits).
+    ``threads`` is a pool to run the program in, with a thread free for every run at once (see
+    :class:`promptwire.calls.on_loop.OnLoop`); by default a thread is started for it.
     """
     import asyncio
 
@@ -191,7 +199,7 @@ async def arun(
     options = options or RunOptions()
     calls = calls or calls_for(host, options)
     loop = asyncio.get_running_loop()
-    on_loop = OnLoop(calls.chain(), loop, calls.router.name)
+    on_loop = OnLoop(calls.chain(), loop, calls.router.name, threads)
     on_text = options.on_text
     if on_text is not None:
 
@@ -205,24 +213,18 @@ async def arun(
 def _run(
     router: Router,
     chain: Chain,
-    source_or_path: str | Path,
+    source_or_path: str | Path | Program,
     input: Any,
     options: RunOptions,
     host: PluginHost | None,
     path: str | None,
 ) -> RunResult:
     from ..calls.watch import Watchers, observer
-    from ..frontend.agentscript import ensure_valid
     from ..frontend.agentscript.interpreter import Interpreter
-    from ..frontend.agentscript.loader import default_permissions, load_program, read_source
+    from ..frontend.agentscript.loader import default_permissions
 
-    if isinstance(source_or_path, Path):
-        path = str(source_or_path)
-        source = read_source(path)
-    else:
-        source = source_or_path
-    tools = options.tools or default_permissions(path)
-    program = ensure_valid(load_program(source, path, label_rule=options.label_rule, permissions=tools))
+    program = load(source_or_path, options, path) if isinstance(source_or_path, str | Path) else source_or_path
+    tools = options.tools or default_permissions(program.path)
     watchers = _watchers(options)
     interpreter = Interpreter(
         program,
@@ -238,6 +240,25 @@ def _run(
     with Watchers([observer(), *watchers]).run(Path(program.file_of().name).name):
         value = interpreter.run(input, agent=options.agent, function=options.function)
     return RunResult(value, interpreter.trace, interpreter.calls, (options.format, options.options))
+
+
+def load(source_or_path: str | Path, options: RunOptions, path: str | None = None) -> Program:
+    """The program a run of ``source_or_path`` (a ``Path``, or the program text named ``path``)
+    with ``options`` executes: parsed, its imported agents merged in (read with the run's
+    permissions) and checked. It depends on nothing a run's input brings, so a caller running the
+    program many times (``asrender batch``, a row at a time) loads it once and hands it to
+    :func:`run` or :func:`arun`. Raises what a run of the text would (a ``ParseError``, a
+    ``CheckError``, an unreadable import)."""
+    from ..frontend.agentscript import ensure_valid
+    from ..frontend.agentscript.loader import default_permissions, load_program, read_source
+
+    if isinstance(source_or_path, Path):
+        path = str(source_or_path)
+        source = read_source(path)
+    else:
+        source = source_or_path
+    tools = options.tools or default_permissions(path)
+    return ensure_valid(load_program(source, path, label_rule=options.label_rule, permissions=tools))
 
 
 def _watchers(options: RunOptions) -> list[Watcher]:

@@ -437,10 +437,14 @@ def _batch_parser(commands: Any) -> None:
         type=flags.count,
         default=8,
         metavar="N",
-        help="with --provider: rows in flight at once (default 8)",
+        help="with --provider: rows in flight at once, in all processes (default 8)",
     )
     batch.add_argument(
-        "--jobs", type=flags.count, default=1, metavar="N", help="offline: processes to run rows in (default 1)"
+        "--jobs",
+        type=flags.count,
+        default=1,
+        metavar="N",
+        help="processes to run rows in (default 1); live, each runs its share of --concurrency",
     )
     batch.add_argument(
         "--max-wait",

@@ -281,9 +281,6 @@ def batch(flags: BatchFlags) -> int:
         if given:
             usage_error(f"{', '.join(given)} apply to .as programs only (each line of {flags.file} is a prompt)")
     kind, flags = batch_kind(flags)
-    live = flags.provider not in (None, "offline") and not flags.dry_run and kind is None
-    if live and flags.jobs > 1:
-        usage_error("--jobs is for offline batches; a provider's batch runs --concurrency rows at once")
     host = plugin_host()
     options = batch_run_options(flags)
     if not program:

@@ -317,10 +317,6 @@ def test_the_command_line_is_checked_before_any_row(
         ([str(program), "--out", "o.jsonl"], "a program's batch needs --inputs ROWS.jsonl"),
         ([str(rows), "--out", "o.jsonl", "--inputs", str(rows)], "--inputs apply to .as programs only"),
         ([str(rows), "--out", "o.jsonl", "--provider", "openai"], "--provider openai needs --model for prompt rows"),
-        (
-            [str(program), "--inputs", str(rows), "--out", "o", "--provider", "openai", "--jobs", "2"],
-            "--jobs is for offline batches",
-        ),
         ([str(program), "--inputs", str(rows), "--out", "o", "--jobs", "0"], "not a whole number from 1 to 10000"),
     ):
         with pytest.raises(SystemExit) as exit:

@@ -127,3 +127,30 @@ def test_a_dry_run_shows_the_stream_flags_of_a_streamed_run(streamed: bool) -> N
     assert body.get("stream") is (True if streamed else None)
     awaited = asyncio.run(arun(_program("gpt-4o"), {"claim": "c"}, options)).calls
     assert [call.request for call in awaited] == [first.request, second.request]
+
+
+def test_runs_given_a_pool_run_in_its_threads_and_a_cancelled_one_still_stops(server: FakeProvider) -> None:
+    """``arun(threads=POOL)`` (a batch's rows): each program runs in one of the pool's threads, none
+    is started for it, and cancelling the run stops the program as it does in a thread of its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    async def runs(pool: ThreadPoolExecutor) -> None:
+        done = await asyncio.gather(*(arun(_program("ok"), {"claim": str(n)}, OPENAI, threads=pool) for n in range(3)))
+        assert [result.value for result in done] == [{"first": {"ok": True}, "second": {"ok": True}}] * 3
+        task = asyncio.ensure_future(arun(_program("hang"), {"claim": "c"}, OPENAI, threads=pool))
+        while "hang" not in server.asked:
+            await asyncio.sleep(0.005)
+        assert _program_threads() == []  # no thread of its own: the pool's
+        assert any(thread.name.startswith("pool") for thread in threading.enumerate())
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    with ThreadPoolExecutor(4, thread_name_prefix="pool") as pool:
+        asyncio.run(runs(pool))
+    deadline = time.monotonic() + AT_ONCE
+    while not server.hung_up:
+        assert time.monotonic() < deadline, "the call in flight was not closed"
+        time.sleep(0.005)
+    assert server.hung_up == ["hang"]
+    assert server.asked["hang"] == 1  # the program's second call was never made
