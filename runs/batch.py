@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
     from ..calls.cache_prefix import CachePrefix
+    from ..calls.counting import Count
     from ..core.call import ModelCall
     from ..frontend.agentscript.syntax import Program
     from ..plugins.manager import PluginHost
@@ -79,6 +80,8 @@ class Summary:
     calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    counted: int | None = None
+    """The input tokens the provider's count endpoint counted in every row (``--count-tokens``)."""
     rate_waits: int = 0
     started: float = field(default_factory=time.monotonic)
 
@@ -92,6 +95,8 @@ class Summary:
         self.calls += outcome.calls
         self.tokens_in += outcome.tokens_in
         self.tokens_out += outcome.tokens_out
+        if outcome.counted is not None:
+            self.counted = (self.counted or 0) + outcome.counted
 
     @property
     def rows(self) -> int:
@@ -102,9 +107,10 @@ class Summary:
         rate = f" ({self.rows / seconds:.0f} rows/s)" if seconds > 0 and self.rows else ""
         skipped = f", {self.skipped} done before" if self.skipped else ""
         waits = f", {self.rate_waits} rate-limit waits" if self.rate_waits else ""
+        counted = "" if self.counted is None else f", {self.counted} input tokens counted"
         return (
             f"batch: {self.ok} ok, {self.failed} failed, {self.bad} bad{skipped}; {self.calls} calls, "
-            f"tokens {self.tokens_in} in / {self.tokens_out} out{waits}; {seconds:.1f}s{rate}"
+            f"tokens {self.tokens_in} in / {self.tokens_out} out{counted}{waits}; {seconds:.1f}s{rate}"
         )
 
 
@@ -119,6 +125,8 @@ class Outcome:
     tokens_out: int = 0
     report: str | None = None
     """The line for stderr, for a row that failed or is bad."""
+    counted: int | None = None
+    """The row's input tokens as the provider's count endpoint counted them (``--count-tokens``)."""
 
 
 def run_batch(
@@ -411,7 +419,7 @@ class RowRunner:
         source = self._source(text)
         if isinstance(row, BadRow):
             return self._bad(row, source)
-        options = self.batch.options
+        options = _row_options(self.batch.options)
         given = None if calls is None else calls(row)
         try:
             if self.batch.program is not None:
@@ -422,8 +430,8 @@ class RowRunner:
                     self._prompt(row), self.batch.rows, options, host=self.host, calls=given, line=row.line
                 )
         except _ROW_FAILURES as exc:
-            return self._failed(row, exc, source)
-        return self._ok(row, result, source)
+            return self._failed(row, exc, source, options.count)
+        return self._ok(row, result, source, options.count)
 
     async def arun_row(self, number: int, text: str, calls: Calls, threads: Executor | None = None) -> Outcome:
         """Row ``number`` run on the event loop, its calls made as ``calls`` says (its program in a
@@ -434,7 +442,7 @@ class RowRunner:
         source = self._source(text)
         if isinstance(row, BadRow):
             return self._bad(row, source)
-        options = self.batch.options
+        options = _row_options(self.batch.options)
         try:
             if self.batch.program is not None:
                 input_value = _js(row.data)
@@ -444,8 +452,8 @@ class RowRunner:
                     self._prompt(row), self.batch.rows, options, host=self.host, calls=calls, line=row.line
                 )
         except _ROW_FAILURES as exc:
-            return self._failed(row, exc, source)
-        return self._ok(row, result, source)
+            return self._failed(row, exc, source, options.count)
+        return self._ok(row, result, source, options.count)
 
     def _program(self) -> Program:
         """The batch's program, loaded (parsed, its imports merged, checked) at the first row and
@@ -473,15 +481,15 @@ class RowRunner:
 
         return {"run": self.run_digest, "row": row_digest(text)}
 
-    def _ok(self, row: Row, result: RunResult, source: dict[str, str]) -> Outcome:
+    def _ok(self, row: Row, result: RunResult, source: dict[str, str], count: Count | None = None) -> Outcome:
         from ..frontend.agentscript.interpreter import json_of
 
         value = json_of(result.value) if self.batch.program is not None else result.value
         calls = self._calls(result.calls, result)
         data = {"id": row.id, "line": row.line, "status": "ok", "value": value, "calls": calls, "source": source}
-        return self._outcome(data, calls)
+        return self._outcome(_with_counts(data, count), calls)
 
-    def _failed(self, row: Row, error: BaseException, source: dict[str, str]) -> Outcome:
+    def _failed(self, row: Row, error: BaseException, source: dict[str, str], count: Count | None = None) -> Outcome:
         message = _error_text(error)
         made: tuple[ModelCall, ...] = getattr(error, "calls", ())
         calls = self._calls(made, None)
@@ -494,7 +502,8 @@ class RowRunner:
             "source": source,
         }
         first = message.splitlines()[0] if message else type(error).__name__
-        return self._outcome(result, calls, f"{self.batch.rows}:{row.line}: row {id_key(row.id)} failed: {first}")
+        report = f"{self.batch.rows}:{row.line}: row {id_key(row.id)} failed: {first}"
+        return self._outcome(_with_counts(result, count), calls, report)
 
     def _bad(self, row: BadRow, source: dict[str, str]) -> Outcome:
         result = {"id": row.id, "line": row.line, "status": "bad", "error": row.reason, "source": source}
@@ -504,7 +513,8 @@ class RowRunner:
         counts = [usage for call in calls if (usage := Usage.read(call["usage"])) is not None]
         tokens_in = sum(usage.input or 0 for usage in counts)
         tokens_out = sum(usage.output or 0 for usage in counts)
-        return Outcome(result_line(result), result["status"], len(calls), tokens_in, tokens_out, report)
+        counted = result["token_count"]["total"] if "token_count" in result else None
+        return Outcome(result_line(result), result["status"], len(calls), tokens_in, tokens_out, report, counted)
 
     def _calls(self, calls: Sequence[ModelCall], result: RunResult | None) -> list[dict[str, Any]]:
         """A row's calls as its result line holds them. Each one's ``cache_prefix`` compares its
@@ -634,6 +644,23 @@ def _count_lines(path: str) -> int | None:
             return sum(block.count(b"\n") for block in iter(lambda: stream.read(1 << 20), b""))
     except OSError:
         return None
+
+
+def _row_options(options: RunOptions) -> RunOptions:
+    """A row's own options: with ``--count-tokens``, a count of its own (a :class:`Count` holds the
+    counts of the run it is in, and rows run at once)."""
+    if options.count is None:
+        return options
+    from ..calls.counting import Count
+
+    return replace(options, count=Count())
+
+
+def _with_counts(result: dict[str, Any], count: Count | None) -> dict[str, Any]:
+    """A row's result with its calls' token counts (``--count-tokens``), after its calls."""
+    if count is None:
+        return result
+    return {**result, "token_count": count.counts().to_dict()}
 
 
 def options_for_batch(options: RunOptions) -> RunOptions:

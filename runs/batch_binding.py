@@ -47,6 +47,8 @@ def run_digest(program: str | None, reader: str | None, options: RunOptions) -> 
         "options": dict(options.options),
         "responses": list(options.responses),
     }
+    if options.count is not None:  # a counted batch's lines hold counts: not resumed from an uncounted one's
+        shaping["count_tokens"] = True
     return _sha256(dumps(shaping, separators=(",", ":"), default=repr))
 
 

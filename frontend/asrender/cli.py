@@ -431,6 +431,12 @@ def _batch_parser(commands: Any) -> None:
     batch.add_argument(
         "--dry-run", action="store_true", help="with --provider: build every request, send nothing, answer offline"
     )
+    batch.add_argument(
+        "--count-tokens",
+        action="store_true",
+        help="with --provider: count each row's model calls' input tokens with the provider's count endpoint "
+        "(each row's line holds its counts, the summary the total); nothing else is sent, as in --dry-run",
+    )
     batch.add_argument("--responses", metavar="FILE", help="canned model replies for every row, a JSON array")
     batch.add_argument(
         "--concurrency",

@@ -207,6 +207,7 @@ class BatchFlags(RunFlags):
     batch_results: Sequence[str] | None
     replay_writes: bool
     resume_anyway: bool
+    count_tokens: bool
 
     def program_flags(self) -> list[str]:
         return (["--inputs"] if self.inputs is not None else []) + super().program_flags()
@@ -340,13 +341,21 @@ def render_run_options(flags: RenderFlags, *, program: bool) -> RunOptions:
 def _counting(flags: RenderFlags, options: RunOptions) -> RunOptions:
     """``--count-tokens``: the run's calls each counted by its provider's count endpoint, then
     answered offline (a dry run); a provider named that has no count endpoint is refused now."""
-    if options.adapter == "offline":
-        usage_error("--count-tokens needs --provider: the provider that counts (or auto)")
     if flags.output not in ("display", "json"):
         usage_error(f"--count-tokens prints the counts as display or json, not --output {flags.output}")
-    for flag, given in (("--record", flags.record), ("--stream", flags.stream), ("a replay", options.replay)):
+    for flag, given in (("--record", flags.record), ("--stream", flags.stream)):
         if given:
             usage_error(f"--count-tokens sends nothing but the counts: it takes no {flag}")
+    return _counted_options(flags, options)
+
+
+def _counted_options(flags: RunFlags, options: RunOptions) -> RunOptions:
+    """The options of a run (or of every row of a batch) whose calls are counted, then answered
+    offline: what both commands' ``--count-tokens`` refuse, and the provider checked now."""
+    if options.adapter == "offline":
+        usage_error("--count-tokens needs --provider: the provider that counts (or auto)")
+    if options.replay:
+        usage_error("--count-tokens sends nothing but the counts: it replays no recording")
     if flags.timeout is not None:  # a count is asked within the adapter's default timeout
         usage_error("--count-tokens asks each count within the provider's default timeout: it takes no --timeout")
     from ...calls.counting import Count, counter
@@ -366,7 +375,12 @@ def batch_run_options(flags: BatchFlags) -> RunOptions:
 
     responses, replay = model_replies(flags.responses, flags.max_input_size)
     _replay_warnings(replay)
-    return _run_options(flags, responses, replay, program=flags.file.endswith(".as"))
+    options = _run_options(flags, responses, replay, program=flags.file.endswith(".as"))
+    if flags.count_tokens:
+        if flags.batch_file is not None or flags.batch_results is not None:
+            usage_error("--count-tokens counts a batch run here, not a round of a provider's batch API")
+        return _counted_options(flags, options)
+    return options
 
 
 def _run_options(flags: RunFlags, responses: Sequence[Any], replay: Recording | None, *, program: bool) -> RunOptions:
