@@ -572,6 +572,13 @@ class EventReader:
     def whole(self) -> Any:
         if self.stop is None:
             raise cut_short()
+        try:
+            return self._whole(self.stop)
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:  # events of the wrong shape
+            folded = {"blocks": self.blocks, "stop": self.stop, "metadata": self.metadata}
+            raise missing_part(f"LLM provider response has an unexpected shape: {exc}", folded) from None
+
+    def _whole(self, stop: Any) -> Any:
         content: list[dict[str, Any]] = []
         for index in sorted(self.blocks):
             block = self.blocks[index]
@@ -591,7 +598,7 @@ class EventReader:
                     }
                     content.append({"reasoningContent": {"reasoningText": text}})
         whole: dict[str, Any] = {"output": {"message": {"role": self.role, "content": content}}}
-        whole.update({key: value for key, value in self.stop.items()})
+        whole.update({key: value for key, value in stop.items()})
         whole.update({key: value for key, value in self.metadata.items() if key in ("usage", "metrics")})
         return whole
 

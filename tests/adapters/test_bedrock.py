@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import promptwire
@@ -448,6 +448,9 @@ def test_any_reply_is_read_or_told_as_a_malformed_one(raw: Any) -> None:
 
 @settings(max_examples=examples(2), deadline=None)
 @given(st.lists(JSON, max_size=6))
+@example([{"messageStop": False}])  # a stop of the wrong shape raised AttributeError from whole()
+@example([{"messageStop": {}}, {"metadata": []}])
+@example([{"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": {}}}}, {"messageStop": {}}])
 def test_any_stream_is_read_or_told_as_a_malformed_one(events: list[Any]) -> None:
     reader = EventReader()
     try:
