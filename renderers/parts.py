@@ -110,6 +110,8 @@ def openai_content(content: str | list[ContentPart] | list[TurnPart]) -> str | l
 
 def url_file_paths(prompt: Prompt) -> list[str]:
     """Where the prompt holds a file given by URL, which :func:`openai_part` can only show as text."""
+    if not prompt.attachments and all(turn.content.__class__ is str for turn in prompt.history):
+        return []  # no part anywhere: the usual chat of text turns, told in one pass
     paths = [f"attachments[{i}]" for i, part in enumerate(prompt.attachments) if _is_url_file(part)]
     for t, turn in enumerate(prompt.history):
         if not isinstance(turn.content, str):
