@@ -1,4 +1,4 @@
-"""Every speed target of issue 28 in one run, as one table: what, promptwire, the yardstick, the
+"""Every speed target of issues 28 and 41 in one run, as one table: what, promptwire, the yardstick, the
 ratio, the target, pass or fail.
 
 * chat messages from data against a compiled Jinja2 template (``chat_render.py``);
