@@ -35,6 +35,11 @@ __all__ = ["ChatMessages", "cache_breakpoints_note", "plain_message", "reply_tur
 PROVIDER = "openai"
 
 
+_arguments_text = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(arguments, ensure_ascii=False)``, with its encoder made once: ``json.dumps`` makes
+a new one for each call given an option (a third of the cost of a call's arguments)."""
+
+
 class ChatMessages:
     """One request's messages, written in order (:meth:`write`), then checked complete
     (:meth:`finish`); ``notes`` says everything changed or left out on the way."""
@@ -127,7 +132,7 @@ class ChatMessages:
             )
         text = part.get("arguments_text")
         if text is None:
-            text = json.dumps(part.get("arguments"), ensure_ascii=False)
+            text = _arguments_text(part.get("arguments"))
         return {"id": self.ids(call_id), "type": "function", "function": {"name": part["name"], "arguments": text}}
 
     def _results(self, message: Message, parts: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
@@ -242,7 +247,7 @@ def plain_message(message: Message, index: int, notes: list[str]) -> dict[str, A
             {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)},
+                "function": {"name": call.name, "arguments": _arguments_text(call.arguments)},
             }
             for call in message.tool_calls
         ]

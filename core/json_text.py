@@ -96,6 +96,8 @@ def check_json_data(value: Any, path: Sequence[str | int]) -> None:
     (``sys.get_int_max_str_digits()``). For the fields that are JSON by definition (a tool's
     parameter schema, a call's arguments, the output schema): every format and every request
     prints them as JSON. A walk with a stack, not recursion: they may nest as deep as any value."""
+    if _plainly_json(value):
+        return
     stack: list[tuple[tuple[str | int, ...], Any]] = [(tuple(path), value)]
     while stack:
         where, node = stack.pop()
@@ -124,6 +126,32 @@ def check_json_data(value: Any, path: Sequence[str | int]) -> None:
         else:
             name = kind.__name__
             raise FieldError(where, _NO_JSON_FORM.get(name, f"a {name} is not JSON data"))
+
+
+def _plainly_json(value: Any) -> bool:
+    """Whether ``value`` is JSON data made of the plain types only (dict, list, tuple, str, int,
+    float, bool, None), told without the paths :func:`check_json_data` keeps for its message: a
+    tool's schema or a call's arguments is checked in one pass that builds nothing. ``False`` sends
+    the value to the walk that names the place, which has the last word (an ``Enum`` member or a
+    ``Mapping`` that is not a dict is data too)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        kind = node.__class__
+        if kind is str or kind is bool or node is None:
+            continue
+        if kind is dict:
+            if not all(key.__class__ is str for key in node):
+                return False
+            stack.extend(node.values())
+        elif kind is list or kind is tuple:
+            stack.extend(node)
+        elif kind is int:
+            if node.bit_length() > 64 and too_many_digits(node):  # Python prints at least 640 digits
+                return False
+        elif kind is not float or not math.isfinite(node):
+            return False
+    return True
 
 
 def json_object(text: str) -> dict[str, Any] | None:

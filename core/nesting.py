@@ -104,13 +104,15 @@ class _Walk:
             if len(value) >= LONG_TEXT:
                 self.text(value, path)
             return
-        if kind in _SCALARS or not _is_container(value):
+        if kind in _SCALARS or (kind not in _CONTAINERS and not _is_container(value)):
             return
-        if id(value) in self.done:
-            _, values, chars = self.done[id(value)]
-            self.repeat(values, chars, path)
-            return
-        self.walk(value, path)
+        known = self.done.get(id(value))
+        if known is not None:
+            self.repeat(known[1], known[2], path)
+        elif not value and kind in _CONTAINERS:  # one value, nothing inside: no walk to set up
+            self.done[id(value)] = (1, 1, 0)
+        else:
+            self.walk(value, path)
 
     def text(self, text: str, path: Sequence[str | int]) -> None:
         if id(text) in self.texts:
@@ -147,7 +149,7 @@ class _Walk:
                     if length >= LONG_TEXT:
                         self.text(child, path)
                     continue
-                if kind in _SCALARS or not _is_container(child):
+                if kind in _SCALARS or (kind not in _CONTAINERS and not _is_container(child)):
                     continue
                 child_key = id(child)
                 level = len(stack) + 2  # the level the child is at
@@ -195,6 +197,10 @@ class _Walk:
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None), bytes})
+
+_CONTAINERS = frozenset({dict, list, tuple})
+"""The usual containers, told by their exact type: :func:`_is_container`'s ``Mapping`` test goes
+through the ABC machinery (about 0.3 us, for each container of a 100,000-row value)."""
 
 
 def _is_container(value: Any) -> bool:

@@ -471,8 +471,9 @@ class Prompt(BaseModel):
         """Every free-form value nests at most ``MAX_DEPTH`` levels and never contains itself, and
         the parts used in several places print within a budget (see :func:`check_values`); the
         fields that are JSON by definition hold JSON data (every format prints them as JSON)."""
-        check_values(_free_values(self))
-        for path, value in _json_values(self):
+        arguments = list(_turn_arguments(self))  # both checks read them: one pass over the turns
+        check_values(_free_values(self, arguments))
+        for path, value in _json_values(self, arguments):
             check_json_data(value, path)
         return self
 
@@ -519,7 +520,7 @@ SUB_FIELDS: dict[str, Callable[[Prompt], bool]] = {
     "history.cache": lambda prompt: (
         any(turn.cache is not None for turn in prompt.history)
         or any(
-            getattr(part, "cache", None) is not None
+            part.__dict__.get("cache") is not None  # reasoning has none: no getattr's AttributeError
             for turn in prompt.history
             if turn.content.__class__ is list
             for part in turn.content
@@ -544,8 +545,13 @@ _SUB_FIELD_CHECKS = tuple((name, name.partition(".")[0], present) for name, pres
 """Each sub-field with its parent field: it is looked for only when the parent is populated."""
 
 
-def _free_values(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """The user values of a prompt that no model field constrains, each with its path."""
+_Paths = list[tuple[tuple[str | int, ...], Any]]
+"""Values with their paths in the prompt."""
+
+
+def _free_values(prompt: Prompt, arguments: _Paths) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """The user values of a prompt that no model field constrains, each with its path (``arguments``:
+    the turns' call arguments, from :func:`_turn_arguments`)."""
     yield ("instruction",), prompt.instruction
     yield ("previous_result",), prompt.previous_result
     yield ("native",), prompt.native
@@ -554,25 +560,32 @@ def _free_values(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
     for index, section in enumerate(prompt.sections):
         yield ("sections", index, "value"), section.value
     for index, tool in enumerate(prompt.tools):
-        yield ("tools", index), (tool.parameters, tool.returns, tool.native)
+        if tool.returns is None and tool.native is None and not tool.parameters:
+            # A tool of a name and a description: its empty schema alone is what the tuple holds
+            # that can repeat (the same tool given twice), and it is counted the same way.
+            yield ("tools", index), tool.parameters
+        else:
+            yield ("tools", index), (tool.parameters, tool.returns, tool.native)
     for index, call in enumerate(prompt.tool_calls):
         yield ("tool_calls", index), (call.arguments, call.native)
     for index, result in enumerate(prompt.tool_results):
         yield ("tool_results", index, "content"), result.content
-    yield from _turn_arguments(prompt)
+    yield from arguments
     if prompt.retry is not None:
         yield ("retry", "previous_output"), prompt.retry.previous_output
     if prompt.output is not None:
         yield ("output",), (prompt.output.json_schema, prompt.output.native)
 
 
-def _json_values(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """The values of a prompt that are JSON by definition: schemas and a call's arguments."""
+def _json_values(prompt: Prompt, arguments: _Paths) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """The values of a prompt that are JSON by definition: schemas and a call's arguments (``arguments``:
+    the turns', from :func:`_turn_arguments`)."""
     for index, tool in enumerate(prompt.tools):
-        yield ("tools", index, "parameters"), tool.parameters
+        if tool.parameters:  # an empty schema holds nothing to refuse
+            yield ("tools", index, "parameters"), tool.parameters
     for index, call in enumerate(prompt.tool_calls):
         yield ("tool_calls", index, "arguments"), call.arguments
-    yield from _turn_arguments(prompt)
+    yield from arguments
     if prompt.output is not None:
         yield ("output", "schema"), prompt.output.json_schema
 

@@ -102,8 +102,14 @@ class MessagesRenderer:
 
 def history_messages(prompt: Prompt) -> list[Message]:
     """The conversation's turns as messages, each part and breakpoint kept (see :mod:`.parts`)."""
+    # Text turns (the usual ones) skip the calls that would hand their text and no mark back.
     return [
-        Message(turn.role, openai_content(turn.content), turn.name, cache=cache_mark(turn.cache))
+        Message(
+            turn.role,
+            content if (content := turn.content).__class__ is str else openai_content(content),
+            turn.name,
+            cache=None if turn.cache is None else cache_mark(turn.cache),
+        )
         for turn in prompt.history
     ]
 

@@ -49,10 +49,13 @@ def cache_mark(mark: CacheMark | None) -> dict[str, Any] | None:
 def openai_part(part: TurnPart) -> dict[str, Any]:
     """``part`` as a rendered content part (see the module docstring), its breakpoint included."""
     shaped = _shaped(part)
-    mark = getattr(part, "cache", None)  # every kind but reasoning may carry one
+    # Read from the fields, not with ``getattr``: on a kind without the field, pydantic's
+    # ``__getattr__`` raises and catches an AttributeError (about 2 us, for each part of a history).
+    fields = part.__dict__
+    mark = fields.get("cache")  # every kind but reasoning may carry one
     if mark is not None:
         shaped["cache"] = cache_mark(mark)
-    item_id = getattr(part, "item_id", None)  # a reply's text or call, from the Responses API
+    item_id = fields.get("item_id")  # a reply's text or call, from the Responses API
     if item_id is not None:
         shaped["item_id"] = item_id
     return shaped
@@ -107,6 +110,8 @@ def openai_content(content: str | list[ContentPart] | list[TurnPart]) -> str | l
 
 def url_file_paths(prompt: Prompt) -> list[str]:
     """Where the prompt holds a file given by URL, which :func:`openai_part` can only show as text."""
+    if not prompt.attachments and all(turn.content.__class__ is str for turn in prompt.history):
+        return []  # no part anywhere: the usual chat of text turns, told in one pass
     paths = [f"attachments[{i}]" for i, part in enumerate(prompt.attachments) if _is_url_file(part)]
     for t, turn in enumerate(prompt.history):
         if not isinstance(turn.content, str):

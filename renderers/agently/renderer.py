@@ -207,6 +207,8 @@ def _report_schema(mapped: Mapped, notes: SchemaNotes, where: str) -> None:
 
 def _tool(tool: ToolDefinition, index: int, mapped: Mapped) -> Any:
     native = tool.native
+    if native is None and not tool.parameters and tool.returns is None:  # a name and a description
+        return {"name": tool.name, "desc": tool.description, "kwargs": {}}
     if isinstance(native, dict) and {"name", "desc", "kwargs"} <= set(native):
         return native
     notes = SchemaNotes()

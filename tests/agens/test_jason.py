@@ -356,3 +356,43 @@ def test_big_containers_print_as_the_walk_whatever_they_hold(value: list[object]
         assert str(encoded) == str(walked)
     else:
         assert encoded == walked
+
+
+def _rows(keys: st.SearchStrategy[Any], values: st.SearchStrategy[Any]) -> st.SearchStrategy[list[dict[Any, Any]]]:
+    """Lists of maps that share one key set (tool descriptions, rows of a table)."""
+    return st.lists(keys, min_size=1, max_size=3, unique=True).flatmap(
+        lambda names: st.lists(st.fixed_dictionaries({name: values for name in names}), **_BIG)
+    )
+
+
+@given(_rows(_plain_text, _plain_text))
+def test_big_lists_of_same_keyed_text_maps_take_one_format_per_row_and_print_as_the_walk(
+    rows: list[dict[str, str]],
+) -> None:
+    assert encode(rows) == _walked(rows)
+    assert encode({"tool_defs": rows}) == _walked({"tool_defs": rows})
+
+
+@given(_rows(_any_text, _any_text | st.none() | st.integers()))
+def test_big_lists_of_maps_print_as_the_walk_whatever_they_hold(rows: list[dict[str, object]]) -> None:
+    walked, encoded = _walked(rows), _encoded(rows)
+    if isinstance(walked, FieldError):
+        assert isinstance(encoded, FieldError)
+        assert str(encoded) == str(walked)
+    else:
+        assert encoded == walked
+
+
+def test_tool_descriptions_take_one_format_per_row() -> None:
+    tools = [{"name": f"tool_{i}", "description": f"Looks up record {i}."} for i in range(jason._FLAT_MIN + 1)]
+    assert jason._flat_rows_text(tools) is not None
+    assert encode(tools) == _walked(tools)
+
+
+def test_rows_with_percent_signs_and_rows_at_the_depth_limit_print_as_the_walk() -> None:
+    rows = [{"%s": f"{i}%d", "b%": "%%"} for i in range(jason._FLAT_MIN + 1)]
+    assert encode(rows) == _walked(rows)
+    deep: object = rows
+    for _ in range(jason.MAX_DEPTH - 2):
+        deep = [deep]
+    assert str(_encoded(deep)) == str(_walked(deep))
