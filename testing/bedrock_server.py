@@ -49,9 +49,7 @@ import base64
 import binascii
 import itertools
 import json
-import signal
 import struct
-import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -60,7 +58,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
 
-from .provider_servers import TOOLS_MODEL, FakeProvider, Text, _issued, _replies
+from .provider_servers import TOOLS_MODEL, FakeProvider, Text, _issued, _replies, serve_until_stopped
 from .schema_values import FAKE_TEXT, conforming_value
 
 __all__ = [
@@ -496,24 +494,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         replies = _replies(args.replies) if args.replies else []
     except ValueError as exc:
         parser.error(str(exc))
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        with fake_bedrock(args.port, answering(replies)) as server:
-            print(
-                f"fake Bedrock Runtime on {server.root} (Ctrl-C stops)\n"
-                f"  asrender ... --provider bedrock --base-url {server.root}\n"
-                "  (any credentials and region: AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_DEFAULT_REGION=us-east-1)",
-                flush=True,
-            )
-            while not stop.wait(0.2):
-                pass
-    except KeyboardInterrupt:
-        pass
-    except OSError as exc:
-        print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    return 0
+
+    def banner(server: FakeProvider) -> str:
+        return (
+            f"fake Bedrock Runtime on {server.root} (Ctrl-C stops)\n"
+            f"  asrender ... --provider bedrock --base-url {server.root}\n"
+            "  (any credentials and region: AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_DEFAULT_REGION=us-east-1)"
+        )
+
+    return serve_until_stopped(fake_bedrock(args.port, answering(replies)), banner, args.port)
 
 
 if __name__ == "__main__":

@@ -38,9 +38,7 @@ import argparse
 import json
 import re
 import select
-import signal
 import socket
-import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -48,7 +46,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .provider_servers import TOOLS_MODEL, FakeProvider, Text, _huge_text, _issued, _text
+from .provider_servers import TOOLS_MODEL, FakeProvider, Text, _huge_text, _issued, _text, serve_until_stopped
 from .provider_streams import pieces
 from .schema_values import conforming_value
 
@@ -423,22 +421,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port takes 0 to 65535, got {args.port}")
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        with gemini_server(args.port) as server:
-            print(f"fake Gemini API on {server.root} (Ctrl-C stops)", flush=True)
-            print(
-                f"  asrender ... --provider gemini --base-url {server.root}    (any key: GEMINI_API_KEY=x)", flush=True
-            )
-            while not stop.wait(0.2):  # a short wait: the signal's handler runs between two
-                pass
-    except KeyboardInterrupt:
-        pass
-    except OSError as exc:
-        print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    return 0
+
+    def banner(server: FakeProvider) -> str:
+        return (
+            f"fake Gemini API on {server.root} (Ctrl-C stops)\n"
+            f"  asrender ... --provider gemini --base-url {server.root}    (any key: GEMINI_API_KEY=x)"
+        )
+
+    return serve_until_stopped(gemini_server(args.port), banner, args.port)
 
 
 if __name__ == "__main__":

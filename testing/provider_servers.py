@@ -67,7 +67,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
@@ -89,6 +89,7 @@ __all__ = [
     "fake_provider",
     "main",
     "request_schema",
+    "serve_until_stopped",
     "shaped_text",
 ]
 
@@ -735,17 +736,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         replies = _replies(args.replies) if args.replies else []
     except ValueError as exc:
         parser.error(str(exc))
+    return serve_until_stopped(fake_provider(args.port, answering(replies)), _banner, args.port)
+
+
+def serve_until_stopped(
+    serving: AbstractContextManager[FakeProvider], banner: Callable[[FakeProvider], str], port: int
+) -> int:
+    """A fake server's command: ``serving`` entered, its ``banner`` printed, and kept until Ctrl-C
+    or SIGTERM (exit 0); a port it cannot listen on is exit 1, said on stderr."""
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        with fake_provider(args.port, answering(replies)) as server:
-            print(_banner(server), flush=True)
+        with serving as server:
+            print(banner(server), flush=True)
             while not stop.wait(0.2):  # a short wait: the signal's handler runs between two
                 pass
     except KeyboardInterrupt:
         pass
     except OSError as exc:
-        print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     return 0
 
