@@ -5,7 +5,9 @@ A count is asked of the adapter the call is routed to (``count_tokens``, on the 
 call would send, so what is counted is what would be sent. A provider without a count endpoint (or
 an adapter that has no ``count_tokens``) raises :class:`TokenCountUnavailable`: a count is never
 guessed. The :class:`Count` link counts every call of a run (a program's, a batch's) as a dry run
-walks it: each call counted, then answered offline, so the program goes on to its next call.
+walks it: each call counted, then answered offline, so the program goes on to its next call. A call
+routed to a provider that cannot count (``--provider auto`` over several providers) is named among
+the counts as :class:`NotCounted`, with why, and the run goes on to count the others.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from ..core.call import Call, ModelAdapter, ProviderRequest, Site
 from ..core.errors import TokenCountUnavailable
 from .links import ASend, AsyncItems, Items, Link, Send
 
-__all__ = ["CallCount", "Count", "TokenCounts", "acount_call", "count_call", "counter"]
+__all__ = ["CallCount", "Count", "NotCounted", "TokenCounts", "acount_call", "count_call", "counter"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,17 +50,52 @@ class CallCount:
 
 
 @dataclass(frozen=True, slots=True)
+class NotCounted:
+    """A call whose provider has no count endpoint: named with the reason (``unavailable``'s
+    message), so a total that leaves it out says so instead of passing for the whole."""
+
+    provider: str
+    model: Any
+    unavailable: TokenCountUnavailable
+    site: Site | None = None
+    attempt: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "site": None if self.site is None else str(self.site),
+            "agent": None if self.site is None else self.site.agent,
+            "attempt": self.attempt,
+            "provider": self.provider,
+            "model": self.model,
+            "reason": str(self.unavailable),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class TokenCounts:
-    """The counts of every call, in order, and their ``total``."""
+    """The counts of every call, in order, and their ``total``; ``not_counted``, the calls whose
+    provider could not count them, which the total leaves out."""
 
     calls: tuple[CallCount, ...]
+    not_counted: tuple[NotCounted, ...] = ()
 
     @property
     def total(self) -> int:
         return sum(call.input_tokens for call in self.calls)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"calls": [call.to_dict() for call in self.calls], "total": self.total}
+        return {
+            "calls": [call.to_dict() for call in self.calls],
+            "total": self.total,
+            "not_counted": [call.to_dict() for call in self.not_counted],
+        }
+
+    def whole(self) -> TokenCounts:
+        """These counts, when any call was counted (or none was made); else the first call's
+        :class:`TokenCountUnavailable`: with nothing counted there is no total to show."""
+        if self.not_counted and not self.calls:
+            raise self.not_counted[0].unavailable
+        return self
 
 
 def counter(adapter: ModelAdapter, provider: str) -> Any:
@@ -100,15 +137,28 @@ class Count(Link):
 
     def __init__(self) -> None:
         self.counted: list[CallCount] = []
+        self.not_counted: list[NotCounted] = []
 
     def counts(self) -> TokenCounts:
-        return TokenCounts(tuple(self.counted))
+        return TokenCounts(tuple(self.counted), tuple(self.not_counted))
 
     def send(self, call: Call, call_next: Send) -> Items:
-        self.counted.append(count_call(call.adapter, call.provider, call.request, call.site, call.attempt))
+        try:
+            self.counted.append(count_call(call.adapter, call.provider, call.request, call.site, call.attempt))
+        except TokenCountUnavailable as unavailable:
+            self._not_counted(call, unavailable)
         return call_next(call)
 
     async def asend(self, call: Call, call_next: ASend) -> AsyncItems:
-        self.counted.append(await acount_call(call.adapter, call.provider, call.request, call.site, call.attempt))
+        try:
+            counted = await acount_call(call.adapter, call.provider, call.request, call.site, call.attempt)
+        except TokenCountUnavailable as unavailable:
+            self._not_counted(call, unavailable)
+        else:
+            self.counted.append(counted)
         async for item in call_next(call):
             yield item
+
+    def _not_counted(self, call: Call, unavailable: TokenCountUnavailable) -> None:
+        model = call.request.model_asked()
+        self.not_counted.append(NotCounted(call.provider, model, unavailable, call.site, call.attempt))

@@ -82,6 +82,8 @@ class Summary:
     tokens_out: int = 0
     counted: int | None = None
     """The input tokens the provider's count endpoint counted in every row (``--count-tokens``)."""
+    not_counted: int = 0
+    """The calls whose provider has no count endpoint, which ``counted`` leaves out."""
     rate_waits: int = 0
     started: float = field(default_factory=time.monotonic)
 
@@ -97,10 +99,16 @@ class Summary:
         self.tokens_out += outcome.tokens_out
         if outcome.counted is not None:
             self.counted = (self.counted or 0) + outcome.counted
+        self.not_counted += outcome.not_counted
 
     @property
     def rows(self) -> int:
         return self.ok + self.failed + self.bad
+
+    @property
+    def complete(self) -> bool:
+        """Every row ok, and with ``--count-tokens`` every call counted (exit status 0)."""
+        return self.failed == self.bad == self.not_counted == 0
 
     def line(self) -> str:
         seconds = time.monotonic() - self.started
@@ -108,6 +116,10 @@ class Summary:
         skipped = f", {self.skipped} done before" if self.skipped else ""
         waits = f", {self.rate_waits} rate-limit waits" if self.rate_waits else ""
         counted = "" if self.counted is None else f", {self.counted} input tokens counted"
+        if self.not_counted:
+            counted += (
+                f" ({self.not_counted} call{'' if self.not_counted == 1 else 's'} not counted: no count endpoint)"
+            )
         return (
             f"batch: {self.ok} ok, {self.failed} failed, {self.bad} bad{skipped}; {self.calls} calls, "
             f"tokens {self.tokens_in} in / {self.tokens_out} out{counted}{waits}; {seconds:.1f}s{rate}"
@@ -127,6 +139,8 @@ class Outcome:
     """The line for stderr, for a row that failed or is bad."""
     counted: int | None = None
     """The row's input tokens as the provider's count endpoint counted them (``--count-tokens``)."""
+    not_counted: int = 0
+    """The row's calls whose provider has no count endpoint."""
 
 
 def run_batch(
@@ -513,8 +527,11 @@ class RowRunner:
         counts = [usage for call in calls if (usage := Usage.read(call["usage"])) is not None]
         tokens_in = sum(usage.input or 0 for usage in counts)
         tokens_out = sum(usage.output or 0 for usage in counts)
-        counted = result["token_count"]["total"] if "token_count" in result else None
-        return Outcome(result_line(result), result["status"], len(calls), tokens_in, tokens_out, report, counted)
+        token_count = result.get("token_count")
+        counted = None if token_count is None else token_count["total"]
+        not_counted = 0 if token_count is None else len(token_count["not_counted"])
+        line = result_line(result)
+        return Outcome(line, result["status"], len(calls), tokens_in, tokens_out, report, counted, not_counted)
 
     def _calls(self, calls: Sequence[ModelCall], result: RunResult | None) -> list[dict[str, Any]]:
         """A row's calls as its result line holds them. Each one's ``cache_prefix`` compares its

@@ -196,12 +196,16 @@ def _run_shown(
 ) -> int:
     """A run (a program's or a prompt file's) watched as the flags ask, made on an event loop when a
     provider answers it (:func:`_awaited`), then printed; a failed one shows its calls first."""
-    from .show import print_counts, print_run, run_show, shown_on_failure
+    from .show import not_counted_error, print_counts, print_run, run_show, shown_on_failure
 
     if options.count is not None:  # the counts alone: the calls are answered offline
         with _provider_errors(options.adapter):
             synchronously(options)
-        print_counts(options.count.counts(), flags.output)
+            counts = options.count.counts().whole()
+        print_counts(counts, flags.output)
+        if counts.not_counted:  # a total that leaves calls out must not pass for the whole
+            error_line(not_counted_error(counts))
+            return 1
         return 0
     sent_as = (options.format, options.options)
     show = run_show(options, sent_as, progress=flags.progress, stream=flags.stream, output=flags.output)
@@ -329,7 +333,7 @@ def batch(flags: BatchFlags) -> int:
         _batch_interrupted(batch, flags.out, summary)
         raise
     error_line(summary.line())
-    return 0 if summary.failed == summary.bad == 0 else 1
+    return 0 if summary.complete else 1
 
 
 def _batch_interrupted(batch: Any, out: str, summary: Any) -> None:
@@ -386,7 +390,7 @@ def _batch_round(flags: BatchFlags, batch: Any, kind: str, host: PluginHost) -> 
         where = f"written to {requests}" if requests else "not written: give --batch-file"
         error_line(f"batch: {waiting} rows wait for another round, their next calls {where}")
     error_line(summary.line())
-    return 0 if summary.failed == summary.bad == 0 else 1
+    return 0 if summary.complete else 1
 
 
 def snapshot(flags: SnapshotFlags) -> int:

@@ -20,7 +20,7 @@ from ...core.errors import PromptwireError
 from .terminal import CliError, error_block, error_line, finish_output, json_text, one_line, safe_json, write_output
 
 if TYPE_CHECKING:
-    from ...calls.counting import TokenCounts
+    from ...calls.counting import CallCount, NotCounted, TokenCounts
     from ...calls.recording import Recording
     from ...core.call import ModelCall
     from ...core.rendered import RenderedPrompt, RenderWarning
@@ -123,26 +123,46 @@ def print_calls(result: RunResult, options: RunOptions, output: str, show: RunSh
 
 
 def print_counts(counts: TokenCounts, output: str) -> None:
-    """``--count-tokens``: each call's input tokens as its provider counted them, then the total;
-    ``json``: the counts as data (:meth:`~promptwire.calls.counting.TokenCounts.to_dict`)."""
+    """``--count-tokens``: each call's input tokens as its provider counted them, each call its
+    provider could not count with why, then the total; ``json``: the counts as data
+    (:meth:`~promptwire.calls.counting.TokenCounts.to_dict`)."""
     if output == "json":
         write_output(json_text(counts.to_dict()) + "\n")
         return
     lines = []
     for call in counts.calls:
-        where = (
-            "the prompt"
-            if call.site is None
-            else f"{call.site}{f' agent {call.site.agent}' if call.site.agent else ''}"
-        )
         left_out = f", without {', '.join(call.left_out)}" if call.left_out else ""
         lines.append(
-            f"{one_line(where)} attempt {call.attempt}: {call.input_tokens} input tokens "
+            f"{_counted_where(call)} attempt {call.attempt}: {call.input_tokens} input tokens "
             f"({one_line(call.provider)} {one_line(str(call.model))}; {call.endpoint}{left_out})"
         )
+    for uncounted in counts.not_counted:
+        lines.append(
+            f"{_counted_where(uncounted)} attempt {uncounted.attempt}: not counted "
+            f"({one_line(uncounted.provider)} {one_line(str(uncounted.model))}: no token-count endpoint)"
+        )
     noun = "call" if len(counts.calls) == 1 else "calls"
-    lines.append(f"total: {counts.total} input tokens in {len(counts.calls)} {noun}")
+    left = f"; {not_counted_text(len(counts.not_counted))}" if counts.not_counted else ""
+    lines.append(f"total: {counts.total} input tokens in {len(counts.calls)} {noun}{left}")
     write_output("".join(line + "\n" for line in lines))
+
+
+def not_counted_text(calls: int) -> str:
+    """How many calls a count total leaves out, for its line."""
+    return f"{calls} call{'' if calls == 1 else 's'} not counted"
+
+
+def not_counted_error(counts: TokenCounts) -> str:
+    """The line on stderr for counts whose total leaves calls out: how many, and why (each
+    provider that cannot count, once)."""
+    reasons = dict.fromkeys(str(call.unavailable) for call in counts.not_counted)
+    left = len(counts.not_counted)
+    return f"{not_counted_text(left)}, so the total leaves {'it' if left == 1 else 'them'} out: {'; '.join(reasons)}"
+
+
+def _counted_where(call: CallCount | NotCounted) -> str:
+    site = call.site
+    return "the prompt" if site is None else one_line(f"{site}{f' agent {site.agent}' if site.agent else ''}")
 
 
 def print_render(rendered: Any, output: str) -> None:

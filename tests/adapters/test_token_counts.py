@@ -192,6 +192,7 @@ def test_the_public_count_tokens_counts_the_request_build_request_builds(
             }
         ],
         "total": expected,
+        "not_counted": [],
     }
 
 
@@ -287,6 +288,62 @@ def test_asrender_under_auto_says_which_call_cannot_be_counted(
     code, shown, err = _run(capsys, str(path), "--input", "{}", "--provider", "auto", "--count-tokens")
     assert code == 1 and shown == ""
     assert "provider 'ollama' has no token-count endpoint" in err and "Traceback" not in err
+
+
+MIXED_PROGRAM = """import llm Claude from "anthropic://claude-x"
+import llm Local from "ollama://llama3"
+agent Checker {
+    model Local
+    role "Checker"
+    description "Checks a greeting."
+    func check(greeting) {
+        return generate({ input: greeting })
+    }
+}
+main agent A {
+    model Claude
+    role "Greeter"
+    description "Greet people."
+    main func(input) {
+        greeting = generate({ input: "First." })
+        Checker.check(greeting)
+        generate({ input: "Second." })
+    }
+}
+"""
+
+
+def test_asrender_under_auto_counts_what_can_be_counted_and_names_the_rest(
+    server: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A call routed to a provider without a count endpoint does not end the count: the others are
+    counted, it is named with why, and the exit status says the total is not the whole."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.root)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    path = tmp_path / "mixed.as"
+    path.write_text(MIXED_PROGRAM, encoding="utf-8")
+    code, shown, err = _run(capsys, str(path), "--input", "{}", "--provider", "auto", "--count-tokens")
+    first, second = (fake_count(body) for body in server.raw_bodies)
+    where = "(anthropic claude-x; POST /v1/messages/count_tokens, without max_tokens)"
+    assert shown == (
+        f"{path}:16:20 agent A attempt 1: {first} input tokens {where}\n"
+        f"{path}:18:9 agent A attempt 1: {second} input tokens {where}\n"
+        f"{path}:8:16 agent Checker attempt 1: not counted (ollama llama3: no token-count endpoint)\n"
+        f"total: {first + second} input tokens in 2 calls; 1 call not counted\n"
+    )
+    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("asrender: 1 call not counted, so the total leaves it out: provider 'ollama' has no")
+    code, shown, err = _run(capsys, str(path), "--input", "{}", "--provider", "auto", "--count-tokens", "-O", "json")
+    data = json.loads(shown)
+    assert code == 1 and data["total"] == first + second and len(data["calls"]) == 2
+    [uncounted] = data["not_counted"]
+    assert (uncounted["site"], uncounted["agent"], uncounted["provider"], uncounted["model"]) == (
+        f"{path}:8:16",
+        "Checker",
+        "ollama",
+        "llama3",
+    )
+    assert uncounted["reason"].startswith("provider 'ollama' has no token-count endpoint")
 
 
 @pytest.mark.parametrize(

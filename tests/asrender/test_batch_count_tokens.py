@@ -28,6 +28,16 @@ main agent A {
     }
 }
 """
+CHECKER = """import llm Local from "ollama://tiny"
+agent Checker {
+    model Local
+    role "Checker"
+    description "Checks a greeting."
+    func check(greeting) {
+        return generate({ input: greeting })
+    }
+}
+"""
 ROWS = ['{"id": "ann", "name": "Ann"}', '{"id": "bo", "name": "Bo"}', '{"id": "cy", "name": "Cy Young"}']
 
 
@@ -104,3 +114,33 @@ def test_a_counted_batch_is_not_resumed_from_a_dry_runs_results(
     assert "--resume-anyway" in capsys.readouterr().err
     assert server.paths == []  # refused before any row was counted
     assert all("token_count" not in json.loads(line) for line in results.read_text(encoding="utf-8").splitlines())
+
+
+def test_under_auto_a_call_that_cannot_be_counted_is_named_in_its_rows_line(
+    tmp_path: Path, server: FakeProvider, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each row's second call goes to Ollama, which has no count endpoint: every row still runs, its
+    line names that call with why, the summary says how many calls its total leaves out, and the
+    exit status is 1 (a total that is not the whole must not pass for it)."""
+    mixed = PROGRAM.replace(
+        '        generate({ input: "Greet them again." })', "        Checker.check(greeting)"
+    ).replace("main agent A", CHECKER + "main agent A")
+    (tmp_path / "greet.as").write_text(mixed, encoding="utf-8")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("\n".join(ROWS) + "\n", encoding="utf-8")
+    results = tmp_path / "out.jsonl"
+    argv = ["batch", str(tmp_path / "greet.as"), "--inputs", str(rows), "--out", str(results)]
+    code = main([*argv, "--provider", "auto", "--count-tokens"])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert server.paths == ["/v1/messages/count_tokens"] * 3  # one countable call a row
+    lines = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    assert [line["status"] for line in lines] == ["ok"] * 3
+    for line in lines:
+        [counted] = line["token_count"]["calls"]
+        [uncounted] = line["token_count"]["not_counted"]
+        assert counted["provider"] == "anthropic" and line["token_count"]["total"] == counted["input_tokens"]
+        assert (uncounted["provider"], uncounted["model"]) == ("ollama", "tiny")
+        assert uncounted["reason"].startswith("provider 'ollama' has no token-count endpoint")
+    total = sum(line["token_count"]["total"] for line in lines)
+    assert f", {total} input tokens counted (3 calls not counted: no count endpoint);" in err
