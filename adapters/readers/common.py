@@ -192,13 +192,16 @@ class Reading:
             self.config["strict"] = strict
         self.output = built(OutputContract, (*path, "schema"), fields)
 
-    def tool(self, path: Path, name: Any, description: Any, parameters: Any) -> None:
-        """A function tool: its name, description and parameter schema."""
+    def tool(self, path: Path, name: Any, description: Any, parameters: Any, returns: Any = None) -> None:
+        """A function tool: its name, description, parameter schema and (where the provider says it)
+        the schema of what it returns."""
         fields: dict[str, Any] = {"name": text(name, (*path, "name"))}
         if description is not None:
             fields["description"] = text(description, (*path, "description"))
         if parameters is not None:
             fields["parameters"] = mapping(parameters, (*path, "parameters"), "a JSON Schema object")
+        if returns is not None:
+            fields["returns"] = returns
         self.tools.append(built(ToolDefinition, path, fields))
 
     def turn(self, path: Path, fields: Mapping[str, Any]) -> None:
