@@ -20,7 +20,6 @@ the result's text, as JSON.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,7 +37,7 @@ from ...core.prompt import (
     ToolResultPart,
 )
 from ..bedrock_turns import DOCUMENT_FORMATS, IMAGE_FORMATS
-from .common import Path, Reading, body_and_items, built, listed, mapping, text
+from .common import Path, Reading, body_and_items, built, json_object, listed, mapping, text
 
 __all__ = ["BedrockReader", "reader"]
 
@@ -103,11 +102,9 @@ def _output(reading: Reading, config: Mapping[str, Any]) -> None:
     structure = mapping(format.get("structure"), (*path, "structure"), "an object holding the jsonSchema")
     where = (*path, "structure", "jsonSchema")
     definition = mapping(structure.get("jsonSchema"), where, "an object holding the schema as JSON text")
-    schema_text = text(definition.get("schema"), (*where, "schema"))
-    try:
-        schema = json.loads(schema_text)
-    except ValueError:
-        raise FieldError((*where, "schema"), "must be a JSON Schema written as JSON text") from None
+    schema = json_object(text(definition.get("schema"), (*where, "schema")))
+    if schema is None:
+        raise FieldError((*where, "schema"), "must be a JSON Schema object written as JSON text")
     reading.schema_output(schema, where, definition.get("name"))
     reading.rest(definition, where, ("schema", "name"))
     reading.rest(structure, (*path, "structure"), ("jsonSchema",))

@@ -4,8 +4,9 @@
 The inverse of what the ``gemini`` adapter writes (:mod:`promptwire.adapters.gemini_turns`). The
 ``systemInstruction``'s text parts are the conversation's leading turn of role ``system``; each
 content a turn (``user`` as ``user``, ``model`` as ``assistant``) with every part: ``text``,
-``inlineData`` (an image, audio or a file, by its MIME type), ``fileData`` (an image or file by its
-URI), ``functionCall`` as a tool call (its ``args`` the arguments), ``functionResponse`` as a tool
+``inlineData`` (an image, audio or a file, by its MIME type), ``fileData`` (an image or a file by
+its URI; an image's MIME type that the URI's name does not tell is kept, the adapter writing the
+one the name tells), ``functionCall`` as a tool call (its ``args`` the arguments), ``functionResponse`` as a tool
 result (``{"result": TEXT}`` as its text, ``{"error": TEXT}`` as a failure's, its ``parts`` as its
 media). A thought part (``"thought": true``) is reasoning of provider ``gemini`` with its
 ``thoughtSignature``; a signature Gemini put on another part is a reasoning part with that
@@ -164,8 +165,9 @@ def _schema(fields: Mapping[str, Any], path: Path, json_key: str, schema_key: st
 
 
 def _json_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """Gemini's ``Schema`` as JSON Schema: its upper-case type names (``"OBJECT"``) in lower case,
-    everywhere in it; the rest is JSON Schema's own words already."""
+    """Gemini's ``Schema`` (OpenAPI's subset) as JSON Schema: its upper-case type names
+    (``"OBJECT"``) in lower case, everywhere in it; every other word as it is (most are JSON
+    Schema's too; OpenAPI's own, ``nullable`` or ``propertyOrdering``, go on as they are)."""
     return {
         key: (value.lower() if key == "type" and isinstance(value, str) and value in SCHEMA_TYPES else _nested(value))
         for key, value in schema.items()
@@ -189,7 +191,7 @@ class _Calls:
     def answer(self, name: str, call_id: str | None) -> ToolCallPart | None:
         """The call a response answers: the open call of its id, else the first of its name."""
         for call in self.open:
-            if call.id == call_id if call_id is not None else call.name == name:
+            if (call.id == call_id) if call_id is not None else (call.name == name):
                 self.open.remove(call)
                 return call
         return None

@@ -209,6 +209,11 @@ def _with(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
             "JSON Schema object",
         ),
         (
+            _with(("outputConfig", "textFormat", "structure", "jsonSchema", "schema"), "[" * 100_000),
+            "outputConfig.textFormat.structure.jsonSchema.schema",
+            "JSON Schema object",
+        ),
+        (
             _with(("toolConfig", "tools", 0, "toolSpec", "inputSchema"), None),
             "toolConfig.tools[0].toolSpec.inputSchema",
             "object",
