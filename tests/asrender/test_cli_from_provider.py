@@ -177,3 +177,30 @@ def test_batch_rows_read_as_provider_bodies_are_conversations(
     (call,) = json.loads(out.read_text(encoding="utf-8"))["calls"]
     assert call["prompt"]["format"] == "conversation"
     assert call["prompt"]["messages"] == [{"role": "user", "content": "Hi"}]
+
+
+@pytest.mark.parametrize(
+    ("reader", "row"),
+    [
+        ("gemini", {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]}),
+        ("bedrock", {"modelId": "m", "messages": [{"role": "user", "content": [{"text": "Hi"}]}]}),
+    ],
+)
+def test_batch_rows_read_as_gemini_or_bedrock_bodies_are_conversations(
+    reader: str, row: dict[str, Any], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rows = tmp_path / "rows.jsonl"
+    bad = {"contents": [{"role": "system", "parts": []}]} if reader == "gemini" else {"messages": [{"role": "tool"}]}
+    rows.write_text(json.dumps(row) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    code, _, err = _run(capsys, "batch", str(rows), "--out", str(out), "--from", reader)
+    assert code == 1
+    first, second = (json.loads(line) for line in out.read_text(encoding="utf-8").splitlines())
+    (call,) = first["calls"]
+    assert (call["prompt"]["format"], call["prompt"]["messages"]) == (
+        "conversation",
+        [{"role": "user", "content": "Hi"}],
+    )
+    field = "contents[0].role: must be 'user' or 'model'" if reader == "gemini" else "messages[0].role: must be"
+    assert second["status"] == "failed" and second["error"].startswith(field)
+    assert f"row 2 failed: {field}" in err
