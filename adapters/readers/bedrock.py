@@ -24,7 +24,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.errors import FieldError
-from ...core.json_text import dumps
 from ...core.prompt import (
     AudioPart,
     CacheMark,
@@ -37,7 +36,7 @@ from ...core.prompt import (
     ToolResultPart,
 )
 from ..bedrock_turns import DOCUMENT_FORMATS, IMAGE_FORMATS
-from .common import Path, Reading, body_and_items, built, json_object, listed, mapping, text
+from .common import Path, Reading, body_and_items, built, json_object, json_text, listed, mapping, text
 
 __all__ = ["BedrockReader", "reader"]
 
@@ -288,7 +287,7 @@ def _tool_result(reading: Reading, value: Any, path: Path) -> Any:
         inner = mapping(block, (*where, number), "a tool result block object")
         if "json" in inner and len(inner) == 1:
             reading.keep((*where, number), dict(inner))
-            parts.append(TextPart(text=dumps(inner["json"])))
+            parts.append(TextPart(text=json_text(inner["json"], (*where, number, "json"))))
             continue
         part = _block(reading, inner, (*where, number), ("text", "image", "document"))
         if part is not None:

@@ -33,7 +33,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.errors import FieldError
-from ...core.json_text import dumps
 from ...core.prompt import (
     AudioPart,
     FilePart,
@@ -44,7 +43,7 @@ from ...core.prompt import (
     ToolCallPart,
     ToolResultPart,
 )
-from .common import Path, Reading, body_and_items, built, listed, mapping, text
+from .common import Path, Reading, body_and_items, built, json_text, listed, mapping, text
 
 __all__ = ["GeminiReader", "reader"]
 
@@ -290,7 +289,7 @@ def _response(reading: Reading, response: Any, path: Path, calls: _Calls) -> Too
     if isinstance(said, str) and set(output) <= {"result", "error"}:
         result["is_error"] = "error" in output
     else:
-        said = dumps(dict(output))
+        said = json_text(dict(output), (*path, "response"))
         reading.keep((*path, "response"), output)
     media = [
         _media_part(reading, shown, (*path, "parts", number))

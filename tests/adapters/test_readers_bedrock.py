@@ -81,6 +81,14 @@ def test_audio_and_a_json_result_block() -> None:
     assert prompt.native == {"bedrock": {"[2].content[0].toolResult.content[0]": {"json": {"c": 18}}}}
 
 
+def test_a_json_result_block_that_has_no_json_text_names_its_place() -> None:
+    block = {"toolResult": {"toolUseId": "t1", "content": [{"json": {"c": float("inf")}}]}}
+    with pytest.raises(FieldError) as raised:
+        read([{"role": "user", "content": [block]}])
+    assert raised.value.field == "[0].content[0].toolResult.content[0].json.c"
+    assert "no JSON form" in raised.value.reason
+
+
 def test_the_tools_their_cache_point_the_config_and_the_output_contract() -> None:
     prompt = read(BEDROCK)
     assert [(tool.name, tool.description, tool.parameters) for tool in prompt.tools] == [

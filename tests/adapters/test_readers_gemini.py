@@ -126,6 +126,33 @@ def test_a_response_of_another_shape_is_its_json_text_and_kept() -> None:
     assert prompt.native == {"gemini": {"[1].parts[0].functionResponse.response": response}}
 
 
+def _deep(levels: int) -> Any:
+    value: Any = "x"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "field", "reason"),
+    [
+        (float("nan"), "[1].parts[0].functionResponse.response.t", "no JSON form"),
+        (10**5000, "[1].parts[0].functionResponse.response.t", "digits"),
+        (_deep(5000), "[1].parts[0].functionResponse.response", "nested deeper than"),
+    ],
+    ids=["nan", "long-integer", "deep"],
+)
+def test_a_response_that_has_no_json_text_names_its_place(value: Any, field: str, reason: str) -> None:
+    contents = [
+        {"role": "model", "parts": [{"functionCall": {"id": "x", "name": "w", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "x", "name": "w", "response": {"t": value}}}]},
+    ]
+    with pytest.raises(FieldError) as raised:
+        read(contents)
+    assert raised.value.field.startswith(field)
+    assert reason in raised.value.reason
+
+
 def test_the_tools_the_config_and_the_output_contract() -> None:
     prompt = read(GEMINI)
     assert [(tool.name, tool.description, tool.parameters, tool.returns) for tool in prompt.tools] == [
