@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.errors import FieldError
+from ...core.nesting import check_nesting, with_nesting_room
 from ...core.prompt import (
     AudioPart,
     FilePart,
@@ -114,7 +115,7 @@ def _generation(reading: Reading, config: Mapping[str, Any]) -> None:
     if config.get("responseMimeType") == "application/json" and schema_key in config:
         schema = config[schema_key]
         if schema_key == "responseSchema":
-            schema = _json_schema(mapping(schema, (*path, schema_key), "a schema object"))
+            schema = _json_schema(schema, (*path, schema_key))
         reading.schema_output(schema, path)
         known += ["responseMimeType", schema_key]
     thinking = config.get("thinkingConfig")
@@ -159,25 +160,28 @@ def _schema(fields: Mapping[str, Any], path: Path, json_key: str, schema_key: st
         return fields[json_key]
     if fields.get(schema_key) is not None:
         known.append(schema_key)
-        return _json_schema(mapping(fields[schema_key], (*path, schema_key), "a schema object"))
+        return _json_schema(fields[schema_key], (*path, schema_key))
     return None
 
 
-def _json_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+def _json_schema(schema: Any, path: Path) -> dict[str, Any]:
     """Gemini's ``Schema`` (OpenAPI's subset) as JSON Schema: its upper-case type names
     (``"OBJECT"``) in lower case, everywhere in it; every other word as it is (most are JSON
-    Schema's too; OpenAPI's own, ``nullable`` or ``propertyOrdering``, go on as they are)."""
-    return {
-        key: (value.lower() if key == "type" and isinstance(value, str) and value in SCHEMA_TYPES else _nested(value))
-        for key, value in schema.items()
-    }
+    Schema's too; OpenAPI's own, ``nullable`` or ``propertyOrdering``, go on as they are). A schema
+    nested deeper than any prompt value may is refused, naming ``path``, before the walk."""
+    check_nesting(mapping(schema, path, "a schema object"), path)
+    converted: dict[str, Any] = with_nesting_room(_lowered, schema)
+    return converted
 
 
-def _nested(value: Any) -> Any:
+def _lowered(value: Any) -> Any:
     if isinstance(value, Mapping):
-        return _json_schema(value)
+        return {
+            key: item.lower() if key == "type" and isinstance(item, str) and item in SCHEMA_TYPES else _lowered(item)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
-        return [_nested(item) for item in value]
+        return [_lowered(item) for item in value]
     return value
 
 

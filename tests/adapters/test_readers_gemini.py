@@ -27,6 +27,13 @@ def read(data: object) -> promptwire.Prompt:
     return promptwire.read(data, "gemini")
 
 
+def _deep(levels: int) -> Any:
+    value: Any = "x"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
 def test_the_system_instruction_leads_and_roles_map() -> None:
     prompt = read(GEMINI)
     assert [turn.role for turn in prompt.history] == ["system", "user", "assistant", "user", "assistant", "user"]
@@ -124,13 +131,6 @@ def test_a_response_of_another_shape_is_its_json_text_and_kept() -> None:
     prompt = read(contents)
     assert prompt.history[1].content == [ToolResultPart(call_id="x", content='{"temperature": 18, "sky": "sunny"}')]
     assert prompt.native == {"gemini": {"[1].parts[0].functionResponse.response": response}}
-
-
-def _deep(levels: int) -> Any:
-    value: Any = "x"
-    for _ in range(levels):
-        value = [value]
-    return value
 
 
 @pytest.mark.parametrize(
@@ -272,6 +272,14 @@ def _with(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
         (_with(("generationConfig", "temperature"), "hot"), "generationConfig.temperature", "number"),
         (_with(("generationConfig", "responseJsonSchema"), []), "generationConfig.schema", "JSON Schema object"),
         (_with(("tools", 0, "functionDeclarations", 0, "name"), None), "tools[0].functionDeclarations[0].name", "text"),
+        (
+            {
+                "contents": [],
+                "tools": [{"functionDeclarations": [{"name": "f", "parameters": {"items": _deep(5000)}}]}],
+            },
+            "tools[0].functionDeclarations[0].parameters",
+            "nested deeper than",
+        ),
     ],
 )
 def test_bad_data_names_its_path(data: object, field: str | None, reason: str | None) -> None:
