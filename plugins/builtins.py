@@ -43,6 +43,8 @@ READERS: Final[dict[str, str]] = {
     "openai-responses": ".adapters.readers.openai_responses:reader",
     "anthropic": ".adapters.readers.anthropic:reader",
     "ollama": ".adapters.readers.ollama:reader",
+    "gemini": ".adapters.readers.gemini:reader",
+    "bedrock": ".adapters.readers.bedrock:reader",
 }
 
 ADAPTERS: Final[dict[str, str]] = {

@@ -219,7 +219,162 @@ OLLAMA: dict[str, Any] = {
     "keep_alive": "5m",
 }
 
-BODIES = {"openai-chat": OPENAI_CHAT, "openai-responses": OPENAI_RESPONSES, "anthropic": ANTHROPIC, "ollama": OLLAMA}
+GEMINI: dict[str, Any] = {
+    "systemInstruction": {"parts": [{"text": "You are a weather assistant."}, {"text": "Answer in one line."}]},
+    "contents": [
+        {
+            "role": "user",
+            "parts": [
+                {"text": "What city is this, and its weather?"},
+                {"inlineData": {"mimeType": "image/png", "data": PNG}},
+                {"fileData": {"mimeType": "image/jpeg", "fileUri": "https://example.com/paris.jpg"}},
+                {"inlineData": {"mimeType": "application/pdf", "data": "JVBERi0x"}},
+            ],
+        },
+        {
+            "role": "model",
+            "parts": [
+                {"text": "The picture shows Paris.", "thought": True, "thoughtSignature": "CiQBcsjafTq7"},
+                {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}, "thoughtSignature": "CiQBsig2"},
+                {"functionCall": {"id": "fc_lyon", "name": "get_weather", "args": {"city": "Lyon"}}},
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {"functionResponse": {"name": "get_weather", "response": {"result": "18C, sunny"}}},
+                {
+                    "functionResponse": {
+                        "id": "fc_lyon",
+                        "name": "get_weather",
+                        "response": {"error": "station offline"},
+                        "parts": [{"inlineData": {"mimeType": "image/png", "data": PNG}}],
+                    }
+                },
+            ],
+        },
+        {"role": "model", "parts": [{"text": "Paris: 18C and sunny; Lyon unknown."}]},
+        {"role": "user", "parts": [{"text": "And tomorrow?"}]},
+    ],
+    "tools": [
+        {
+            "functionDeclarations": [
+                {
+                    "name": "get_weather",
+                    "description": "The weather in a city",
+                    "parametersJsonSchema": WEATHER_SCHEMA,
+                    "responseJsonSchema": {"type": "string"},
+                }
+            ]
+        },
+        {"googleSearch": {}},
+    ],
+    "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
+    "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}],
+    "generationConfig": {
+        "temperature": 0.3,
+        "maxOutputTokens": 400,
+        "topP": 0.9,
+        "responseMimeType": "application/json",
+        "responseJsonSchema": {"type": "object", "properties": {"line": {"type": "string"}}, "required": ["line"]},
+        "thinkingConfig": {"includeThoughts": True, "thinkingLevel": "HIGH"},
+    },
+}
+
+BEDROCK: dict[str, Any] = {
+    "modelId": "anthropic.claude-sonnet-4-5-20250929-v1:0",
+    "messages": [
+        {
+            "role": "user",
+            "content": [
+                {"text": "What city is this, and its weather?"},
+                {"image": {"format": "png", "source": {"bytes": PNG}}},
+                {"image": {"format": "jpeg", "source": {"s3Location": {"uri": "s3://photos/paris.jpg"}}}},
+                {"document": {"format": "pdf", "name": "notes", "source": {"bytes": "JVBERi0x"}}},
+                {"cachePoint": {"type": "default"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "reasoningContent": {
+                        "reasoningText": {"text": "The picture shows Paris.", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA"}
+                    }
+                },
+                {"reasoningContent": {"redactedContent": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT"}},
+                {"text": "Let me look it up."},
+                {"toolUse": {"toolUseId": "tooluse_01A", "name": "get_weather", "input": {"city": "Paris"}}},
+                {"toolUse": {"toolUseId": "tooluse_01B", "name": "get_weather", "input": {"city": "Lyon"}}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"toolResult": {"toolUseId": "tooluse_01A", "content": [{"text": "18C, sunny"}]}},
+                {
+                    "toolResult": {
+                        "toolUseId": "tooluse_01B",
+                        "content": [
+                            {"text": "station offline"},
+                            {"image": {"format": "png", "source": {"bytes": PNG}}},
+                        ],
+                        "status": "error",
+                    }
+                },
+            ],
+        },
+        {"role": "assistant", "content": [{"text": "Paris: 18C and sunny; Lyon unknown."}]},
+        {"role": "user", "content": [{"text": "And tomorrow?"}]},
+    ],
+    "system": [
+        {"text": "You are a weather assistant."},
+        {"text": "Long reference text..."},
+        {"cachePoint": {"type": "default", "ttl": "1h"}},
+    ],
+    "inferenceConfig": {"maxTokens": 1024, "temperature": 0.3, "topP": 0.9},
+    "toolConfig": {
+        "tools": [
+            {
+                "toolSpec": {
+                    "name": "get_weather",
+                    "description": "The weather in a city",
+                    "inputSchema": {"json": WEATHER_SCHEMA},
+                }
+            },
+            {"cachePoint": {"type": "default", "ttl": "1h"}},
+        ],
+        "toolChoice": {"auto": {}},
+    },
+    "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": 2000}},
+    "outputConfig": {
+        "textFormat": {
+            "type": "json_schema",
+            "structure": {
+                "jsonSchema": {
+                    "schema": '{"type": "object", "properties": {"line": {"type": "string"}}}',
+                    "name": "line",
+                }
+            },
+        }
+    },
+}
+
+BODIES = {
+    "openai-chat": OPENAI_CHAT,
+    "openai-responses": OPENAI_RESPONSES,
+    "anthropic": ANTHROPIC,
+    "ollama": OLLAMA,
+    "gemini": GEMINI,
+    "bedrock": BEDROCK,
+}
 """Each reader's realistic body."""
-ITEMS = {"openai-chat": "messages", "openai-responses": "input", "anthropic": "messages", "ollama": "messages"}
+ITEMS = {
+    "openai-chat": "messages",
+    "openai-responses": "input",
+    "anthropic": "messages",
+    "ollama": "messages",
+    "gemini": "contents",
+    "bedrock": "messages",
+}
 """Where each body holds its turns."""

@@ -20,7 +20,8 @@ from pydantic import BaseModel
 from ...core.budget import MAX_BUDGET, Budget
 from ...core.contract import OutputContract
 from ...core.errors import FieldError, field_path
-from ...core.json_text import json_object
+from ...core.json_text import check_json_data, dumps, json_object
+from ...core.nesting import check_nesting, with_nesting_room
 from ...core.prompt import (
     CacheMark,
     ChatTurn,
@@ -40,6 +41,7 @@ __all__ = [
     "built",
     "data_url_part",
     "json_object",
+    "json_text",
     "listed",
     "mapping",
     "text",
@@ -94,6 +96,15 @@ def _kind(value: Any) -> str:
 def built(model: type[M], path: Path, fields: Mapping[str, Any]) -> M:
     """``model`` made of ``fields``; a value it refuses is a :class:`FieldError` under ``path``."""
     return validate_model(model, dict(fields), root=field_path(path) if path else None)
+
+
+def json_text(value: Any, path: Path) -> str:
+    """A JSON value found where the prompt model holds text (a tool's response object) as its JSON
+    text; a value that is not JSON data (NaN, an integer longer than Python prints) or nests deeper
+    than any prompt value may is refused, naming the place under ``path``."""
+    check_json_data(value, path)
+    check_nesting(value, path)
+    return with_nesting_room(dumps, value)
 
 
 def body_and_items(data: Any, key: str, what: str) -> tuple[Mapping[str, Any], Any, Path]:
@@ -192,13 +203,16 @@ class Reading:
             self.config["strict"] = strict
         self.output = built(OutputContract, (*path, "schema"), fields)
 
-    def tool(self, path: Path, name: Any, description: Any, parameters: Any) -> None:
-        """A function tool: its name, description and parameter schema."""
+    def tool(self, path: Path, name: Any, description: Any, parameters: Any, returns: Any = None) -> None:
+        """A function tool: its name, description, parameter schema and (where the provider says it)
+        the schema of what it returns."""
         fields: dict[str, Any] = {"name": text(name, (*path, "name"))}
         if description is not None:
             fields["description"] = text(description, (*path, "description"))
         if parameters is not None:
             fields["parameters"] = mapping(parameters, (*path, "parameters"), "a JSON Schema object")
+        if returns is not None:
+            fields["returns"] = returns
         self.tools.append(built(ToolDefinition, path, fields))
 
     def turn(self, path: Path, fields: Mapping[str, Any]) -> None:

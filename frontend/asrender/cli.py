@@ -189,7 +189,7 @@ def _render_parser(commands: Any) -> None:
         "-f",
         default=None,
         help=f"the format to send and show calls in: {_FORMATS} (default: agentscript; conversation for a "
-        "provider's own body read with --from openai-chat, openai-responses, anthropic or ollama)",
+        "provider's own body read with --from openai-chat, openai-responses, anthropic, ollama, gemini or bedrock)",
     )
     render.add_argument(
         "--from",
@@ -197,7 +197,7 @@ def _render_parser(commands: Any) -> None:
         default="prompt",
         metavar="READER",
         help="the reader of the file: prompt (default), agens, agently, or a provider's own request body: "
-        "openai-chat, openai-responses, anthropic, ollama",
+        "openai-chat, openai-responses, anthropic, ollama, gemini, bedrock",
     )
     render.add_argument(
         "--output",
@@ -413,7 +413,7 @@ def _batch_parser(commands: Any) -> None:
         "-f",
         default=None,
         help=f"the format of each call's prompt in the results: {_FORMATS} (default: agentscript; conversation for "
-        "rows read with --from openai-chat, openai-responses, anthropic or ollama)",
+        "rows read with --from openai-chat, openai-responses, anthropic, ollama, gemini or bedrock)",
     )
     _option_flag(batch, "a renderer option (repeatable)")
     batch.add_argument("--strict", action="store_true", help="fail a row when the format cannot express a field")

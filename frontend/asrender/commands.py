@@ -129,7 +129,7 @@ def _body_model(flags: RenderFlags, prompt: Any) -> str | None:
     was read as one (``--from openai-chat``...) and ``--model`` is not given."""
     if flags.model is not None or flags.reader not in CONVERSATION_READERS:
         return None
-    model = prompt.native.get(flags.reader, {}).get("model")
+    model = prompt.native.get(flags.reader, {}).get(CONVERSATION_READERS[flags.reader])
     return model if isinstance(model, str) else None
 
 

@@ -5,6 +5,7 @@ what a writer cannot give back is then the writer's loss."""
 
 from __future__ import annotations
 
+import json
 import warnings
 from typing import Any
 
@@ -12,7 +13,8 @@ import pytest
 from reader_bodies import PNG, WEATHER_SCHEMA
 
 import promptwire
-from promptwire.core.errors import UnsupportedFieldsWarning
+from promptwire.core.errors import BadRequestError, UnsupportedFieldsWarning
+from promptwire.core.json_text import to_bytes
 
 ADAPTERS = {
     "openai-chat": "openai",
@@ -209,4 +211,149 @@ def test_a_body_read_and_written_by_its_own_provider_is_the_same_json_value(read
     assert request.kwargs == body
     # Nothing changed on the way, so the adapter has nothing to say: only the render's report of
     # what the body named besides (its model, at least) is there.
+    assert [note for note in request.notes if not note.startswith("format 'conversation' cannot express")] == []
+
+
+# --- Gemini and Bedrock: what their adapters write, read back --------------------------------------
+
+CORPUS_ADAPTERS = ("gemini", "bedrock")
+"""The adapters whose readers are checked on the whole conformance corpus: the reader of an
+adapter's own body is the exact inverse of its writer."""
+
+
+def _built(prompt: Any, adapter: str) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsupportedFieldsWarning)  # native.bedrock: the modelId the body names
+        return promptwire.build_request(prompt, adapter, "conformance-model", format="conversation")
+
+
+def _corpus() -> list[Any]:
+    from promptwire.testing.conformance.corpus import conversations
+
+    return [
+        pytest.param(adapter, conversation, id=f"{adapter}-{conversation.name}")
+        for adapter in CORPUS_ADAPTERS
+        for conversation in conversations()
+        if conversation.refused is None
+    ]
+
+
+@pytest.mark.parametrize(("adapter", "conversation"), _corpus())
+def test_a_corpus_conversation_written_read_and_written_again_is_the_same_bytes(
+    adapter: str, conversation: Any
+) -> None:
+    try:
+        first = _built(dict(conversation.prompt), adapter)
+    except BadRequestError as refused:  # the provider refuses it (broken arguments): no body to read
+        pytest.skip(f"{adapter} refuses {conversation.name}: {refused}")
+    prompt = promptwire.read(json.loads(to_bytes(first.kwargs)), adapter)
+    again = _built(prompt, adapter)
+    assert to_bytes(again.kwargs) == to_bytes(first.kwargs)
+    # What the first build changed or left out is gone from the body read, so the second has nothing
+    # to say but that Bedrock's modelId, kept under native, is no part of the rendered conversation.
+    native = "format 'conversation' cannot express these prompt fields, which were left out: native.bedrock"
+    assert [note for note in again.notes if note != native] == []
+
+
+GEMINI_CASES: list[Any] = [
+    pytest.param(
+        {
+            "systemInstruction": {"parts": [{"text": "Be brief."}]},
+            "contents": [
+                {"role": "user", "parts": [{"text": "Weather in Paris?"}]},
+                {
+                    "role": "model",
+                    "parts": [
+                        {"text": "Look it up.", "thought": True, "thoughtSignature": "c2lnMQ=="},
+                        {
+                            "functionCall": {"name": "get_weather", "args": {"city": "Paris"}},
+                            "thoughtSignature": "c2ln",
+                        },
+                    ],
+                },
+                {
+                    "role": "user",
+                    "parts": [{"functionResponse": {"name": "get_weather", "response": {"result": "18C"}}}],
+                },
+            ],
+            "tools": [
+                {
+                    "functionDeclarations": [
+                        {
+                            "name": "get_weather",
+                            "description": "The weather",
+                            "parametersJsonSchema": WEATHER_SCHEMA,
+                            "responseJsonSchema": {"type": "string"},
+                        }
+                    ]
+                }
+            ],
+            "generationConfig": {
+                "temperature": 0.5,
+                "maxOutputTokens": 100,
+                "responseMimeType": "application/json",
+                "responseJsonSchema": {"type": "object"},
+                "thinkingConfig": {"includeThoughts": True, "thinkingLevel": "HIGH"},
+            },
+        },
+        id="gemini-tools-config-output-thinking",
+    ),
+]
+
+BEDROCK_CASES: list[Any] = [
+    pytest.param(
+        {
+            "modelId": "conformance-model",
+            "messages": [
+                {"role": "user", "content": [{"text": "Weather in Paris?"}, {"cachePoint": {"type": "default"}}]},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"reasoningContent": {"reasoningText": {"text": "Look it up.", "signature": "sig"}}},
+                        {"reasoningContent": {"redactedContent": "ZW5j"}},
+                        {"toolUse": {"toolUseId": "t1", "name": "get_weather", "input": {"city": "Paris"}}},
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "18C"}], "status": "error"}}],
+                },
+            ],
+            "system": [{"text": "Be brief."}, {"cachePoint": {"type": "default", "ttl": "1h"}}],
+            "inferenceConfig": {"maxTokens": 100, "temperature": 0.5},
+            "toolConfig": {
+                "tools": [
+                    {
+                        "toolSpec": {
+                            "name": "get_weather",
+                            "description": "The weather",
+                            "inputSchema": {"json": WEATHER_SCHEMA},
+                        }
+                    },
+                    {"cachePoint": {"type": "default", "ttl": "1h"}},
+                ]
+            },
+            "outputConfig": {
+                "textFormat": {"type": "json_schema", "structure": {"jsonSchema": {"schema": '{"type": "object"}'}}}
+            },
+        },
+        id="bedrock-tools-cache-config-output",
+    ),
+]
+
+
+@pytest.mark.parametrize("body", GEMINI_CASES)
+def test_a_gemini_body_read_and_written_by_the_gemini_adapter_is_the_same_bytes(body: dict[str, Any]) -> None:
+    prompt = promptwire.read(body, "gemini")
+    assert "gemini" not in prompt.native
+    request = promptwire.build_request(prompt, "gemini", "gemini-3-pro", format="conversation")
+    assert (to_bytes(request.kwargs), request.notes) == (to_bytes(body), ())
+
+
+@pytest.mark.parametrize("body", BEDROCK_CASES)
+def test_a_bedrock_body_read_and_written_by_the_bedrock_adapter_is_the_same_bytes(body: dict[str, Any]) -> None:
+    prompt = promptwire.read(body, "bedrock")
+    assert prompt.native == {"bedrock": {"modelId": body["modelId"]}}
+    request = _built(prompt, "bedrock")
+    assert to_bytes(request.kwargs) == to_bytes(body)
     assert [note for note in request.notes if not note.startswith("format 'conversation' cannot express")] == []

@@ -1,4 +1,4 @@
-"""asrender FILE --from openai-chat|openai-responses|anthropic|ollama: a provider's own request body
+"""asrender FILE --from openai-chat|openai-responses|anthropic|ollama|gemini|bedrock: a provider's own request body
 rendered as the conversation it is (or in the format --format names), dry-run into any provider's
 body with its notes, and sent like any prompt file."""
 
@@ -20,8 +20,12 @@ ADAPTERS = {
     "openai-responses": "openai-responses",
     "anthropic": "anthropic",
     "ollama": "ollama",
+    "gemini": "gemini",
+    "bedrock": "bedrock",
 }
 """The adapter that writes each reader's provider's requests."""
+MODEL_FIELDS = {"bedrock": "modelId", "gemini": None}
+"""Where a body names its model, where it is not ``model`` (a Gemini body names none: its URL does)."""
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -74,15 +78,43 @@ def test_a_dry_run_shows_the_body_for_the_providers_model_and_its_notes(
     reader: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     file = _file(tmp_path, BODIES[reader])
-    code, out, err = _run(capsys, file, "--from", reader, "--provider", ADAPTERS[reader], "--dry-run", "-O", "json")
+    field = MODEL_FIELDS.get(reader, "model")
+    model = BODIES[reader][field] if field is not None else "gemini-2.5-flash"
+    given = ["--model", model] if field is None else []
+    code, out, err = _run(
+        capsys, file, "--from", reader, "--provider", ADAPTERS[reader], *given, "--dry-run", "-O", "json"
+    )
     assert (code, err) == (0, "")
     (call,) = json.loads(out)
-    model = BODIES[reader]["model"]
-    assert (call["provider"], call["model"], call["body"]["model"]) == (ADAPTERS[reader], model, model)
+    assert (call["provider"], call["model"]) == (ADAPTERS[reader], model)
+    if field is not None:
+        assert call["body"][field] == model
     assert (
         f"format 'conversation' cannot express these prompt fields, which were left out: native.{reader}"
         in call["notes"]
     )
+
+
+@pytest.mark.parametrize("reader", ["gemini", "bedrock"])
+def test_a_gemini_or_bedrock_body_renders_as_messages(
+    reader: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = _run(
+        capsys, _file(tmp_path, BODIES[reader]), "--from", reader, "--format", "messages", "-O", "json"
+    )
+    assert code == 0
+    rendered = json.loads(out)
+    assert rendered["format"] == "messages"
+    roles = [message["role"] for message in rendered["messages"]]
+    assert roles[0] == "system" and roles[-1] == "user"
+    parts = [
+        part for message in rendered["messages"] if isinstance(message["content"], list) for part in message["content"]
+    ]
+    calls = [part["id"] for part in parts if part["type"] == "tool_call"]
+    results = [(part["call_id"], part.get("is_error", False)) for part in parts if part["type"] == "tool_result"]
+    assert calls == (["call_0", "fc_lyon"] if reader == "gemini" else ["tooluse_01A", "tooluse_01B"])
+    assert results == [(calls[0], False), (calls[1], True)]
+    assert f"native.{reader}" in err
 
 
 def test_model_chooses_another_model_and_provider_another_provider(
@@ -145,3 +177,30 @@ def test_batch_rows_read_as_provider_bodies_are_conversations(
     (call,) = json.loads(out.read_text(encoding="utf-8"))["calls"]
     assert call["prompt"]["format"] == "conversation"
     assert call["prompt"]["messages"] == [{"role": "user", "content": "Hi"}]
+
+
+@pytest.mark.parametrize(
+    ("reader", "row"),
+    [
+        ("gemini", {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]}),
+        ("bedrock", {"modelId": "m", "messages": [{"role": "user", "content": [{"text": "Hi"}]}]}),
+    ],
+)
+def test_batch_rows_read_as_gemini_or_bedrock_bodies_are_conversations(
+    reader: str, row: dict[str, Any], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rows = tmp_path / "rows.jsonl"
+    bad = {"contents": [{"role": "system", "parts": []}]} if reader == "gemini" else {"messages": [{"role": "tool"}]}
+    rows.write_text(json.dumps(row) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    code, _, err = _run(capsys, "batch", str(rows), "--out", str(out), "--from", reader)
+    assert code == 1
+    first, second = (json.loads(line) for line in out.read_text(encoding="utf-8").splitlines())
+    (call,) = first["calls"]
+    assert (call["prompt"]["format"], call["prompt"]["messages"]) == (
+        "conversation",
+        [{"role": "user", "content": "Hi"}],
+    )
+    field = "contents[0].role: must be 'user' or 'model'" if reader == "gemini" else "messages[0].role: must be"
+    assert second["status"] == "failed" and second["error"].startswith(field)
+    assert f"row 2 failed: {field}" in err

@@ -25,7 +25,17 @@ from promptwire.plugins.builtins import ADAPTERS, TOOL_SCHEMES
 from promptwire.plugins.manager import KINDS
 
 BUILTIN_RENDERERS = ["agentscript", "agens", "agently", "messages", "conversation", "template"]
-BUILTIN_READERS = ["prompt", "agens", "agently", "openai-chat", "openai-responses", "anthropic", "ollama"]
+BUILTIN_READERS = [
+    "prompt",
+    "agens",
+    "agently",
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "ollama",
+    "gemini",
+    "bedrock",
+]
 
 MakeHost = Callable[..., PluginHost]
 

@@ -76,7 +76,18 @@ FILES = [
 HOSTILE = ["", "-", "--", "0", "-1", "A\x1b[2J\nasrender: forged", "\u202e", "\udc80", "\x00", "x" * 300]
 VALUES: dict[str, list[str]] = {
     "--format": ["agentscript", "agens", "agently", "messages", "conversation", "template", "nope"],
-    "--from": ["prompt", "agens", "agently", "openai-chat", "openai-responses", "anthropic", "ollama", "nope"],
+    "--from": [
+        "prompt",
+        "agens",
+        "agently",
+        "openai-chat",
+        "openai-responses",
+        "anthropic",
+        "ollama",
+        "gemini",
+        "bedrock",
+        "nope",
+    ],
     "--output": ["display", "json", "text", "trace", "nope"],
     "--input": ["{}", '{"invoice": "x"}', '{"question": 1}', "[]", "null", '{"a":', "1e999", '{"a": "\udc80"}'],
     "--input-file": FILES,
