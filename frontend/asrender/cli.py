@@ -61,10 +61,14 @@ def console() -> int:
         gc.freeze()
 
 
+_OWN_FLAGS = frozenset({"-h", "--help", "--version"})
+"""The flags of ``asrender`` itself; any other first argument is the main form's (``render``)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if (argv and argv[0] not in COMMANDS and not argv[0].startswith("-")) or argv[:1] == ["-"]:
-        argv.insert(0, "render")  # ``asrender FILE`` is the main form
+    if argv and argv[0] not in COMMANDS and argv[0] not in _OWN_FLAGS:
+        argv.insert(0, "render")  # ``asrender FILE`` is the main form, its flags before FILE or after
     if any("\x00" in arg for arg in argv):  # no shell can pass one; a Python caller can
         usage_error("an argument holds a NUL byte, which no path, name or value may")
     args = _parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
@@ -133,21 +137,29 @@ class _Version(argparse.Action):
 
 _FORMATS = "<the registered formats>"
 """Stands for the registered formats in a help text: :class:`_Help` fills them in."""
+_ADAPTERS = "<the registered adapters>"
+"""Stands for the registered adapters (the offline one aside) in a help text, as :data:`_FORMATS`."""
+_REGISTERED = {_FORMATS: "renderers", _ADAPTERS: "adapters"}
 
 
 class _Help(argparse.HelpFormatter):
-    """argparse's help, with the formats registered (built-in and plugins') named in place of
-    :data:`_FORMATS`: the plugin host is loaded when help is printed, not at every start."""
+    """argparse's help, with the formats and adapters registered (built-in and plugins') named in
+    place of :data:`_FORMATS` and :data:`_ADAPTERS`: the plugin host is loaded when help is
+    printed, not at every start."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = super()._get_help_string(action)
-        if text is None or _FORMATS not in text:
-            return text
-        try:
-            names = ", ".join(one_line(name) for name in flags.plugin_host().names("renderers"))
-        except PromptwireError:  # a broken plugin: say where to look rather than fail the help
-            names = "see asrender plugins"
-        return text.replace(_FORMATS, names.replace("%", "%%"))  # help is %-formatted next
+        for stand_in, kind in _REGISTERED.items():
+            if text is not None and stand_in in text:
+                text = text.replace(stand_in, _registered(kind).replace("%", "%%"))  # help is %-formatted next
+        return text
+
+
+def _registered(kind: str) -> str:
+    try:
+        return ", ".join(one_line(name) for name in flags.plugin_host().names(kind) if name != "offline")
+    except PromptwireError:  # a broken plugin: say where to look rather than fail the help
+        return "see asrender plugins"
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -228,10 +240,9 @@ def _render_parser(commands: Any) -> None:
     )
     render.add_argument(
         "--provider",
-        help="send the model calls of a program or prompt file to this adapter (openai, openai-responses, "
-        "anthropic, ollama, or a plugin's; a call whose model names another gets a note), or 'auto': each "
-        "call to the adapter its model URI's scheme names (openai://, anthropic://, ollama://, a plugin's); "
-        "default offline",
+        help=f"send the model calls of a program or prompt file to this adapter ({_ADAPTERS}; a call whose "
+        "model names another gets a note), or 'auto': each call to the adapter its model URI's scheme names "
+        "(openai://, anthropic://, gemini://, bedrock://, azure://, ollama://, a plugin's); default offline",
     )
     _base_url_flag(render)
     render.add_argument("--model", help="the model to ask for (a program's own by default; a prompt file needs it)")
@@ -423,7 +434,10 @@ def _batch_parser(commands: Any) -> None:
         default="full",
         help="each call's rendered prompt in full (default) or its sha256 digest",
     )
-    batch.add_argument("--provider", help="send the calls to this adapter (default offline)")
+    batch.add_argument(
+        "--provider",
+        help=f"send the calls to this adapter ({_ADAPTERS}), or 'auto' by each model's scheme (default offline)",
+    )
     batch.add_argument("--model", help="the model to ask for (a prompt row names none)")
     batch.add_argument(
         "--timeout", type=flags.seconds, metavar="SECONDS", help=f"per request (default {DEFAULT_TIMEOUT:g})"

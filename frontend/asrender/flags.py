@@ -445,7 +445,10 @@ def _provider(given: str | None, dry_run: bool) -> str:
     """The adapter asked (offline unless --provider names one, or auto), known to the host."""
     provider = given or "offline"
     if dry_run and provider == "offline":
-        usage_error("--dry-run needs --provider (auto, openai, openai-responses, anthropic, ollama, or a plugin's)")
+        from ...plugins.builtins import ADAPTERS
+
+        sending = ", ".join(name for name in ADAPTERS if name != "offline")
+        usage_error(f"--dry-run needs --provider (auto, {sending}, or a plugin's)")
     try:
         if provider not in ("auto", "offline"):  # the offline adapter is no plugin's: always there
             known("adapters", provider, "--provider")

@@ -17,6 +17,7 @@ from promptwire.runs.inputs import starts_a_program
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PROGRAM = (EXAMPLES / "evidence-qa.as").read_text(encoding="utf-8")
+INPUT = '{"question": "Which version?", "evidence": "0.3.0 shipped.", "notes": "none"}'
 
 
 def _asrender(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -189,3 +190,32 @@ def test_a_refused_connection_under_auto_names_where_it_tried(
     assert code == 1
     assert err.splitlines()[-1].startswith("asrender: ProviderConnectionError [openai]: LLM provider request failed: ")
     assert err.splitlines()[-1].endswith(f"; tried http://***@127.0.0.1:{port}/v1/chat/completions")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--format", "messages", str(EXAMPLES / "evidence-qa.as")],
+        ["-f", "messages", "--input", INPUT, str(EXAMPLES / "evidence-qa.as")],
+        [f"--input={INPUT}", "--format=messages", "-O", "json", str(EXAMPLES / "evidence-qa.as")],
+    ],
+)
+def test_flags_may_come_before_the_file(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    """``asrender --format messages FILE`` is the main form as ``asrender FILE --format messages`` is
+    (it was refused as an unknown command 'messages')."""
+    before = _asrender(capsys, *argv)
+    file = argv[-1]
+    after = _asrender(capsys, file, *argv[:-1])
+    assert before == after and before[0] == 0 and before[1]
+
+
+def test_asrenders_own_flags_stay_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main(["--version"])
+    assert exit.value.code == 0 and capsys.readouterr().out.startswith("asrender ")
+    with pytest.raises(SystemExit) as exit:
+        main(["--help"])
+    assert exit.value.code == 0 and "COMMAND" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit:
+        main(["--bogus", "x.as"])
+    assert exit.value.code == 2 and "unrecognized arguments: --bogus" in capsys.readouterr().err
