@@ -154,3 +154,20 @@ def test_runs_given_a_pool_run_in_its_threads_and_a_cancelled_one_still_stops(se
         time.sleep(0.005)
     assert server.hung_up == ["hang"]
     assert server.asked["hang"] == 1  # the program's second call was never made
+
+
+def test_a_call_that_does_not_stream_goes_to_the_loop_and_back_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its reply comes whole, so it is read and the call closed in one trip to the loop (three
+    before: the reply, the end, the close), a live batch making a call a row."""
+    trips: list[str] = []
+    handed = asyncio.run_coroutine_threadsafe
+
+    def counted(coroutine: Any, loop: asyncio.AbstractEventLoop) -> Any:
+        trips.append(coroutine.__qualname__)
+        return handed(coroutine, loop)
+
+    monkeypatch.setattr(asyncio, "run_coroutine_threadsafe", counted)
+    options = RunOptions(responses=[{"ok": True}, {"ok": False}])
+    result = asyncio.run(arun(_program("gpt-4o"), {"claim": "c"}, options))
+    assert result.value == {"first": {"ok": True}, "second": {"ok": False}}
+    assert trips == ["_drained", "_drained"]
