@@ -91,11 +91,30 @@ class OnLoop(Link):
 
     def send(self, call: Call, call_next: Send) -> Items:
         items = self.inner.asend(call)
+        if not call.stream:
+            yield from self._whole(items)
+            return
         try:
             while (item := self._on_loop(_next(items))) is not _END:
                 yield item
         finally:  # closed on the loop even after a cancellation: its connection goes with it
             asyncio.run_coroutine_threadsafe(items.aclose(), self.loop).result()
+
+    def _whole(self, items: AsyncItems) -> Items:
+        """The items of a call that does not stream, all read and closed on the loop in one trip
+        there and back (they come at once, with the reply), then given in order, and what the
+        reading raised after them, as item by item. A live batch makes a call a row: a trip to the
+        loop and back for each item and one more for the end took three."""
+        finished = False
+        try:
+            got, error = self._on_loop(_drained(items))
+            finished = True
+        finally:  # cancelled before the loop finished: closed there before the thread goes on
+            if not finished:
+                asyncio.run_coroutine_threadsafe(items.aclose(), self.loop).result()
+        yield from got
+        if error is not None:
+            raise error
 
     def asend(self, call: Call, call_next: ASend) -> AsyncItems:
         """A call already on an event loop goes through ``inner`` there."""
@@ -119,3 +138,17 @@ class OnLoop(Link):
 
 async def _next(items: AsyncIterator[Any]) -> Any:
     return await anext(items, _END)
+
+
+async def _drained(items: AsyncItems) -> tuple[list[Any], Exception | None]:
+    """Every item of ``items``, and the error that ended them (``None``: they ended), ``items``
+    closed whatever happens (a cancellation is raised, after the close)."""
+    got: list[Any] = []
+    try:
+        async for item in items:
+            got.append(item)
+    except Exception as exc:  # raised in the thread after the items that came before it
+        return got, exc
+    finally:
+        await items.aclose()
+    return got, None

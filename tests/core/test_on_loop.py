@@ -154,3 +154,53 @@ def test_runs_given_a_pool_run_in_its_threads_and_a_cancelled_one_still_stops(se
         time.sleep(0.005)
     assert server.hung_up == ["hang"]
     assert server.asked["hang"] == 1  # the program's second call was never made
+
+
+def test_a_call_that_does_not_stream_goes_to_the_loop_and_back_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its reply comes whole, so it is read and the call closed in one trip to the loop (three
+    before: the reply, the end, the close), a live batch making a call a row."""
+    trips: list[str] = []
+    handed = asyncio.run_coroutine_threadsafe
+
+    def counted(coroutine: Any, loop: asyncio.AbstractEventLoop) -> Any:
+        trips.append(coroutine.__qualname__)
+        return handed(coroutine, loop)
+
+    monkeypatch.setattr(asyncio, "run_coroutine_threadsafe", counted)
+    options = RunOptions(responses=[{"ok": True}, {"ok": False}])
+    result = asyncio.run(arun(_program("gpt-4o"), {"claim": "c"}, options))
+    assert result.value == {"first": {"ok": True}, "second": {"ok": False}}
+    assert trips == ["_drained", "_drained"]
+
+
+def test_what_a_call_raises_after_its_reply_reaches_the_thread_after_the_reply() -> None:
+    """Read in one trip, a call's items still reach the program's thread in order, and what the
+    chain raised after them after them, as it did item by item."""
+    from types import SimpleNamespace
+    from typing import cast
+
+    from promptwire.calls.links import AsyncItems, Chain, Link, bottom_send
+    from promptwire.calls.on_loop import OnLoop
+    from promptwire.core.call import Call, Whole
+
+    class RepliesThenFails(Link):
+        async def asend(self, call: Call, call_next: Any) -> AsyncItems:
+            yield Whole("the reply")
+            raise RateLimitedError("after the reply")
+
+    call = cast(Call, SimpleNamespace(stream=False))
+
+    async def on_a_loop() -> list[Any]:
+        on_loop = OnLoop(Chain((RepliesThenFails(),)), asyncio.get_running_loop())
+
+        def work() -> list[Any]:
+            seen: list[Any] = []
+            try:
+                seen.extend(on_loop.send(call, bottom_send))
+            except RateLimitedError as exc:
+                seen.append(str(exc))
+            return seen
+
+        return await on_loop.run(work)
+
+    assert asyncio.run(on_a_loop()) == [Whole("the reply"), "after the reply"]
