@@ -61,8 +61,7 @@ class MessagesRenderer:
                 f"must be a renderer, got {type(layout).__name__} {layout!r} "
                 "(promptwire.render and asrender take a format name)",
             )
-        own = _TURN_FIELDS | ({"developer", "cache"} - layout.fields)
-        expressible = layout.fields | own
+        own, expressible = _fields_around(frozenset(layout.fields))
         reported = unexpressed_fields(prompt, self.name, expressible, strict=strict)
         # The layout must not see the turns: they become messages of their own below. Emptied
         # here as their defaults are (pydantic's ``get_default`` would inspect each factory's
@@ -98,6 +97,16 @@ class MessagesRenderer:
             output=prompt.output,
             cache=prompt.cache if "cache" in own else None,
         )
+
+
+@functools.lru_cache(maxsize=16)  # one entry per layout in use
+def _fields_around(layout_fields: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The fields this format expresses itself around a layout that expresses ``layout_fields``
+    (the turns, and the developer message and cache where the layout has no place for them), and
+    all that the two express together. Kept: building the sets, and hashing a new one for
+    :meth:`Prompt.populated_fields`, cost more than the rest of the report on every render."""
+    own = _TURN_FIELDS | ({"developer", "cache"} - layout_fields)
+    return own, layout_fields | own
 
 
 def history_messages(prompt: Prompt) -> list[Message]:
