@@ -153,6 +153,8 @@ def tool_turns(prompt: Prompt) -> list[Message]:
     """The model's earlier tool calls (one assistant turn) and their results (one ``tool`` message
     each), after the user turn they answer. Calls without an id get ``call_<index>``; a result
     without ``call_id`` answers the call at its own index, so every result names its call."""
+    if not prompt.tool_calls and not prompt.tool_results:  # the usual chat: nothing to set up
+        return []
     calls = [
         call if call.id is not None else call.model_copy(update={"id": f"call_{i}"})
         for i, call in enumerate(prompt.tool_calls)
