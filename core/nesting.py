@@ -208,13 +208,17 @@ def _is_container(value: Any) -> bool:
 
 
 def _children(container: Any) -> Iterator[Any]:
-    return iter(container.values() if isinstance(container, Mapping) else container)
+    kind = type(container)  # the usual containers told by type: the Mapping test is an ABC's
+    if kind is list or kind is tuple:
+        return iter(container)
+    return iter(container.values() if kind is dict or isinstance(container, Mapping) else container)
 
 
 def _own_size(container: Any) -> tuple[int, int]:
     """What a container prints before its children's own sizes: itself and one value per child,
     and for a mapping one value per key and the characters of its text keys."""
-    if not isinstance(container, Mapping):
+    kind = type(container)
+    if kind is list or kind is tuple or (kind is not dict and not isinstance(container, Mapping)):
         return 1 + len(container), 0
     try:
         chars = sum(map(len, container))
