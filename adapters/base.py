@@ -72,7 +72,7 @@ from ..core.model_uri import model_name
 from ..core.prompt import GenerateConfig, ToolDefinition
 from ..core.rendered import RenderedPrompt
 from ..core.secrets import declare_secret_variables, declare_url_variables, extra_secrets, shown_url, url_secrets
-from ..core.stepping import aclose, stepped_in_thread
+from ..core.stepping import aclose, in_worker, stepped_in_thread
 from ..core.timeout import DEFAULT_TIMEOUT
 from .reply_size import max_reply_bytes, refused_reply
 from .status import (
@@ -262,7 +262,7 @@ class ProviderAdapter(ABC):
                         return await self.post(client, to_bytes(request.kwargs))
                 except TimeoutError:
                     raise self.timed_out(endpoint, seconds) from None
-        return await asyncio.to_thread(self.send, request, timeout)
+        return await in_worker(self.send, request, timeout)
 
     async def aclose(self) -> None:
         """Close the async clients kept for the running event loop (each loop's are also dropped
@@ -416,7 +416,7 @@ class ProviderAdapter(ABC):
                 except TimeoutError:
                     raise self.timed_out(endpoint, seconds) from None
                 return read_reply(self.counted, raw)
-        return await asyncio.to_thread(self.count_tokens, request)
+        return await in_worker(self.count_tokens, request)
 
     def post_count(self, client: Any, body: bytes) -> Any:
         """Send one count body with ``client`` (sync or async, as :meth:`post`); return what the

@@ -76,6 +76,7 @@ from ..core.json_text import to_bytes
 from ..core.prompt import ChatTurn, GenerateConfig, PromptCache, ToolCall, ToolCallPart
 from ..core.rendered import RenderedPrompt
 from ..core.secrets import shown_url
+from ..core.stepping import WORKER_THREADS, in_worker
 from .base import Endpoint, StreamingAdapter, StreamReader, returns_left_out
 from .bedrock_turns import ConverseMessages, cache_point, reply_turn
 from .reply_size import bounded_chunks, checked_reply
@@ -211,7 +212,7 @@ class BedrockAdapter(StreamingAdapter):
             connect_timeout=seconds,
             read_timeout=seconds,
             retries={"total_max_attempts": 1, "mode": "standard"},
-            max_pool_connections=32,  # the worker threads of concurrent async calls share it
+            max_pool_connections=WORKER_THREADS,  # a connection for each worker thread an async call may take
         )
         client = boto3.session.Session().client("bedrock-runtime", endpoint_url=endpoint.url or None, config=config)
         events = client.meta.events
@@ -256,9 +257,7 @@ class BedrockAdapter(StreamingAdapter):
 
     async def acount_tokens(self, request: ProviderRequest) -> int:
         """:meth:`count_tokens` in a worker thread (the AWS SDK has no async client)."""
-        import asyncio
-
-        return await asyncio.to_thread(self.count_tokens, request)
+        return await in_worker(self.count_tokens, request)
 
     def recorded_reply(self, raw: Any) -> Any:
         """A reply as data for a recording: as on the wire, without botocore's ``ResponseMetadata``

@@ -149,9 +149,9 @@ async def _asend(adapter: ModelAdapter, request: ProviderRequest, timeout: float
     own = getattr(adapter, "asend", None)
     if own is not None:
         return await own(request, timeout)
-    import asyncio
+    from ..core.stepping import in_worker
 
-    return await asyncio.to_thread(adapter.send, request, timeout)
+    return await in_worker(adapter.send, request, timeout)
 
 
 class Answering(Link):

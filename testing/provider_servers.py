@@ -7,7 +7,9 @@ Its behaviour is chosen by the request's ``model`` name: ``ok`` answers, ``eNNN`
 HTTP status in the protocol's own error body (``e429q``: a spent quota, OpenAI's
 ``insufficient_quota`` code or Anthropic's spend-limit ``error_code``; ``e401echo``: the body
 quotes the API key the request carried, as some proxies do), ``slow`` sleeps past the client's
-timeout, ``delayNNN`` answers after NNN milliseconds, ``wordsNNN`` with a text of NNN words (no
+timeout, ``delayNNN`` answers after NNN milliseconds, ``togetherNNN`` only once NNN requests for
+it are in the server at once (a test that they were sent at once, with no clock; after 60 s alone,
+a 504), ``wordsNNN`` with a text of NNN words (no
 JSON), ``hang`` never answers and waits for the client to hang up (recorded in ``hung_up``),
 ``busyN`` is rate limited for its first N requests (429 with ``Retry-After: 1`` and OpenAI's
 ``retry-after-ms: 50``), then answers as ``ok`` does, ``garbage`` sends a body that is not JSON,
@@ -498,6 +500,17 @@ def fake_provider(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
     makes the model's text of each request (see :data:`Text`; ``None``: ``{"ok": true}``)."""
     state = FakeProvider(base_url="", text=text)
     lock = threading.Lock()
+    meetings: dict[str, threading.Barrier] = {}
+
+    def all_together(model: str) -> bool:
+        """``togetherNNN``: wait until NNN requests for it are here at once; False after 60 s alone."""
+        with lock:
+            meeting = meetings.setdefault(model, threading.Barrier(int(model[8:])))
+        try:
+            meeting.wait(timeout=60)
+        except threading.BrokenBarrierError:
+            return False
+        return True
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:  # quiet
@@ -537,6 +550,9 @@ def fake_provider(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
                 time.sleep(1)
             elif model.startswith("delay") and model[5:].isdigit():
                 time.sleep(int(model[5:]) / 1000)
+            elif model.startswith("together") and model[8:].isdigit() and not all_together(model):
+                self._send(504, _error_body(self.path, 504, model, ""))
+                return
             elif model == "hang" and not streamed:
                 self._wait_for_hang_up(model)
                 return

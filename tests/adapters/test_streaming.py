@@ -304,23 +304,17 @@ def test_leaving_an_async_stream_early_closes_its_connection(server: FakeProvide
 
 @pytest.mark.parametrize("name", ADAPTERS)
 def test_a_hundred_concurrent_async_calls_overlap(server: FakeProvider, name: str) -> None:
-    import time
-
     adapter = ADAPTERS[name](server.root)
-    delay = 0.25
 
     async def hundred() -> list[GenerateResult]:
-        calls = [agenerate(_prompt(), render=renderer.render, adapter=adapter, model="delay250") for _ in range(100)]
+        calls = [agenerate(_prompt(), render=renderer.render, adapter=adapter, model="together100") for _ in range(100)]
         results = await asyncio.gather(*calls)
         await adapter.aclose()
         return results
 
-    start = time.perf_counter()
-    results = asyncio.run(hundred())
-    wall = time.perf_counter() - start
+    results = asyncio.run(hundred())  # together100 answers only once a hundred requests are in at once
     assert [result.value for result in results] == [{"ok": True}] * 100
     assert len(server.requests) == 100
-    assert wall < 0.8 * 100 * delay  # one after another takes 25 s by the server's sleeps; at once, about one delay
     assert len(adapter._clients) == 0  # every call went through the async client, none through the sync one
 
 
