@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 import json
 import os
 import subprocess
@@ -207,6 +208,38 @@ def test_every_dataclass_on_the_readme_path_has_a_docstring(module: str) -> None
     ]
     generated = [cls.__name__ for cls in classes if (cls.__doc__ or "").startswith(f"{cls.__name__}(")]
     assert not generated
+
+
+@pytest.mark.parametrize("module", sorted(README_EXAMPLE))
+def test_a_hand_written_dataclass_init_takes_the_fields_as_dataclass_would(module: str) -> None:
+    """A dataclass on the path may write its ``__init__`` by hand (``init=False``), since the one
+    ``dataclass`` generates is compiled from source at every import: it must then take exactly the
+    fields, in order, with their annotations and defaults, and store each (a field added without it
+    fails here)."""
+    classes = [
+        value
+        for value in vars(importlib.import_module(module)).values()
+        if isinstance(value, type)
+        and value.__module__ == module
+        and dataclasses.is_dataclass(value)
+        and not value.__dataclass_params__.init  # type: ignore[attr-defined]
+    ]
+    for cls in classes:
+        fields = [field for field in dataclasses.fields(cls) if field.init]
+        parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+        assert [(p.name, p.annotation, p.default, p.kind) for p in parameters] == [
+            (
+                field.name,
+                field.type,
+                inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default,
+                inspect.Parameter.KEYWORD_ONLY if field.kw_only else inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            )
+            for field in fields
+        ], cls.__name__
+        assert all(field.default_factory is dataclasses.MISSING for field in fields), cls.__name__
+        markers = [object() for _ in fields]
+        made = cls(**{field.name: marker for field, marker in zip(fields, markers, strict=True)})
+        assert [getattr(made, field.name) for field in fields] == markers, cls.__name__
 
 
 def test_a_program_that_calls_no_tool_imports_no_tool_machinery() -> None:
