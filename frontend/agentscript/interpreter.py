@@ -34,6 +34,7 @@ from ...core.errors import FieldError, ModelOutputError, ModelRouteError, Prompt
 from ...core.nesting import MAX_REPEATED_VALUES, REPEATED_VALUES_REFUSED, recursion_room
 from ...core.permissions import Permissions
 from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
+from ...core.records import dataclass_record
 from ...core.references import resolve, resolve_arguments
 from ...core.rendered import RenderedPrompt
 from ...core.text_files import decode_text
@@ -97,7 +98,7 @@ class RunError(AgentScriptError):
     """A runtime error, located like a compiler's error (the reference's message text kept)."""
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class Binding:
     """An opaque resource: ``kind`` is tool, llm, memory, agent or function."""
 
@@ -105,6 +106,12 @@ class Binding:
     name: str
     uri: str | None = None
     agent: str | None = None
+
+    def __init__(self, kind: str, name: str, uri: str | None = None, agent: str | None = None) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "uri", uri)
+        object.__setattr__(self, "agent", agent)
 
     def to_json(self) -> dict[str, Any]:
         if self.kind == "function":
@@ -114,13 +121,17 @@ class Binding:
         return {self.kind: self.name, "uri": self.uri}
 
 
-@dataclass(eq=False)
+@dataclass_record(eq=False)
 class _UseRecord:
     """A ``use`` declaration and the scope that declared it (it is evaluated there, when a
     ``generate`` reads it)."""
 
     node: Use
     scope: _Scope
+
+    def __init__(self, node: Use, scope: _Scope) -> None:
+        self.node = node
+        self.scope = scope
 
 
 @dataclass(eq=False)  # a scope is itself, not its contents
