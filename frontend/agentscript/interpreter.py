@@ -19,7 +19,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +34,7 @@ from ...core.errors import FieldError, ModelOutputError, ModelRouteError, Prompt
 from ...core.nesting import MAX_REPEATED_VALUES, REPEATED_VALUES_REFUSED, recursion_room
 from ...core.permissions import Permissions
 from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
-from ...core.records import dataclass_record
+from ...core.records import FACTORY, dataclass_record
 from ...core.references import resolve, resolve_arguments
 from ...core.rendered import RenderedPrompt
 from ...core.text_files import decode_text
@@ -134,7 +134,7 @@ class _UseRecord:
         self.scope = scope
 
 
-@dataclass(eq=False)  # a scope is itself, not its contents
+@dataclass_record(eq=False)  # a scope is itself, not its contents
 class _Scope:
     """One block's names, configuration and ``use`` declarations, each name looked up through the
     parents."""
@@ -145,6 +145,22 @@ class _Scope:
     uses: list[_UseRecord] = field(default_factory=list)
     globals: dict[str, Any] | None = None  # the root's imports, agents and functions
     agent: Agent | None = None  # the root's: the agent whose function runs in this scope
+
+    def __init__(
+        self,
+        parent: _Scope | None,
+        names: dict[str, Any] = FACTORY,
+        config: dict[str, Any] = FACTORY,
+        uses: list[_UseRecord] = FACTORY,
+        globals: dict[str, Any] | None = None,
+        agent: Agent | None = None,
+    ) -> None:
+        self.parent = parent
+        self.names = dict() if names is FACTORY else names
+        self.config = dict() if config is FACTORY else config
+        self.uses = list() if uses is FACTORY else uses
+        self.globals = globals
+        self.agent = agent
 
     def lookup(self, name: str) -> tuple[bool, Any]:
         scope: _Scope | None = self
@@ -204,7 +220,7 @@ class _Return(Exception):
         self.value = value
 
 
-@dataclass(eq=False)  # one run: two are never the same, whatever they hold
+@dataclass_record(eq=False)  # one run: two are never the same, whatever they hold
 class Interpreter:
     """One run of a program: ``adapter`` (or a router) answers its model calls, through the links of
     ``chain``; ``watchers`` are told of each (the debug text of the generates that ask for it is
@@ -233,6 +249,42 @@ class Interpreter:
     _input: Any = None
     _out_of_stack_at: tuple[Span, SourceFile] | None = None
     _here: SourceFile | None = None  # the file of the code running now (the program's, until a call)
+
+    def __init__(
+        self,
+        program: Program,
+        adapter: ModelAdapter | Router,
+        chain: Chain = FACTORY,
+        tool_scheme: Callable[[str], ToolScheme] | None = None,
+        tool_context: Permissions = FACTORY,
+        timeout: float | None = None,
+        stream: bool = False,
+        watchers: Sequence[Watcher] = (),
+        render: Callable[[Prompt], RenderedPrompt] | None = None,
+        trace: list[dict[str, Any]] = FACTORY,
+        calls: list[ModelCall] = FACTORY,
+        _files: dict[str, Any] = FACTORY,
+        _depth: int = 0,
+        _input: Any = None,
+        _out_of_stack_at: tuple[Span, SourceFile] | None = None,
+        _here: SourceFile | None = None,
+    ) -> None:
+        self.program = program
+        self.adapter = adapter
+        self.chain = Chain() if chain is FACTORY else chain
+        self.tool_scheme = tool_scheme
+        self.tool_context = Permissions(Path.cwd()) if tool_context is FACTORY else tool_context
+        self.timeout = timeout
+        self.stream = stream
+        self.watchers = watchers
+        self.render = render
+        self.trace = list() if trace is FACTORY else trace
+        self.calls = list() if calls is FACTORY else calls
+        self._files = dict() if _files is FACTORY else _files
+        self._depth = _depth
+        self._input = _input
+        self._out_of_stack_at = _out_of_stack_at
+        self._here = _here
 
     # --- entry ----------------------------------------------------------------------------------
 
