@@ -9,10 +9,10 @@ another) is :mod:`.routing`, loaded by a provider's run only.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.model_uri import model_scheme
+from ..core.records import dataclass_record
 
 if TYPE_CHECKING:
     from ..core.call import ModelAdapter, ProviderRequest
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["Direct", "Router", "Target", "router_of"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass_record(frozen=True, slots=True)
 class Target:
     """Where one call goes: ``adapter``, registered as ``name``, asked for ``model`` (the model name
     as that adapter reads it). ``asked`` is the program's model when it names another provider's
@@ -35,6 +35,20 @@ class Target:
     model: str | None
     asked: str | None = None
     named: bool = False
+
+    def __init__(
+        self,
+        name: str,
+        adapter: ModelAdapter,
+        model: str | None,
+        asked: str | None = None,
+        named: bool = False,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "adapter", adapter)
+        object.__setattr__(self, "model", model)
+        object.__setattr__(self, "asked", asked)
+        object.__setattr__(self, "named", named)
 
     def request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None

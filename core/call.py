@@ -10,10 +10,11 @@ again in a context variable or by a request's identity.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ProviderConnectionError
+from .records import FACTORY, dataclass_record
 
 if TYPE_CHECKING:
     from .contract import OutputContract
@@ -35,7 +36,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass_record(frozen=True, slots=True)
 class Usage:
     """A reply's token counts: read (``input``) and written (``output``), each ``None`` when the
     provider did not say, and ``details``, what it said as it spelt it (recorded and shown as is)."""
@@ -43,6 +44,16 @@ class Usage:
     input: int | None = None
     output: int | None = None
     details: Mapping[str, Any] | None = None
+
+    def __init__(
+        self,
+        input: int | None = None,
+        output: int | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        object.__setattr__(self, "input", input)
+        object.__setattr__(self, "output", output)
+        object.__setattr__(self, "details", details)
 
     @classmethod
     def read(cls, usage: Mapping[str, Any] | Usage | None) -> Usage | None:
@@ -78,7 +89,7 @@ def _count(usage: Mapping[str, Any], *names: str) -> int | None:
     return None
 
 
-@dataclass(slots=True)
+@dataclass_record(slots=True)
 class Reply:
     """What a model returned: its text, and the JSON value when the adapter already has one (a
     canned or mock value, a provider's parsed structured output), with what else the provider said.
@@ -98,6 +109,29 @@ class Reply:
     lets the provider take it back), in the provider's order. Append it to the prompt's ``history``
     to go on with the conversation; built-in adapters set it, and :meth:`as_turn` builds one for an
     adapter that does not."""
+
+    def __init__(
+        self,
+        text: str | None,
+        value: Any = None,
+        has_value: bool = False,
+        raw: Any = None,
+        reasoning: str | None = None,
+        usage: Usage | None = None,
+        finish_reason: str | None = None,
+        tool_calls: tuple[ToolCall, ...] = (),
+        turn: ChatTurn | None = None,
+    ) -> None:
+        self.text = text
+        self.value = value
+        self.has_value = has_value
+        self.raw = raw
+        self.reasoning = reasoning
+        self.usage = usage
+        self.finish_reason = finish_reason
+        self.tool_calls = tool_calls
+        self.turn = turn
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if self.usage is not None and not isinstance(self.usage, Usage):
@@ -120,7 +154,7 @@ class Reply:
         return ChatTurn(role="assistant", content=parts)
 
 
-@dataclass(slots=True)
+@dataclass_record(slots=True)
 class ProviderRequest:
     """The exact keyword arguments of the SDK call (the request body, keys in the order a dry run
     shows them), and ``notes``: every parameter the adapter dropped, renamed or clamped, and why."""
@@ -135,6 +169,20 @@ class ProviderRequest:
     model: str | None = None
     """The model it asks for, when the body does not say it (a provider whose model goes in the
     URL: a deployment, a path); see :meth:`model_asked`."""
+
+    def __init__(
+        self,
+        kwargs: Mapping[str, Any],
+        notes: tuple[str, ...] = (),
+        endpoint: str | None = None,
+        provider: str | None = None,
+        model: str | None = None,
+    ) -> None:
+        self.kwargs = kwargs
+        self.notes = notes
+        self.endpoint = endpoint
+        self.provider = provider
+        self.model = model
 
     def model_asked(self) -> Any:
         """The model the request asks for: :attr:`model` when the adapter set it, else the body's
@@ -159,7 +207,7 @@ class ModelAdapter(Protocol):
     def parse_reply(self, raw: Any) -> Reply: ...
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class Site:
     """Where a model call came from: ``file:line:col`` of its generate, and its agent (``""`` for
     none: a prompt file's call)."""
@@ -169,11 +217,17 @@ class Site:
     column: int
     agent: str = ""
 
+    def __init__(self, file: str, line: int, column: int, agent: str = "") -> None:
+        object.__setattr__(self, "file", file)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "column", column)
+        object.__setattr__(self, "agent", agent)
+
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
 
 
-@dataclass(slots=True)
+@dataclass_record(slots=True)
 class ModelCall:
     """One attempt: what was rendered and sent, and what came back (or why it was rejected), with
     the :class:`Site` it came from (``None`` for a Python caller that named none)."""
@@ -196,13 +250,39 @@ class ModelCall:
     """The request as built, before a streamed call's stream flags (``request`` is the one sent);
     ``None`` when it is ``request`` itself."""
 
+    def __init__(
+        self,
+        attempt: int,
+        prompt: Prompt,
+        rendered: RenderedPrompt,
+        request: ProviderRequest,
+        reply: Reply | None = None,
+        error: str | None = None,
+        provider: str | None = None,
+        seconds: float | None = None,
+        value: Any = None,
+        site: Site | None = None,
+        built: ProviderRequest | None = None,
+    ) -> None:
+        self.attempt = attempt
+        self.prompt = prompt
+        self.rendered = rendered
+        self.request = request
+        self.reply = reply
+        self.error = error
+        self.provider = provider
+        self.seconds = seconds
+        self.value = value
+        self.site = site
+        self.built = built
+
     @property
     def agent(self) -> str:
         """The agent whose generate made the call (``""`` for none: a prompt file's, a Python caller's)."""
         return "" if self.site is None else self.site.agent
 
 
-@dataclass(slots=True)
+@dataclass_record(slots=True)
 class GenerateResult:
     """What ``generate`` returns: the accepted value, the attempts it took and every call made."""
 
@@ -210,8 +290,13 @@ class GenerateResult:
     attempts: int
     calls: list[ModelCall] = field(default_factory=list)
 
+    def __init__(self, value: Any, attempts: int, calls: list[ModelCall] = FACTORY) -> None:
+        self.value = value
+        self.attempts = attempts
+        self.calls = list() if calls is FACTORY else calls
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass_record(frozen=True, slots=True)
 class Call:
     """One attempt on its way to the provider, as the links around the send see it.
 
@@ -235,8 +320,36 @@ class Call:
     model: str | None
     record: ModelCall
 
+    def __init__(
+        self,
+        request: ProviderRequest,
+        sent: ProviderRequest,
+        adapter: ModelAdapter,
+        provider: str,
+        attempt: int,
+        site: Site | None,
+        stream: bool,
+        timeout: float | None,
+        rendered: RenderedPrompt,
+        prompt: Prompt,
+        model: str | None,
+        record: ModelCall,
+    ) -> None:
+        object.__setattr__(self, "request", request)
+        object.__setattr__(self, "sent", sent)
+        object.__setattr__(self, "adapter", adapter)
+        object.__setattr__(self, "provider", provider)
+        object.__setattr__(self, "attempt", attempt)
+        object.__setattr__(self, "site", site)
+        object.__setattr__(self, "stream", stream)
+        object.__setattr__(self, "timeout", timeout)
+        object.__setattr__(self, "rendered", rendered)
+        object.__setattr__(self, "prompt", prompt)
+        object.__setattr__(self, "model", model)
+        object.__setattr__(self, "record", record)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass_record(frozen=True, slots=True)
 class Whole:
     """The last item of a stream: the whole reply, as ``parse_reply`` reads it (``raw``), and, once
     a link has read it, the :class:`Reply` it says (a link that answers in place of the provider,
@@ -244,6 +357,10 @@ class Whole:
 
     raw: Any
     reply: Reply | None = None
+
+    def __init__(self, raw: Any, reply: Reply | None = None) -> None:
+        object.__setattr__(self, "raw", raw)
+        object.__setattr__(self, "reply", reply)
 
 
 def cut_short() -> ProviderConnectionError:

@@ -25,11 +25,11 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
 from .errors import PromptwireError
+from .records import dataclass_record
 
 __all__ = [
     "MAX_DEPTH",
@@ -116,7 +116,7 @@ class Root:
         return os.path.join(self.real, *parts)
 
 
-@dataclass
+@dataclass_record()
 class _Step:
     """One name of a walk: a folder held open, a file, or a name that does not exist (yet)."""
 
@@ -125,14 +125,24 @@ class _Step:
     fd: int | None = None
     info: os.stat_result | None = None
 
+    def __init__(self, name: str, kind: Kind, fd: int | None = None, info: os.stat_result | None = None) -> None:
+        self.name = name
+        self.kind = kind
+        self.fd = fd
+        self.info = info
 
-@dataclass
+
+@dataclass_record()
 class Location:
     """Where a path ends beneath a root. Close it (or use it as a context manager): it holds the
     folders on the way open."""
 
     root: Root
     steps: list[_Step]
+
+    def __init__(self, root: Root, steps: list[_Step]) -> None:
+        self.root = root
+        self.steps = steps
 
     @property
     def kind(self) -> Kind:
@@ -409,7 +419,7 @@ def remove_file(root: Root, names: list[str], check: Callable[[Location], None])
         return True
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class Entry:
     """A name met by :func:`walk`: its names below the root, its ``lstat``, and the open folder
     holding it (valid until the walk moves on) to open it by."""
@@ -418,6 +428,12 @@ class Entry:
     info: os.stat_result
     folder: int
     name: str
+
+    def __init__(self, parts: tuple[str, ...], info: os.stat_result, folder: int, name: str) -> None:
+        object.__setattr__(self, "parts", parts)
+        object.__setattr__(self, "info", info)
+        object.__setattr__(self, "folder", folder)
+        object.__setattr__(self, "name", name)
 
     @property
     def is_folder(self) -> bool:

@@ -19,7 +19,6 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final, TypeVar
 from urllib.parse import urlsplit
@@ -36,6 +35,7 @@ from .confined import (
     read_limited,
 )
 from .errors import PromptwireError
+from .records import dataclass_record
 from .secrets import shown_url
 
 __all__ = [
@@ -95,7 +95,7 @@ def url_origin(url: str) -> tuple[str, str, int | None]:
     return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme)
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class Permissions:
     """What one run may touch. The default is what ``asrender serve`` and ``asrender snapshot``
     allow: reading the workspace and the program's folder, nothing else.
@@ -117,6 +117,26 @@ class Permissions:
     net: frozenset[str] = frozenset()
     timeout: float = DEFAULT_TOOL_TIMEOUT
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES
+
+    def __init__(
+        self,
+        workspace: Path,
+        program_folder: Path | None = None,
+        read: tuple[Path, ...] = (),
+        write: tuple[Path, ...] = (),
+        env: frozenset[str] = frozenset(),
+        net: frozenset[str] = frozenset(),
+        timeout: float = DEFAULT_TOOL_TIMEOUT,
+        max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
+    ) -> None:
+        object.__setattr__(self, "workspace", workspace)
+        object.__setattr__(self, "program_folder", program_folder)
+        object.__setattr__(self, "read", read)
+        object.__setattr__(self, "write", write)
+        object.__setattr__(self, "env", env)
+        object.__setattr__(self, "net", net)
+        object.__setattr__(self, "timeout", timeout)
+        object.__setattr__(self, "max_read_bytes", max_read_bytes)
 
     # --- environment and network ------------------------------------------------------------------
 

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, TypeAlias
 
 from .errors import PromptwireError, field_path
 from .nesting import check_nesting, nesting_room
+from .records import dataclass_record
 
 __all__ = [
     "DAGGER",
@@ -116,18 +116,22 @@ class OutputPathError(PromptwireError, ValueError):
         super().__init__(f"cannot write to {text!r}: {reason}")
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class RefPath:
     """One ``†kind.seg.seg`` path: the kind names the data (``state``), the segments walk into it."""
 
     kind: str
     segments: tuple[str, ...] = ()
 
+    def __init__(self, kind: str, segments: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "segments", segments)
+
     def __str__(self) -> str:
         return DAGGER + ".".join((self.kind, *self.segments))
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class Reference:
     """A parsed reference expression: one path, or several joined by one operator."""
 
@@ -136,6 +140,11 @@ class Reference:
     paths: tuple[RefPath, ...]
     operator: str | None = None
     """``"||"``, ``"&&"``, or ``None`` for a single path."""
+
+    def __init__(self, text: str, paths: tuple[RefPath, ...], operator: str | None = None) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "paths", paths)
+        object.__setattr__(self, "operator", operator)
 
     def __str__(self) -> str:
         return f" {self.operator} ".join(map(str, self.paths)) if self.operator else str(self.paths[0])

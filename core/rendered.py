@@ -14,12 +14,13 @@ import math
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from .errors import FieldError
 from .json_text import check_json_data, dumps, too_many_digits
 from .nesting import with_nesting_room
+from .records import dataclass_record
 
 if TYPE_CHECKING:  # annotations only: a render's result does not need the prompt model loaded
     from .contract import OutputContract
@@ -32,7 +33,7 @@ MessageContent = str | list[dict[str, Any]]
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@dataclass(slots=True)
+@dataclass_record(slots=True)
 class Message:
     """One chat message; ``content`` is a string or a list of content parts: OpenAI-style for text
     and media (``text``, ``image_url``, ``input_audio``, ``file``), and promptwire's own for a
@@ -60,6 +61,24 @@ class Message:
     """A cache breakpoint at the end of this message (``{}``, or ``{"ttl": "1h"}``); a part of a
     content list carries its own under the same key."""
 
+    def __init__(
+        self,
+        role: str,
+        content: MessageContent,
+        name: str | None = None,
+        tool_calls: tuple[ToolCall, ...] = (),
+        tool_call_id: str | None = None,
+        is_error: bool = False,
+        cache: dict[str, Any] | None = None,
+    ) -> None:
+        self.role = role
+        self.content = content
+        self.name = name
+        self.tool_calls = tool_calls
+        self.tool_call_id = tool_call_id
+        self.is_error = is_error
+        self.cache = cache
+
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.name is not None:
@@ -77,7 +96,7 @@ class Message:
         return data
 
 
-@dataclass(slots=True)
+@dataclass_record(slots=True)
 class RenderedSection:
     """One named block of a render, as the format built it (for inspection and tooling).
 
@@ -91,12 +110,19 @@ class RenderedSection:
     body: str
     detail: str | None = None
 
+    def __init__(self, role: str, key: str, title: str, body: str, detail: str | None = None) -> None:
+        self.role = role
+        self.key = key
+        self.title = title
+        self.body = body
+        self.detail = detail
+
 
 UNEXPRESSED = "the format cannot express it; left out"
 """The reason of a warning about a populated field that a format has no place for."""
 
 
-@dataclass(slots=True)
+@dataclass_record(slots=True)
 class RenderWarning:
     """Something the render left out or changed, as a record: which format, which field, why.
 
@@ -108,6 +134,11 @@ class RenderWarning:
     format: str
     field: str
     reason: str = UNEXPRESSED
+
+    def __init__(self, format: str, field: str, reason: str = UNEXPRESSED) -> None:
+        self.format = format
+        self.field = field
+        self.reason = reason
 
     def to_dict(self) -> dict[str, str]:
         return {"format": self.format, "field": self.field, "reason": self.reason}
@@ -135,7 +166,7 @@ def warning_lines(records: Sequence[RenderWarning]) -> list[str]:
     ]
 
 
-@dataclass(slots=True)
+@dataclass_record(slots=True)
 class RenderedPrompt:
     """What an adapter receives (see docs/rendered.md): the messages, and for native tool calling
     the ``tools`` the model may call (empty when the format wrote them into its text), plus the
@@ -151,6 +182,26 @@ class RenderedPrompt:
     cache: PromptCache | None = None
     """The prompt's caching for the whole request (a breakpoint after the tools, a cache key and
     retention); a breakpoint after the system text is on the system message."""
+
+    def __init__(
+        self,
+        format: str,
+        messages: tuple[Message, ...],
+        text: str | None = None,
+        sections: tuple[RenderedSection, ...] = (),
+        warnings: tuple[RenderWarning, ...] = (),
+        tools: tuple[ToolDefinition, ...] = (),
+        output: OutputContract | None = None,
+        cache: PromptCache | None = None,
+    ) -> None:
+        self.format = format
+        self.messages = messages
+        self.text = text
+        self.sections = sections
+        self.warnings = warnings
+        self.tools = tools
+        self.output = output
+        self.cache = cache
 
     @property
     def system(self) -> str | None:

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection
-from dataclasses import dataclass
 from importlib import metadata
 
 import pluggy
 
 from ..core.errors import RegistrationError
+from ..core.records import dataclass_record
 
 __all__ = ["ALLOW_ENV", "ENTRY_POINT_GROUP", "BrokenPlugin", "allow_list_from_env", "load_entry_points"]
 
@@ -36,7 +36,7 @@ def allow_list_from_env() -> list[str] | None:
     return [name.strip() for name in raw.split(",") if name.strip()]
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class BrokenPlugin:
     """An installed plugin that failed to import or to register, and was left out."""
 
@@ -47,6 +47,12 @@ class BrokenPlugin:
     version: str | None
     error: str
     """``ExceptionType: message``."""
+
+    def __init__(self, name: str, target: str, version: str | None, error: str) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "error", error)
 
     def message(self) -> str:
         return (

@@ -10,11 +10,11 @@ registered under is refused when first loaded, so the two cannot drift apart unn
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from ..core.errors import RegistrationError
+from ..core.records import dataclass_record
 
 __all__ = ["Lazy", "LazyAdapter", "LazyReader", "LazyRenderer", "LazyToolScheme"]
 
@@ -22,7 +22,7 @@ _PACKAGE = __name__.rpartition(".plugins.")[0]
 """``promptwire``, whatever it is imported as: targets are relative to it."""
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class Lazy:
     """What every stand-in is: the name it is registered under and where the real object lives.
 
@@ -34,6 +34,10 @@ class Lazy:
     name: str
     target: str
     """``"module:attribute"``, the module relative to the promptwire package (``".renderers.agens:renderer"``)."""
+
+    def __init__(self, name: str, target: str) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "target", target)
 
     def load(self) -> Any:
         """The real object (imported on the first call)."""

@@ -19,7 +19,6 @@ import functools
 import inspect
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from importlib import metadata
 from types import ModuleType
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 import pluggy
 
 from ..core.errors import PluginWarning, RegistrationError, UnknownNameError
+from ..core.records import dataclass_record
 from . import builtins as builtin_plugin
 from . import hookspecs
 from .entry_points import ALLOW_ENV, BrokenPlugin, allow_list_from_env, load_entry_points
@@ -48,7 +48,7 @@ messages and the methods the host refuses one without. The kinds are the keys of
 :attr:`PluginHost.registries` and of :attr:`PluginInfo.registers` (so of ``asrender plugins --json``)."""
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class PluginInfo:
     """What ``asrender plugins`` shows of one plugin."""
 
@@ -59,6 +59,20 @@ class PluginInfo:
     """Kind (``"renderers"``...) to the names this plugin registered there, in order."""
     error: str | None = None
     """Why the plugin failed to load (it registered nothing); ``None`` for a loaded one."""
+
+    def __init__(
+        self,
+        name: str,
+        version: str | None,
+        hooks: tuple[str, ...],
+        registers: dict[str, list[str]],
+        error: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "hooks", hooks)
+        object.__setattr__(self, "registers", registers)
+        object.__setattr__(self, "error", error)
 
     def to_dict(self) -> dict[str, Any]:
         listed = {"name": self.name, "version": self.version, "hooks": list(self.hooks), **self.registers}

@@ -7,8 +7,10 @@ inspector from the defaults, Python callers) and varies it with :func:`dataclass
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
+
+from ..core.records import FACTORY, dataclass_record
 
 if TYPE_CHECKING:
     from ..calls.counting import Count
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["RunOptions"]
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class RunOptions:
     """How a run is made: where its model calls go, what answers them offline, the format they are
     shown in, and for a program its entry point and what its tools may touch."""
@@ -70,3 +72,45 @@ class RunOptions:
     base_urls: Mapping[str, str] = field(default_factory=dict)
     """Where the providers' requests go instead of their base URLs: by the scheme of the models
     they serve (``{"ollama": "http://gpu:11434"}``), or under ``""`` for every provider."""
+
+    def __init__(
+        self,
+        adapter: str = "offline",
+        model: str | None = None,
+        dry_run: bool = False,
+        timeout: float | None = None,
+        responses: Sequence[Any] = (),
+        format: str = "agentscript",
+        options: Mapping[str, Any] = FACTORY,
+        agent: str | None = None,
+        function: str | None = None,
+        tools: ToolContext | None = None,
+        label_rule: str = "release",
+        debug: TextSink | None = None,
+        on_text: Callable[[str], None] | None = None,
+        stream: bool = False,
+        record: Recorder | None = None,
+        replay: Recording | None = None,
+        watchers: Sequence[Watcher] = (),
+        count: Count | None = None,
+        base_urls: Mapping[str, str] = FACTORY,
+    ) -> None:
+        object.__setattr__(self, "adapter", adapter)
+        object.__setattr__(self, "model", model)
+        object.__setattr__(self, "dry_run", dry_run)
+        object.__setattr__(self, "timeout", timeout)
+        object.__setattr__(self, "responses", responses)
+        object.__setattr__(self, "format", format)
+        object.__setattr__(self, "options", dict() if options is FACTORY else options)
+        object.__setattr__(self, "agent", agent)
+        object.__setattr__(self, "function", function)
+        object.__setattr__(self, "tools", tools)
+        object.__setattr__(self, "label_rule", label_rule)
+        object.__setattr__(self, "debug", debug)
+        object.__setattr__(self, "on_text", on_text)
+        object.__setattr__(self, "stream", stream)
+        object.__setattr__(self, "record", record)
+        object.__setattr__(self, "replay", replay)
+        object.__setattr__(self, "watchers", watchers)
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "base_urls", dict() if base_urls is FACTORY else base_urls)

@@ -12,7 +12,7 @@ passed on as it arrives.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from ..adapters.offline import OfflineAdapter
 from ..calls.links import Chain, DryRun, Link
 from ..calls.targets import Direct, Router
 from ..core.call import ModelCall, Site
+from ..core.records import FACTORY, dataclass_record
 from ..frontend.agentscript.trace import notes_events
 from .options import RunOptions
 
@@ -52,7 +53,7 @@ __all__ = [
 ]
 
 
-@dataclass
+@dataclass_record()
 class RunResult:
     """A run's outcome: the program's value, its trace events and every model call it made."""
 
@@ -62,6 +63,18 @@ class RunResult:
     sent_as: tuple[str, Mapping[str, Any]] = ("agentscript", {})
     """The format (and its options) the calls were rendered in to be sent."""
 
+    def __init__(
+        self,
+        value: Any,
+        trace: list[dict[str, Any]],
+        calls: list[ModelCall] = FACTORY,
+        sent_as: tuple[str, Mapping[str, Any]] = ("agentscript", {}),
+    ) -> None:
+        self.value = value
+        self.trace = trace
+        self.calls = list() if calls is FACTORY else calls
+        self.sent_as = sent_as
+
     def to_dict(self) -> dict[str, Any]:
         """``{"value": ..., "trace": [...]}`` as the reference CLI prints it."""
         from ..frontend.agentscript.interpreter import json_of
@@ -69,12 +82,16 @@ class RunResult:
         return {"value": json_of(self.value), "trace": self.trace}
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class Calls:
     """Where a run's model calls go (``router``) and the links each passes through (outermost first)."""
 
     router: Router
     links: tuple[Link, ...] = ()
+
+    def __init__(self, router: Router, links: tuple[Link, ...] = ()) -> None:
+        object.__setattr__(self, "router", router)
+        object.__setattr__(self, "links", links)
 
     def around(self, *links: Link) -> Calls:
         """These calls with ``links`` outside the run's own (a batch's rate-limit waits, its answers)."""

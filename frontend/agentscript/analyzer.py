@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from ...core.records import dataclass_record
 from ...core.units import MAX_BUDGET
 from .diagnostics import Diagnostic
 from .positions import SourceFile, Span
@@ -92,7 +92,7 @@ passes of a trivial body take about two seconds here, and a count above it can o
 runaway, so the checks refuse it (``INVALID_ITERATION_LIMIT``) rather than let the run hang."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass_record(frozen=True, slots=True)
 class _Binding:
     """What a name is bound to where the checks look it up: its kind and, for a function, its
     agent, name and number of parameters."""
@@ -101,6 +101,18 @@ class _Binding:
     agent: str | None = None
     function: str | None = None
     arity: int | None = None
+
+    def __init__(
+        self,
+        kind: str,
+        agent: str | None = None,
+        function: str | None = None,
+        arity: int | None = None,
+    ) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "agent", agent)
+        object.__setattr__(self, "function", function)
+        object.__setattr__(self, "arity", arity)
 
 
 _PARAM = _Binding("param")

@@ -9,10 +9,11 @@ against the reference still find them; :attr:`Diagnostic.reference_text` and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ...core.errors import PromptwireError, SourceError
 from ...core.printable import one_line
+from ...core.records import dataclass_record
 from .positions import SourceFile, Span, line_text, shown_line
 
 __all__ = [
@@ -78,7 +79,7 @@ class ParseError(AgentScriptError):
         return f"{self.message} at {self.line}:{self.column}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass_record(frozen=True, slots=True)
 class Diagnostic:
     """One finding of the static checks: a reference code, its exact message and where it points.
 
@@ -91,6 +92,20 @@ class Diagnostic:
     span: Span
     severity: str = "error"
     file: SourceFile | None = field(default=None, repr=False, compare=False)
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        severity: str = "error",
+        file: SourceFile | None = None,
+    ) -> None:
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "span", span)
+        object.__setattr__(self, "severity", severity)
+        object.__setattr__(self, "file", file)
 
     @property
     def line(self) -> int:

@@ -19,7 +19,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,7 @@ from ...core.errors import FieldError, ModelOutputError, ModelRouteError, Prompt
 from ...core.nesting import MAX_REPEATED_VALUES, REPEATED_VALUES_REFUSED, recursion_room
 from ...core.permissions import Permissions
 from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
+from ...core.records import FACTORY, dataclass_record
 from ...core.references import resolve, resolve_arguments
 from ...core.rendered import RenderedPrompt
 from ...core.text_files import decode_text
@@ -97,7 +98,7 @@ class RunError(AgentScriptError):
     """A runtime error, located like a compiler's error (the reference's message text kept)."""
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class Binding:
     """An opaque resource: ``kind`` is tool, llm, memory, agent or function."""
 
@@ -105,6 +106,12 @@ class Binding:
     name: str
     uri: str | None = None
     agent: str | None = None
+
+    def __init__(self, kind: str, name: str, uri: str | None = None, agent: str | None = None) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "uri", uri)
+        object.__setattr__(self, "agent", agent)
 
     def to_json(self) -> dict[str, Any]:
         if self.kind == "function":
@@ -114,7 +121,7 @@ class Binding:
         return {self.kind: self.name, "uri": self.uri}
 
 
-@dataclass(eq=False)
+@dataclass_record(eq=False)
 class _UseRecord:
     """A ``use`` declaration and the scope that declared it (it is evaluated there, when a
     ``generate`` reads it)."""
@@ -122,8 +129,12 @@ class _UseRecord:
     node: Use
     scope: _Scope
 
+    def __init__(self, node: Use, scope: _Scope) -> None:
+        self.node = node
+        self.scope = scope
 
-@dataclass(eq=False)  # a scope is itself, not its contents
+
+@dataclass_record(eq=False)  # a scope is itself, not its contents
 class _Scope:
     """One block's names, configuration and ``use`` declarations, each name looked up through the
     parents."""
@@ -134,6 +145,22 @@ class _Scope:
     uses: list[_UseRecord] = field(default_factory=list)
     globals: dict[str, Any] | None = None  # the root's imports, agents and functions
     agent: Agent | None = None  # the root's: the agent whose function runs in this scope
+
+    def __init__(
+        self,
+        parent: _Scope | None,
+        names: dict[str, Any] = FACTORY,
+        config: dict[str, Any] = FACTORY,
+        uses: list[_UseRecord] = FACTORY,
+        globals: dict[str, Any] | None = None,
+        agent: Agent | None = None,
+    ) -> None:
+        self.parent = parent
+        self.names = dict() if names is FACTORY else names
+        self.config = dict() if config is FACTORY else config
+        self.uses = list() if uses is FACTORY else uses
+        self.globals = globals
+        self.agent = agent
 
     def lookup(self, name: str) -> tuple[bool, Any]:
         scope: _Scope | None = self
@@ -193,7 +220,7 @@ class _Return(Exception):
         self.value = value
 
 
-@dataclass(eq=False)  # one run: two are never the same, whatever they hold
+@dataclass_record(eq=False)  # one run: two are never the same, whatever they hold
 class Interpreter:
     """One run of a program: ``adapter`` (or a router) answers its model calls, through the links of
     ``chain``; ``watchers`` are told of each (the debug text of the generates that ask for it is
@@ -222,6 +249,42 @@ class Interpreter:
     _input: Any = None
     _out_of_stack_at: tuple[Span, SourceFile] | None = None
     _here: SourceFile | None = None  # the file of the code running now (the program's, until a call)
+
+    def __init__(
+        self,
+        program: Program,
+        adapter: ModelAdapter | Router,
+        chain: Chain = FACTORY,
+        tool_scheme: Callable[[str], ToolScheme] | None = None,
+        tool_context: Permissions = FACTORY,
+        timeout: float | None = None,
+        stream: bool = False,
+        watchers: Sequence[Watcher] = (),
+        render: Callable[[Prompt], RenderedPrompt] | None = None,
+        trace: list[dict[str, Any]] = FACTORY,
+        calls: list[ModelCall] = FACTORY,
+        _files: dict[str, Any] = FACTORY,
+        _depth: int = 0,
+        _input: Any = None,
+        _out_of_stack_at: tuple[Span, SourceFile] | None = None,
+        _here: SourceFile | None = None,
+    ) -> None:
+        self.program = program
+        self.adapter = adapter
+        self.chain = Chain() if chain is FACTORY else chain
+        self.tool_scheme = tool_scheme
+        self.tool_context = Permissions(Path.cwd()) if tool_context is FACTORY else tool_context
+        self.timeout = timeout
+        self.stream = stream
+        self.watchers = watchers
+        self.render = render
+        self.trace = list() if trace is FACTORY else trace
+        self.calls = list() if calls is FACTORY else calls
+        self._files = dict() if _files is FACTORY else _files
+        self._depth = _depth
+        self._input = _input
+        self._out_of_stack_at = _out_of_stack_at
+        self._here = _here
 
     # --- entry ----------------------------------------------------------------------------------
 

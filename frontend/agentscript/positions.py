@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
 from typing import NamedTuple
+
+from ...core.records import dataclass_record
 
 __all__ = ["SHOWN_WIDTH", "LineMap", "Position", "SourceFile", "Span", "caret_padding", "line_text", "shown_line"]
 
@@ -77,7 +78,7 @@ class Span(NamedTuple):
 _new = tuple.__new__  # a NamedTuple's own constructor is a Python function; this is the C one
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass_record(frozen=True, slots=True)
 class SourceFile:
     """One ``.as`` file of a program: ``name`` as errors and call sites spell it, ``text`` for the
     source line shown under them.
@@ -89,6 +90,10 @@ class SourceFile:
 
     name: str
     text: str
+
+    def __init__(self, name: str, text: str) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "text", text)
 
 
 class LineMap:

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from ...calls.generate import read_json
 from ...calls.watch import Watcher
 from ...core.call import ModelCall
+from ...core.records import FACTORY, dataclass_record
 from .progress import INTERRUPTED, model_of
 from .terminal import finish_output, json_text, write_output
 
@@ -132,7 +133,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-@dataclass
+@dataclass_record()
 class CallLog(Watcher):
     """Every call of a run as it ended, the one whose provider failed too: what a failed run shows.
 
@@ -143,6 +144,10 @@ class CallLog(Watcher):
 
     calls: list[ModelCall] = field(default_factory=list)
     interrupted: bool = False
+
+    def __init__(self, calls: list[ModelCall] = FACTORY, interrupted: bool = False) -> None:
+        self.calls = list() if calls is FACTORY else calls
+        self.interrupted = interrupted
 
     def call_ended(self, call: ModelCall, error: BaseException | None) -> None:
         if call.reply is None and error is not None and (self.interrupted or not isinstance(error, Exception)):

@@ -21,10 +21,11 @@ that records it pays once (see ``benchmarks/clip_large.py`` for the figures).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any
 
+from ...core.records import dataclass_record
 from .jsjson import entry_lengths, pretty, pretty_length, utf16_len, utf16_slice
 
 __all__ = ["Clip", "clip", "value_text"]
@@ -37,7 +38,7 @@ def value_text(value: object) -> str:
     return pretty(value)
 
 
-@dataclass(frozen=True)
+@dataclass_record(frozen=True)
 class Clip:
     """The outcome of clipping one value: what is shown, and how much was cut.
 
@@ -52,6 +53,22 @@ class Clip:
     clipped_size: int
     original: object = field(repr=False, compare=False)
     known_original_size: int | None = field(default=None, repr=False, compare=False)
+
+    def __init__(
+        self,
+        value: object,
+        text: str,
+        clipped: bool,
+        clipped_size: int,
+        original: object,
+        known_original_size: int | None = None,
+    ) -> None:
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "clipped", clipped)
+        object.__setattr__(self, "clipped_size", clipped_size)
+        object.__setattr__(self, "original", original)
+        object.__setattr__(self, "known_original_size", known_original_size)
 
     @cached_property
     def original_size(self) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 import json
 import os
 import subprocess
@@ -18,6 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from promptwire.core.records import FACTORY
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RUN = ["evidence-qa.as", "--input-file", "evidence-qa.input.json", "--responses", "evidence-qa.responses.json"]
@@ -44,6 +47,7 @@ LANGUAGE_ONLY = {
     "promptwire.core.nesting",
     "promptwire.core.permissions",
     "promptwire.core.printable",
+    "promptwire.core.records",  # dataclass_record: dataclasses made without compiling their methods (stdlib only)
     "promptwire.core.rendered",
     "promptwire.core.secrets",  # errors.py masks keys in every message it makes (stdlib only)
     "promptwire.core.text_files",
@@ -207,6 +211,54 @@ def test_every_dataclass_on_the_readme_path_has_a_docstring(module: str) -> None
     ]
     generated = [cls.__name__ for cls in classes if (cls.__doc__ or "").startswith(f"{cls.__name__}(")]
     assert not generated
+
+
+@pytest.mark.parametrize("module", sorted(README_EXAMPLE))
+def test_a_hand_written_dataclass_init_takes_the_fields_as_dataclass_would(module: str) -> None:
+    """A dataclass on the path may write its ``__init__`` by hand (``init=False``), since the one
+    ``dataclass`` generates is compiled from source at every import: it must then take exactly the
+    fields, in order, with their annotations and defaults, and store each (a field added without it
+    fails here)."""
+    classes = [
+        value
+        for value in vars(importlib.import_module(module)).values()
+        if isinstance(value, type)
+        and value.__module__ == module
+        and dataclasses.is_dataclass(value)
+        and value.__init__.__code__.co_filename != "<string>"  # not compiled by dataclass  # type: ignore[misc]
+    ]
+    for cls in classes:
+        fields = [field for field in dataclasses.fields(cls) if field.init]
+        parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+        assert [(p.name, p.annotation, p.default, p.kind) for p in parameters] == [
+            (
+                field.name,
+                field.type,
+                _default(field),
+                inspect.Parameter.KEYWORD_ONLY if field.kw_only else inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            )
+            for field in fields
+        ], cls.__name__
+        if hasattr(cls, "__post_init__"):  # it reads the fields: the signature is what can be checked
+            continue
+        markers = [object() for _ in fields]
+        made = cls(**{field.name: marker for field, marker in zip(fields, markers, strict=True)})
+        assert [getattr(made, field.name) for field in fields] == markers, cls.__name__
+        for field in fields:  # a factory's field left out holds what the factory makes
+            if field.default_factory is not dataclasses.MISSING:
+                given = {
+                    other.name: marker for other, marker in zip(fields, markers, strict=True) if other is not field
+                }
+                made, fresh = getattr(cls(**given), field.name), field.default_factory()
+                same = made == fresh or type(fresh).__eq__ is object.__eq__  # equal, or compared by identity
+                assert type(made) is type(fresh) and same, (cls.__name__, field.name)
+
+
+def _default(field: dataclasses.Field[object]) -> object:
+    """A hand-written ``__init__``'s default for ``field``: its own, ``FACTORY`` for a factory's."""
+    if field.default_factory is not dataclasses.MISSING:
+        return FACTORY
+    return inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
 
 
 def test_a_program_that_calls_no_tool_imports_no_tool_machinery() -> None:
