@@ -121,8 +121,23 @@ class _Walk:
         self.kept.append(value)
         if not value and kind in _CONTAINERS:  # one value, nothing inside: no walk to set up
             self.done[id(value)] = (1, 1, 0)
-        else:
+        elif kind is not dict or not self.flat(value):
             self.walk(value, path)
+
+    def flat(self, mapping: dict[Any, Any]) -> bool:
+        """Record a dict of scalars and short texts (a tool call's arguments, one per turn of a
+        conversation) as its walk would, in one pass with no walk set up; ``False`` for any other."""
+        chars = 0
+        for item in mapping.values():
+            kind = type(item)
+            if kind is str:
+                if len(item) >= LONG_TEXT:
+                    return False
+                chars += len(item)
+            elif kind not in _SCALARS:
+                return False
+        self.done[id(mapping)] = (1, 1 + 2 * len(mapping), chars + _own_size(mapping)[1])
+        return True
 
     def text(self, text: str, path: Sequence[str | int]) -> None:
         if id(text) in self.texts:
@@ -228,7 +243,7 @@ def _is_container(value: Any) -> bool:
 def _own_size(container: Any) -> tuple[int, int]:
     """What a container prints before its children's own sizes: itself and one value per child,
     and for a mapping one value per key and the characters of its text keys."""
-    if not isinstance(container, Mapping):
+    if type(container) is not dict and not isinstance(container, Mapping):
         return 1 + len(container), 0
     try:
         chars = sum(map(len, container))

@@ -25,7 +25,7 @@ from pydantic import (
 
 from .budget import Budget
 from .contract import OutputContract
-from .json_text import check_json_data, json_object
+from .json_text import check_json_values, json_object
 from .nesting import check_values
 from .references import OUTPUT_PATH, Context, OutputPathError, resolve_arguments, write_output
 
@@ -471,10 +471,9 @@ class Prompt(BaseModel):
         """Every free-form value nests at most ``MAX_DEPTH`` levels and never contains itself, and
         the parts used in several places print within a budget (see :func:`check_values`); the
         fields that are JSON by definition hold JSON data (every format prints them as JSON)."""
-        arguments = list(_turn_arguments(self))  # both checks read them: one pass over the turns
+        arguments = _turn_arguments(self)  # both checks read them: one pass over the turns
         check_values(_free_values(self, arguments))
-        for path, value in _json_values(self, arguments):
-            check_json_data(value, path)
+        check_json_values(list(_json_values(self, arguments)))
         return self
 
     def populated_fields(self, excluding: frozenset[str] = frozenset()) -> tuple[str, ...]:
@@ -590,13 +589,16 @@ def _json_values(prompt: Prompt, arguments: _Paths) -> Iterator[tuple[tuple[str 
         yield ("output", "schema"), prompt.output.json_schema
 
 
-def _turn_arguments(prompt: Prompt) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+def _turn_arguments(prompt: Prompt) -> _Paths:
     """The arguments of the tool calls in the conversation's turns, each with its path."""
+    found: _Paths = []
     for index, turn in enumerate(prompt.history):
-        if turn.content.__class__ is list:
-            for number, part in enumerate(turn.content):
+        content = turn.content
+        if content.__class__ is list:
+            for number, part in enumerate(content):
                 if isinstance(part, ToolCallPart):
-                    yield ("history", index, "content", number, "arguments"), part.arguments
+                    found.append((("history", index, "content", number, "arguments"), part.arguments))
+    return found
 
 
 def _without_unset(model: BaseModel, data: Any, fields: tuple[str, ...]) -> Any:
