@@ -19,9 +19,10 @@ provider takes back (every other writer builds its own parts and leaves it behin
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from ..core.prompt import (
+    PART_CLASSES,
     AudioPart,
     CacheMark,
     ContentPart,
@@ -150,16 +151,21 @@ def url_file_paths(prompt: Prompt) -> list[str]:
     for t, turn in enumerate(prompt.history):
         if not isinstance(turn.content, str):
             for i, part in enumerate(turn.content):
-                # The test of _is_url_file inline: this runs for each part of a history.
-                if isinstance(part, FilePart):
-                    if part.url is not None:
+                # This runs for each part of a history: told by the exact class where it is one of
+                # the part classes (see PART_CLASSES), _is_url_file's test inline.
+                kind = part.__class__
+                known = kind in PART_CLASSES
+                if kind is FilePart or (not known and isinstance(part, FilePart)):
+                    if cast(FilePart, part).url is not None:
                         paths.append(f"history[{t}].content[{i}]")
-                elif isinstance(part, ToolResultPart) and not isinstance(part.content, str):
-                    paths += [
-                        f"history[{t}].content[{i}].content[{n}]"
-                        for n, shown in enumerate(part.content)
-                        if _is_url_file(shown)
-                    ]
+                elif kind is ToolResultPart or (not known and isinstance(part, ToolResultPart)):
+                    shown_parts = cast(ToolResultPart, part).content
+                    if not isinstance(shown_parts, str):
+                        paths += [
+                            f"history[{t}].content[{i}].content[{n}]"
+                            for n, shown in enumerate(shown_parts)
+                            if _is_url_file(shown)
+                        ]
     return paths
 
 
@@ -173,9 +179,15 @@ def media_content(content: str | list[ContentPart] | list[TurnPart]) -> str | li
     report names them (``history.tool_calls``, ``history.cache``...)."""
     if isinstance(content, str):
         return content
-    return [_shaped(part) for part in content if isinstance(part, _MEDIA)]
+    return [
+        _shaped(part)
+        for part in content
+        if part.__class__ in _MEDIA_CLASSES or (part.__class__ not in PART_CLASSES and isinstance(part, _MEDIA))
+    ]
 
 
 _MEDIA = (TextPart, ImagePart, AudioPart, FilePart)
-"""The parts a message shows, as a tuple: ``isinstance`` with a union (``TextPart | ...``) goes
-through the union's own check, several times slower, for each part of a history."""
+_MEDIA_CLASSES = frozenset(_MEDIA)
+"""The parts a message shows, told by the exact class where it is one of the part classes (see
+``PART_CLASSES``): ``isinstance`` against a model class that does not match is slow, and with a
+union (``TextPart | ...``) slower still, for each part of a history."""
