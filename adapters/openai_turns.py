@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from ..core.json_text import json_object
@@ -49,7 +50,7 @@ class ChatMessages:
         self.breakpoints: list[str] = []
         """Where the render marked a cache breakpoint (``messages[2].content[0]``), all left out."""
         self.ids = ToolIds("OpenAI", "a-zA-Z0-9_-", 40)
-        self._made: set[str] = set()
+        self._made: AbstractSet[str] = _NO_CALLS
         """The ids of the calls the last assistant message made, while only tool messages follow it."""
         self._unanswered: dict[str, int] = {}
         """The calls (written as parts) still waiting for their tool message, with their message's index."""
@@ -91,15 +92,16 @@ class ChatMessages:
             call_id, made_in = next(iter(self._unanswered.items()))
             problem = f"tool call {call_id!r} has no tool result before messages[{index}]{_ANSWER_RULE}"
             raise turn_error(made_in, problem)
-        self._made = {call["id"] for call in data.get("tool_calls", ())}
+        calls = data.get("tool_calls")
+        self._made = {call["id"] for call in calls} if calls else _NO_CALLS
 
     def _assistant(self, message: Message, parts: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
         texts: list[str] = []
         calls: list[dict[str, Any]] = []
         for position, part in enumerate(parts):
-            kind, path = part.get("type"), f"messages[{index}].content[{position}]"
+            kind = part.get("type")
             if "cache" in part:
-                self.breakpoints.append(path)
+                self.breakpoints.append(_part_path(index, position))
             if kind == "text":
                 texts.append(part["text"])
             elif kind == "tool_call":
@@ -108,7 +110,8 @@ class ChatMessages:
                 self.notes.append(_reasoning_note(part, index, position))
             else:
                 self.notes.append(
-                    f"{path}: a Chat Completions assistant message has no place for a {kind} part; left out"
+                    f"{_part_path(index, position)}: a Chat Completions assistant message has no place for a "
+                    f"{kind} part; left out"
                 )
         content: Any = None if calls else ""
         if len(texts) == 1:
@@ -140,17 +143,18 @@ class ChatMessages:
         results: list[dict[str, Any]] = []
         rest: list[dict[str, Any]] = []
         for position, part in enumerate(parts):
-            kind, path = part.get("type"), f"messages[{index}].content[{position}]"
+            kind = part.get("type")
             if kind == "tool_result":
                 results.append(self._result(part, index, position))
             elif kind == "reasoning":
                 self.notes.append(_reasoning_note(part, index, position))
             elif kind == "tool_call":
                 self.notes.append(
-                    f"{path}: a tool call belongs to an assistant message; left out of this {message.role} one"
+                    f"{_part_path(index, position)}: a tool call belongs to an assistant message; left out of "
+                    f"this {message.role} one"
                 )
             else:
-                rest.append(self._unmarked(part, path))
+                rest.append(self._unmarked(part, _part_path(index, position)))
         if not rest:
             return results
         role = message.role
@@ -165,7 +169,6 @@ class ChatMessages:
         return [*results, data]
 
     def _result(self, part: dict[str, Any], index: int, position: int) -> dict[str, Any]:
-        path = f"messages[{index}].content[{position}]"
         call_id = self.ids(part["call_id"])
         if call_id not in self._made:
             raise turn_error(
@@ -176,14 +179,19 @@ class ChatMessages:
             )
         self._unanswered.pop(call_id, None)
         if "cache" in part:
-            self.breakpoints.append(path)
+            self.breakpoints.append(_part_path(index, position))
         content = part["content"]
         if isinstance(content, list):
-            content = self._tool_texts(content, path)
+            content = self._tool_texts(content, _part_path(index, position))
         if part.get("name") is not None:
-            self.notes.append(f"{path}: OpenAI tool messages have no name; the tool is known by its call id")
+            self.notes.append(
+                f"{_part_path(index, position)}: OpenAI tool messages have no name; the tool is known by its call id"
+            )
         if part.get("is_error"):
-            self.notes.append(f"{path}: OpenAI tool messages cannot mark an error; the result text is sent as is")
+            self.notes.append(
+                f"{_part_path(index, position)}: OpenAI tool messages cannot mark an error; the result text is sent "
+                "as is"
+            )
         return {"role": "tool", "content": content, "tool_call_id": call_id}
 
     def _tool_texts(self, content: list[dict[str, Any]], path: str) -> list[dict[str, Any]]:
@@ -208,6 +216,15 @@ class ChatMessages:
         if "cache" in part:
             self.breakpoints.append(path)
         return {key: value for key, value in part.items() if key not in ("cache", "item_id")}
+
+
+_NO_CALLS: frozenset[str] = frozenset()
+
+
+def _part_path(index: int, position: int) -> str:
+    """Where a part is, for a note or a breakpoint: made only when one needs it (a history may
+    hold 100,000s of parts, and a path each cost as much as writing the part)."""
+    return f"messages[{index}].content[{position}]"
 
 
 _ANSWER_RULE = ": OpenAI requires a tool message answering each call of an assistant message before any other message"

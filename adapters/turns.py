@@ -24,7 +24,7 @@ CONVERSATION_KINDS = frozenset({"tool_call", "tool_result", "reasoning"})
 def holds_conversation_parts(content: Any) -> bool:
     """Whether a rendered message's content holds a tool call, a tool result or reasoning (a
     message of text and media alone is written as it always was)."""
-    return isinstance(content, list) and any(part.get("type") in CONVERSATION_KINDS for part in content)
+    return isinstance(content, list) and not CONVERSATION_KINDS.isdisjoint([part.get("type") for part in content])
 
 
 def foreign_reasoning(part: dict[str, Any], provider: str, index: int, position: int) -> str | None:

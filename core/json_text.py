@@ -25,7 +25,16 @@ from typing import Any
 
 from .errors import FieldError
 
-__all__ = ["check_json_data", "dumps", "escape_surrogates", "json_object", "safe_json", "to_bytes", "too_many_digits"]
+__all__ = [
+    "check_json_data",
+    "check_json_values",
+    "dumps",
+    "escape_surrogates",
+    "json_object",
+    "safe_json",
+    "to_bytes",
+    "too_many_digits",
+]
 
 # A valid pair (one JS character) or a lone half (escaped as JSON.stringify escapes it).
 _SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
@@ -126,6 +135,16 @@ def check_json_data(value: Any, path: Sequence[str | int]) -> None:
         else:
             name = kind.__name__
             raise FieldError(where, _NO_JSON_FORM.get(name, f"a {name} is not JSON data"))
+
+
+def check_json_values(values: Sequence[tuple[Sequence[str | int], Any]]) -> None:
+    """:func:`check_json_data` for each value at its path: values of plain JSON data (the usual
+    ones: a tool call's arguments, one per turn of a conversation) are told so in one pass over
+    them all; when any is not, each is checked in turn, and the first refused is named."""
+    if _plainly_json([value for _, value in values]):
+        return
+    for path, value in values:
+        check_json_data(value, path)
 
 
 def _plainly_json(value: Any) -> bool:

@@ -88,13 +88,20 @@ def check_values(values: Iterable[tuple[Sequence[str | int], Any]]) -> None:
 
 class _Walk:
     """What a check over one prompt's values remembers: each container's height (its levels,
-    itself included), values and characters as printed, and what repeats stand for so far."""
+    itself included), values and characters as printed, and what repeats stand for so far.
 
-    __slots__ = ("done", "repeated_chars", "repeated_values", "texts")
+    Containers and long texts are told by ``id``, which is unique only among live objects: a value
+    the caller made for the check (a tuple of a tool's fields) is freed once the next is read, and
+    a new one may get its id and pass for a repeat, unwalked. So the walk keeps each value it is
+    given (``kept``), and each child it did not get from a dict, list or tuple (a mapping of
+    another kind may make its values when asked); a child of those is kept by its parent."""
+
+    __slots__ = ("done", "kept", "repeated_chars", "repeated_values", "texts")
 
     def __init__(self) -> None:
         self.done: dict[int, tuple[int, int, int]] = {}
         self.texts: set[int] = set()
+        self.kept: list[Any] = []
         self.repeated_values = 0
         self.repeated_chars = 0
 
@@ -102,6 +109,7 @@ class _Walk:
         kind = type(value)
         if kind is str:
             if len(value) >= LONG_TEXT:
+                self.kept.append(value)
                 self.text(value, path)
             return
         if kind in _SCALARS or (kind not in _CONTAINERS and not _is_container(value)):
@@ -109,10 +117,27 @@ class _Walk:
         known = self.done.get(id(value))
         if known is not None:
             self.repeat(known[1], known[2], path)
-        elif not value and kind in _CONTAINERS:  # one value, nothing inside: no walk to set up
+            return
+        self.kept.append(value)
+        if not value and kind in _CONTAINERS:  # one value, nothing inside: no walk to set up
             self.done[id(value)] = (1, 1, 0)
-        else:
+        elif kind is not dict or not self.flat(value):
             self.walk(value, path)
+
+    def flat(self, mapping: dict[Any, Any]) -> bool:
+        """Record a dict of scalars and short texts (a tool call's arguments, one per turn of a
+        conversation) as its walk would, in one pass with no walk set up; ``False`` for any other."""
+        chars = 0
+        for item in mapping.values():
+            kind = type(item)
+            if kind is str:
+                if len(item) >= LONG_TEXT:
+                    return False
+                chars += len(item)
+            elif kind not in _SCALARS:
+                return False
+        self.done[id(mapping)] = (1, 1 + 2 * len(mapping), chars + _own_size(mapping)[1])
+        return True
 
     def text(self, text: str, path: Sequence[str | int]) -> None:
         if id(text) in self.texts:
@@ -137,7 +162,7 @@ class _Walk:
         # The innermost open container's children, id, height, values and characters are locals;
         # the enclosing ones wait on the stack. A container counts itself and each child (a
         # mapping each key too) when it is opened; a child container adds the rest when it closes.
-        items, key, height, (values, chars) = _children(value), id(value), 1, _own_size(value)
+        items, key, height, (values, chars) = self.children(value), id(value), 1, _own_size(value)
         stack: list[tuple[Iterator[Any], int, int, int, int]] = []
         open_ids = {key}
         while True:
@@ -180,7 +205,7 @@ class _Walk:
                     except TypeError:
                         chars = _own_size(child)[1]
                 else:
-                    items = _children(child)
+                    items = self.children(child)
                     values, chars = _own_size(child)
                 break
             else:
@@ -195,6 +220,14 @@ class _Walk:
                 values += child_values - 1
                 chars += child_chars
 
+    def children(self, container: Any) -> Iterator[Any]:
+        """The children of ``container``, kept alive for the check unless the container holds them."""
+        if type(container) in _CONTAINERS:
+            return iter(container.values() if type(container) is dict else container)
+        children = list(container.values() if isinstance(container, Mapping) else container)
+        self.kept.extend(children)
+        return iter(children)
+
 
 _SCALARS = frozenset({str, int, float, bool, type(None), bytes})
 
@@ -205,13 +238,6 @@ through the ABC machinery (about 0.3 us, for each container of a 100,000-row val
 
 def _is_container(value: Any) -> bool:
     return isinstance(value, Mapping | list | tuple) and not isinstance(value, str | bytes)
-
-
-def _children(container: Any) -> Iterator[Any]:
-    kind = type(container)  # the usual containers told by type: the Mapping test is an ABC's
-    if kind is list or kind is tuple:
-        return iter(container)
-    return iter(container.values() if kind is dict or isinstance(container, Mapping) else container)
 
 
 def _own_size(container: Any) -> tuple[int, int]:

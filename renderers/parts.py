@@ -18,9 +18,11 @@ provider takes back (every other writer builds its own parts and leaves it behin
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from ..core.prompt import (
+    PART_CLASSES,
     AudioPart,
     CacheMark,
     ContentPart,
@@ -62,44 +64,77 @@ def openai_part(part: TurnPart) -> dict[str, Any]:
 
 
 def _shaped(part: TurnPart) -> dict[str, Any]:
-    if isinstance(part, TextPart):
-        return {"type": "text", "text": part.text}
-    if isinstance(part, ImagePart):
-        image: dict[str, Any] = {"url": part.data_url}
-        if part.detail is not None:
-            image["detail"] = part.detail
-        return {"type": "image_url", "image_url": image}
-    if isinstance(part, AudioPart):
-        return {"type": "input_audio", "input_audio": {"data": part.data, "format": part.format}}
-    if isinstance(part, FilePart):
-        if part.url is not None:
-            # OpenAI chat file parts take ``file_data`` or ``file_id`` only: the model is told
-            # where the file is instead, and the renderer reports it (``url_file_paths``).
-            name = f" {part.filename}" if part.filename is not None else ""
-            return {"type": "text", "text": f"[file{name}: {part.url}]"}
-        file: dict[str, Any] = {"file_data": part.data_url}
-        if part.filename is not None:
-            file["filename"] = part.filename
-        return {"type": "file", "file": file}
-    if isinstance(part, ToolCallPart):
-        call: dict[str, Any] = {"type": "tool_call", "id": part.id, "name": part.name, "arguments": part.arguments}
-        if part.arguments_text is not None:
-            call["arguments_text"] = part.arguments_text
-        return call
-    if isinstance(part, ToolResultPart):
-        result: dict[str, Any] = {
-            "type": "tool_result",
-            "call_id": part.call_id,
-            "content": openai_content(part.content),
-        }
-        if part.name is not None:
-            result["name"] = part.name
-        if part.is_error:
-            result["is_error"] = True
-        return result
-    if isinstance(part, ReasoningPart):
-        return {"type": "reasoning", **part.model_dump(exclude_none=True, exclude_defaults=True, exclude={"type"})}
-    raise TypeError(f"unknown content part {type(part).__name__}")  # unreachable: the union is closed
+    shape = _SHAPES.get(part.__class__)
+    if shape is None:  # a subclass of a part's class
+        shape = next((shape for kind, shape in _SHAPES.items() if isinstance(part, kind)), None)
+        if shape is None:
+            raise TypeError(f"unknown content part {type(part).__name__}")  # unreachable: the union is closed
+    return shape(part)
+
+
+def _text(part: TextPart) -> dict[str, Any]:
+    return {"type": "text", "text": part.text}
+
+
+def _image(part: ImagePart) -> dict[str, Any]:
+    image: dict[str, Any] = {"url": part.data_url}
+    if part.detail is not None:
+        image["detail"] = part.detail
+    return {"type": "image_url", "image_url": image}
+
+
+def _audio(part: AudioPart) -> dict[str, Any]:
+    return {"type": "input_audio", "input_audio": {"data": part.data, "format": part.format}}
+
+
+def _file(part: FilePart) -> dict[str, Any]:
+    if part.url is not None:
+        # OpenAI chat file parts take ``file_data`` or ``file_id`` only: the model is told
+        # where the file is instead, and the renderer reports it (``url_file_paths``).
+        name = f" {part.filename}" if part.filename is not None else ""
+        return {"type": "text", "text": f"[file{name}: {part.url}]"}
+    file: dict[str, Any] = {"file_data": part.data_url}
+    if part.filename is not None:
+        file["filename"] = part.filename
+    return {"type": "file", "file": file}
+
+
+def _tool_call(part: ToolCallPart) -> dict[str, Any]:
+    call: dict[str, Any] = {"type": "tool_call", "id": part.id, "name": part.name, "arguments": part.arguments}
+    if part.arguments_text is not None:
+        call["arguments_text"] = part.arguments_text
+    return call
+
+
+def _tool_result(part: ToolResultPart) -> dict[str, Any]:
+    content = part.content
+    result: dict[str, Any] = {
+        "type": "tool_result",
+        "call_id": part.call_id,
+        "content": content if content.__class__ is str else openai_content(content),
+    }
+    if part.name is not None:
+        result["name"] = part.name
+    if part.is_error:
+        result["is_error"] = True
+    return result
+
+
+def _reasoning(part: ReasoningPart) -> dict[str, Any]:
+    return {"type": "reasoning", **part.model_dump(exclude_none=True, exclude_defaults=True, exclude={"type"})}
+
+
+_SHAPES: dict[type[Any], Callable[[Any], dict[str, Any]]] = {
+    TextPart: _text,
+    ImagePart: _image,
+    AudioPart: _audio,
+    FilePart: _file,
+    ToolCallPart: _tool_call,
+    ToolResultPart: _tool_result,
+    ReasoningPart: _reasoning,
+}
+"""How each kind of part is written, looked up by its class: a chain of ``isinstance`` tests cost
+up to six calls for each part of a history (a tool result is the sixth)."""
 
 
 def openai_content(content: str | list[ContentPart] | list[TurnPart]) -> str | list[dict[str, Any]]:
@@ -116,14 +151,21 @@ def url_file_paths(prompt: Prompt) -> list[str]:
     for t, turn in enumerate(prompt.history):
         if not isinstance(turn.content, str):
             for i, part in enumerate(turn.content):
-                if _is_url_file(part):
-                    paths.append(f"history[{t}].content[{i}]")
-                elif isinstance(part, ToolResultPart) and not isinstance(part.content, str):
-                    paths += [
-                        f"history[{t}].content[{i}].content[{n}]"
-                        for n, shown in enumerate(part.content)
-                        if _is_url_file(shown)
-                    ]
+                # This runs for each part of a history: told by the exact class where it is one of
+                # the part classes (see PART_CLASSES), _is_url_file's test inline.
+                kind = part.__class__
+                known = kind in PART_CLASSES
+                if kind is FilePart or (not known and isinstance(part, FilePart)):
+                    if cast(FilePart, part).url is not None:
+                        paths.append(f"history[{t}].content[{i}]")
+                elif kind is ToolResultPart or (not known and isinstance(part, ToolResultPart)):
+                    shown_parts = cast(ToolResultPart, part).content
+                    if not isinstance(shown_parts, str):
+                        paths += [
+                            f"history[{t}].content[{i}].content[{n}]"
+                            for n, shown in enumerate(shown_parts)
+                            if _is_url_file(shown)
+                        ]
     return paths
 
 
@@ -137,4 +179,15 @@ def media_content(content: str | list[ContentPart] | list[TurnPart]) -> str | li
     report names them (``history.tool_calls``, ``history.cache``...)."""
     if isinstance(content, str):
         return content
-    return [_shaped(part) for part in content if isinstance(part, TextPart | ImagePart | AudioPart | FilePart)]
+    return [
+        _shaped(part)
+        for part in content
+        if part.__class__ in _MEDIA_CLASSES or (part.__class__ not in PART_CLASSES and isinstance(part, _MEDIA))
+    ]
+
+
+_MEDIA = (TextPart, ImagePart, AudioPart, FilePart)
+_MEDIA_CLASSES = frozenset(_MEDIA)
+"""The parts a message shows, told by the exact class where it is one of the part classes (see
+``PART_CLASSES``): ``isinstance`` against a model class that does not match is slow, and with a
+union (``TextPart | ...``) slower still, for each part of a history."""

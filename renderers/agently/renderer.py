@@ -37,7 +37,7 @@ from ._agently import layout
 from ._agently.declarations import KNOWN_FORMATS, SchemaNotes, schema_to_declaration
 from ._agently.errors import AgentlyFieldError, Notice, collecting, is_digit_limit, printable
 from ._agently.prompt import agently_clock
-from ._agently.prompt_object import DECLARED_FIELDS, PromptObject, read_prompt
+from ._agently.prompt_object import DECLARED_FIELDS, ChatMsg, PromptObject, read_message, read_prompt
 from ._agently.sanitize import sanitize
 from ._agently.storage import AgentlySettings, resolve_settings
 from ._agently.yaml_blocks import dump_yaml, section_body, shared_parts_as_anchors
@@ -286,6 +286,16 @@ def _chat_message(turn: ChatTurn) -> dict[str, Any]:
     return {"role": turn.role, "content": media_content(turn.content)}
 
 
+def _read_turn(turn: ChatTurn, index: int) -> ChatMsg:
+    """``read_message(_chat_message(turn), index)``, without the dict for a turn whose role is text
+    and whose content is text or parts (every turn but one whose fields are subclasses): the dict
+    would be read as exactly these two values (per turn of a history of 100,000s)."""
+    role, content = turn.role, media_content(turn.content)
+    if type(role) is str and (type(content) is str or type(content) is list):
+        return ChatMsg(role, content)
+    return read_message({"role": role, "content": content}, index)
+
+
 def map_prompt(prompt: Prompt, *, history: bool = True) -> Mapped:
     """The Agently prompt dict for ``prompt``, with warnings for what was changed or left out.
 
@@ -385,7 +395,7 @@ def _read(prompt: Prompt, settings: AgentlySettings) -> tuple[Mapped, PromptObje
     them at once cost five times the history's text (120,000 turns: 23 MB for 4.4 MB).
     """
     mapped = map_prompt(prompt, history=False)
-    chat_history = (_chat_message(turn) for turn in prompt.history) if prompt.history else None
+    chat_history = (_read_turn(turn, index) for index, turn in enumerate(prompt.history)) if prompt.history else None
     return mapped, read_prompt(mapped.data, settings, chat_history=chat_history)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import pytest
 from hypothesis import given
@@ -271,6 +271,38 @@ class TestNesting:
         with pytest.raises(FieldError, match=r"^instruction: parts used in several places print as more than"):
             check_nesting(value, ("instruction",))
         assert time.perf_counter() - started < AT_ONCE  # a walk per path would never end
+
+    def test_values_made_for_the_check_are_each_walked(self) -> None:
+        # _free_values hands each tool call's arguments and native over in a new tuple, freed once
+        # the next is read; the check told containers by id, and a later tuple given a freed one's
+        # id passed for a repeat of it, unwalked (tool_calls[4] and [5] here were accepted).
+        calls: list[dict[str, object]] = [{"name": f"t{index}"} for index in range(4)]
+        calls += [{"name": f"t{index}", "native": self.nested(MAX_DEPTH + 1)} for index in range(4, 8)]
+        with pytest.raises(FieldError, match=rf"^prompt\.tool_calls\[4\]: .* deeper than {MAX_DEPTH} levels"):
+            render({"tool_calls": calls})
+
+    def test_values_a_mapping_makes_when_asked_are_each_walked(self) -> None:
+        deep = self.nested(MAX_DEPTH)
+
+        class Made(Mapping[str, object]):
+            """A mapping whose values are made anew each time they are read (a list of one item)."""
+
+            def __init__(self, keys: int, deep_from: int) -> None:
+                self.keys, self.deep_from = keys, deep_from
+
+            def __getitem__(self, key: str) -> object:
+                index = int(key)
+                return [index] if index < self.deep_from else [deep]
+
+            def __iter__(self) -> Iterator[str]:
+                return iter(str(index) for index in range(self.keys))
+
+            def __len__(self) -> int:
+                return self.keys
+
+        check_nesting(Made(8, 8), ("instruction",))
+        with pytest.raises(FieldError, match=rf"^instruction: .* deeper than {MAX_DEPTH} levels"):
+            check_nesting(Made(8, 4), ("instruction",))
 
     def test_nesting_room_lets_a_recursive_walk_reach_the_limit(self) -> None:
         def depth(value: object) -> int:

@@ -42,3 +42,12 @@ def test_the_scan_and_the_walk_agree(value: object) -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(json_text, "_plainly_json", lambda value: False)
         assert walked() == verdict
+
+
+def test_values_checked_together_name_the_first_refused() -> None:
+    plain = {"order": 7, "note": "ok"}
+    values = [(("a", 0), plain), (("a", 1), {"n": math.inf}), (("a", 2), {"s": {1}}), (("a", 3), plain)]
+    with pytest.raises(FieldError, match=r"^a\[1\]\.n: inf has no JSON form"):
+        json_text.check_json_values(values)
+    json_text.check_json_values([values[0], values[3]])
+    json_text.check_json_values([])

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from .errors import AgentlyFieldError, field_guard, notice
 from .output_block import output_requirement_lines, render_structure
-from .prompt_object import ChatMsg, Part, PromptObject, history_part
+from .prompt_object import ChatMsg, Part, PromptObject, history_part, is_text_dict
 from .sanitize import sanitize
 from .slots import replace_slots, title_lookup
 from .storage import AgentlySettings
@@ -225,10 +225,11 @@ def _history_text(prompt: PromptObject, roles: dict[Any, Any], raw_titles: Any) 
         pieces[1::2] = texts
         return _joined_section(title, pieces)
     lines = [title]
-    for index, message in enumerate(prompt.chat_history):
-        role = _map_role(message.role, roles)
+    for index, (message, role) in enumerate(zip(chat_history, _mapped_roles(chat_history, roles), strict=True)):
         content = message.content
-        if isinstance(content, list):
+        if type(content) is str and "${" not in content:
+            lines.append(f"[{role}]:{content}")  # what the guarded line below writes: nothing to replace
+        elif isinstance(content, list):
             parts = [
                 history_part(item, ["chat_history", index, "content", number]) for number, item in enumerate(content)
             ]
@@ -352,35 +353,53 @@ def _history_messages(
     if texts is not None:
         return _text_history_messages(prompt, texts, roles, raw_titles, rich_content, strict_role_orders, message)
     history: list[dict[str, Any]] = []
-    origins: list[list[tuple[int, int]]] = []  # where each part came from, to name it in errors
+    # Where each part came from, to name it in errors: only plain text (rich_content False) needs it.
+    origins: list[list[tuple[int, int]]] | None = [] if rich_content is False else None
     last_role: Any = None
-    for index, turn in enumerate(prompt.chat_history):
-        role = _map_role(turn.role, roles)
-        raw = turn.content if isinstance(turn.content, list) else [{"type": "text", "text": str(turn.content)}]
-        content = [
-            history_part(item, ["chat_history", index, "content", number]).dump() for number, item in enumerate(raw)
-        ]
-        where = [(index, number) for number in range(len(content))]
+    chat_history = prompt.chat_history
+    for index, (turn, role) in enumerate(zip(chat_history, _mapped_roles(chat_history, roles), strict=True)):
+        content = _history_content(turn.content, index)
         if strict_role_orders and role == last_role:
             if not history:
                 raise _merge_failure(turn, role)
             history[-1]["content"].extend(content)
-            origins[-1].extend(where)
+            if origins is not None:
+                origins[-1].extend((index, number) for number in range(len(content)))
         else:
             history.append({"role": role, "content": content})
-            origins.append(where)
+            if origins is not None:
+                origins.append([(index, number) for number in range(len(content))])
         last_role = role
     if strict_role_orders:
         if history[0]["role"] != "user":
             title = title_lookup(raw_titles, "chat_history", "CHAT HISTORY")
             history.insert(0, {"role": "user", "content": [{"type": "text", "text": f"[{title}]"}]})
-            origins.insert(0, [])
+            if origins is not None:
+                origins.insert(0, [])
         if history[-1]["role"] != "assistant":
             history.append({"role": "assistant", "content": [{"type": "text", "text": "[User continue input]"}]})
-            origins.append([])
-    if rich_content is False:
+            if origins is not None:
+                origins.append([])
+    if origins is not None:
         return [message(item["role"], _flat_text(item, where)) for item, where in zip(history, origins, strict=True)]
     return [message(item["role"], item["content"]) for item in history]
+
+
+def _history_content(content: Any, index: int) -> list[dict[str, Any]]:
+    """A message's content as ``to_messages`` sends it: each part read (``history_part``) and dumped.
+
+    A text (the usual turn) and a text part are written as their dump directly: ``{"type": "text",
+    "text": ...}``, what reading and dumping it gives, without a part made between (per turn of a
+    history of 100,000s)."""
+    if type(content) is str:
+        return [{"type": "text", "text": content}]
+    raw = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
+    return [
+        {"type": "text", "text": item["text"]}
+        if is_text_dict(item)
+        else history_part(item, ["chat_history", index, "content", number]).dump()
+        for number, item in enumerate(raw)
+    ]
 
 
 def _flat_text(message: dict[str, Any], where: list[tuple[int, int]]) -> str:

@@ -73,7 +73,9 @@ class ChatMsg:
     Agently's own layout reads role and content only; the reader reads these too."""
 
 
-def _is_text_dict(value: Any) -> bool:
+def is_text_dict(value: Any) -> bool:
+    """Whether ``value`` is a text part the plain way (``{"type": "text", "text": "..."}``), which
+    reads as a text part without pydantic."""
     return (
         type(value) is dict
         and len(value) == 2
@@ -91,7 +93,7 @@ def _from_model(model: Any) -> Part:
 
 def history_part(item: Any, path: list[str | int]) -> Part:
     """A chat-history part as the generator's smart-mode ``TypeAdapter(ChatMessageContent)`` reads it."""
-    if _is_text_dict(item):
+    if is_text_dict(item):
         return Part("text", item["text"], True)
     from pydantic import ValidationError
 
@@ -113,7 +115,7 @@ def _attachment_parts(attachment: Any) -> list[Part]:
             kind = type(item)
             if kind is str or kind is int or kind is float or kind is bool or item is None:
                 parts.append(Part("text", str(item), True))
-            elif _is_text_dict(item):
+            elif is_text_dict(item):
                 parts.append(Part("text", item["text"], True))
             else:
                 return _slow_attachment(attachment)
@@ -198,7 +200,12 @@ def _chat_messages(chat_history: Any) -> list[ChatMsg]:
 
 def _listed_messages(messages: Iterable[Any]) -> list[ChatMsg]:
     """The messages of a chat-history list, read one after the other."""
-    return [_plain_message(message) or _slow_message(message, index) for index, message in enumerate(messages)]
+    return [read_message(message, index) for index, message in enumerate(messages)]
+
+
+def read_message(message: Any, index: int) -> ChatMsg:
+    """The message at ``index`` of a chat-history list, read as ``PromptModel.chat_history`` reads it."""
+    return _plain_message(message) or _slow_message(message, index)
 
 
 # --- the prompt object -----------------------------------------------------------------------------
@@ -337,16 +344,17 @@ def read_prompt(
     settings: AgentlySettings,
     *,
     warn: bool = True,
-    chat_history: Iterable[Any] | None = None,
+    chat_history: Iterable[ChatMsg] | None = None,
 ) -> PromptObject:
     """``to_prompt_object()`` for rendering (raises :class:`AgentlyFieldError` where Agently raises).
 
-    ``chat_history``, when given, is read as the list ``data["chat_history"]`` would be, one message
-    at a time: a caller that makes each message only to have it read need not hold them all.
+    ``chat_history``, when given, is the list ``data["chat_history"]`` would be, read one message at
+    a time (:func:`read_message`) by the caller as this reads it: a caller that makes each message
+    only to have it read need not hold them all, nor make a dict of a message it can read itself.
     """
     prepared = prepare_data(data, settings)
     get = prepared.get
-    messages = _chat_messages(get("chat_history")) if chat_history is None else _listed_messages(chat_history)
+    messages = _chat_messages(get("chat_history")) if chat_history is None else list(chat_history)
     tools = _tools(get("tools"))
     attachment = _attachment_parts(get("attachment"))
     ensure_all_keys = _lax_bool(get("ensure_all_keys", False), "ensure_all_keys")
