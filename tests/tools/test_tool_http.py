@@ -161,12 +161,11 @@ def test_urls_of_another_origin_are_refused_before_any_request(
 
 def test_a_slow_server_times_out(servers: tuple[str, list[str], list[str]]) -> None:
     base, _, _ = servers
-    started = time.monotonic()
+    # Without the timeouts each call would be answered after the server's 1.5 s: no error at all.
     with pytest.raises(ToolError, match=r"^HTTP GET http://127\.0\.0\.1:[0-9]+/slow timed out after 0\.3 s$"):
         call(base, "get", {"url": "/slow"}, timeout=0.3)
     with pytest.raises(ToolError, match=r"timed out after 0\.2 s"):
         call(base, "get", {"url": "/slow", "timeout": 200})
-    assert time.monotonic() - started < 2 * 1.5  # without the timeouts each call waits the server's 1.5 s
 
 
 def test_a_refused_connection_is_a_failure() -> None:
