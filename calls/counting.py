@@ -38,15 +38,22 @@ class CallCount:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "site": None if self.site is None else str(self.site),
-            "agent": None if self.site is None else self.site.agent,
-            "attempt": self.attempt,
-            "provider": self.provider,
-            "model": self.model,
+            **_call_fields(self.site, self.attempt, self.provider, self.model),
             "count_endpoint": self.endpoint,
             "input_tokens": self.input_tokens,
             "left_out": list(self.left_out),
         }
+
+
+def _call_fields(site: Site | None, attempt: int, provider: str, model: Any) -> dict[str, Any]:
+    """Which call a count (or a call not counted) is of, as its data says it."""
+    return {
+        "site": None if site is None else str(site),
+        "agent": None if site is None else site.agent,
+        "attempt": attempt,
+        "provider": provider,
+        "model": model,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,14 +68,7 @@ class NotCounted:
     attempt: int = 1
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "site": None if self.site is None else str(self.site),
-            "agent": None if self.site is None else self.site.agent,
-            "attempt": self.attempt,
-            "provider": self.provider,
-            "model": self.model,
-            "reason": str(self.unavailable),
-        }
+        return {**_call_fields(self.site, self.attempt, self.provider, self.model), "reason": str(self.unavailable)}
 
 
 @dataclass(frozen=True, slots=True)
