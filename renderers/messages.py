@@ -83,11 +83,14 @@ class MessagesRenderer:
         unmarked: tuple[RenderWarning, ...] = ()
         if "cache" in own and prompt.cache is not None:
             leading, unmarked = mark_system(leading, prompt.cache, self.name)
+        history = history_messages(prompt)
         if prompt.attachments:
             rest = _attach(rest, [openai_part(part) for part in prompt.attachments])
+        elif history and rest == _EMPTY_USER_TURN:
+            rest = []
         return RenderedPrompt(
             format=self.name,
-            messages=tuple(leading + history_messages(prompt) + rest + tool_turns(prompt)),
+            messages=tuple(leading + history + rest + tool_turns(prompt)),
             sections=laid_out.sections,
             warnings=(
                 *reported,
@@ -108,6 +111,13 @@ def _fields_around(layout_fields: frozenset[str]) -> tuple[frozenset[str], froze
     :meth:`Prompt.populated_fields`, cost more than the rest of the report on every render."""
     own = _TURN_FIELDS | ({"developer", "cache"} - layout_fields)
     return own, layout_fields | own
+
+
+_EMPTY_USER_TURN = [Message("user", "")]
+"""The user turn a layout writes for a prompt with nothing to ask (no instruction, input or
+context): after a conversation's turns (a provider's body read with ``--from``) it would add a turn
+that carries nothing, and Anthropic refuses a message of empty text. Left out there; a prompt
+without turns keeps it, as a request must hold at least one message."""
 
 
 def history_messages(prompt: Prompt) -> list[Message]:

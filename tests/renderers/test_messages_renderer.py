@@ -45,6 +45,31 @@ def test_history_goes_between_system_and_the_asked_turn() -> None:
     ]
 
 
+def test_a_conversation_with_nothing_asked_ends_with_its_last_turn() -> None:
+    # A provider's body read with --from has turns and no instruction: the layout's user turn
+    # would be empty text, which Anthropic refuses and no provider needs.
+    history = [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": "b"},
+        {"role": "user", "content": "c"},
+    ]
+    rendered = promptwire.render({"system": "S", "history": history}, "messages", host=HOST)
+    assert [(m.role, m.content) for m in rendered.messages] == [
+        ("system", "S"),
+        ("user", "a"),
+        ("assistant", "b"),
+        ("user", "c"),
+    ]
+    request = promptwire.build_request({"system": "S", "history": history}, "anthropic", "claude-x", host=HOST)
+    assert request.kwargs["messages"][-1] == {"role": "user", "content": "c"}
+
+
+def test_a_prompt_with_nothing_asked_and_no_turns_keeps_its_one_user_turn() -> None:
+    # A request must hold a message: the empty user turn stays where it is the only one.
+    rendered = promptwire.render({"system": "S"}, "messages", host=HOST)
+    assert [(m.role, m.content) for m in rendered.messages] == [("system", "S"), ("user", "")]
+
+
 def test_attachments_become_openai_parts_after_the_text() -> None:
     rendered = promptwire.render(
         {
