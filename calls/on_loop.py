@@ -41,16 +41,10 @@ class OnLoop(Link):
         inner: Chain,
         loop: asyncio.AbstractEventLoop,
         name: str = "model calls",
-        threads: concurrent.futures.Executor | None = None,
     ) -> None:
         self.inner = inner
         self.name = name
         self.loop = loop
-        self.threads = threads
-        """Where :meth:`run` runs its work (a thread of a pool that has one free for every run at
-        once, so that no run waits for another); ``None``: a thread started for it. Starting a
-        thread waits until it runs, which on a busy machine holds the loop for milliseconds: a
-        batch, running thousands of programs, keeps a pool."""
         self._lock = threading.Lock()
         self._pending: set[concurrent.futures.Future[Any]] = set()
         self._cancelled = False
@@ -68,11 +62,8 @@ class OnLoop(Link):
 
         # The caller's context goes along (its current span, telemetry's parent), as asyncio.to_thread's does.
         context = contextvars.copy_context()
-        if self.threads is not None:
-            self.threads.submit(context.run, target)
-        else:
-            name = f"promptwire run ({self.name})"
-            threading.Thread(target=context.run, args=(target,), name=name, daemon=True).start()
+        name = f"promptwire run ({self.name})"
+        threading.Thread(target=context.run, args=(target,), name=name, daemon=True).start()
         try:
             return await asyncio.wrap_future(done)
         except asyncio.CancelledError:
@@ -98,7 +89,7 @@ class OnLoop(Link):
             while (item := self._on_loop(_next(items))) is not _END:
                 yield item
         finally:  # closed on the loop even after a cancellation: its connection goes with it
-            asyncio.run_coroutine_threadsafe(items.aclose(), self.loop).result()
+            self._close_on_loop(items)
 
     def _whole(self, items: AsyncItems) -> Items:
         """The items of a call that does not stream, all read and closed on the loop in one trip
@@ -111,7 +102,7 @@ class OnLoop(Link):
             finished = True
         finally:  # cancelled before the loop finished: closed there before the thread goes on
             if not finished:
-                asyncio.run_coroutine_threadsafe(items.aclose(), self.loop).result()
+                self._close_on_loop(items)
         yield from got
         if error is not None:
             raise error
@@ -119,6 +110,10 @@ class OnLoop(Link):
     def asend(self, call: Call, call_next: ASend) -> AsyncItems:
         """A call already on an event loop goes through ``inner`` there."""
         return self.inner.asend(call)
+
+    def _close_on_loop(self, items: AsyncItems) -> None:
+        """``items`` closed on the loop, even after the run was cancelled."""
+        asyncio.run_coroutine_threadsafe(items.aclose(), self.loop).result()
 
     def _on_loop(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
         with self._lock:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["WORKER_THREADS", "aclose", "in_worker", "stepped_in_thread"]
+__all__ = ["OFF_THE_LOOP", "WORKER_THREADS", "aclose", "blocking", "in_worker", "stepped_in_thread"]
 
 _Item = TypeVar("_Item")
 _Result = TypeVar("_Result")
@@ -26,6 +27,12 @@ WORKER_THREADS = 256
 in one process. asyncio's own pool, which ``asyncio.to_thread`` uses, has ``min(32, cores + 4)``
 threads: on 2 cores, six calls at once, whatever ``--concurrency`` a batch asked for. A thread is
 made only when a call finds none idle."""
+
+OFF_THE_LOOP: ContextVar[Callable[[Callable[[], Any]], Any] | None] = ContextVar(
+    "promptwire_off_the_loop", default=None
+)
+"""How code running on an event loop's own thread has blocking work done elsewhere (set by
+:class:`promptwire.calls.in_greenlets.InGreenlets` for the code it runs); ``None`` elsewhere."""
 
 _workers: ThreadPoolExecutor | None = None
 _workers_made = threading.Lock()
@@ -39,6 +46,14 @@ async def in_worker(work: Callable[..., _Result], *args: Any) -> _Result:
 
     context = contextvars.copy_context()
     return await asyncio.get_running_loop().run_in_executor(_pool(), lambda: context.run(work, *args))
+
+
+def blocking(work: Callable[[], _Result]) -> _Result:
+    """``work()``, which may wait on I/O (a tool, a memory store): here, in code that has a thread of
+    its own; in a worker thread, the loop going on meanwhile, in code running on an event loop's own
+    thread (:data:`OFF_THE_LOOP`)."""
+    elsewhere = OFF_THE_LOOP.get()
+    return work() if elsewhere is None else elsewhere(work)
 
 
 def _pool() -> ThreadPoolExecutor:

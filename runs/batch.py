@@ -32,7 +32,6 @@ from .run import Calls, RunOptions, RunResult, request_dict
 
 if TYPE_CHECKING:
     import asyncio
-    from concurrent.futures import Executor, ThreadPoolExecutor
     from multiprocessing.connection import Connection
 
     from ..calls.cache_prefix import CachePrefix
@@ -320,32 +319,20 @@ async def _live(
     calls = provider.around(WaitOnRateLimits(batch.max_wait, on_wait=waited))
     runner = RowRunner(batch, host)
     pending: set[asyncio.Task[Outcome]] = set()
-    with _program_threads(concurrency) as threads:
-        try:
-            for number, text in rows:
-                if len(pending) >= concurrency:
-                    finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                    take(task.result() for task in finished)
-                pending.add(asyncio.create_task(runner.arun_row(number, text, calls, threads)))
-            while pending:
+    try:
+        for number, text in rows:
+            if len(pending) >= concurrency:
                 finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 take(task.result() for task in finished)
-        finally:
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
-            await aclose_clients(provider)
-
-
-def _program_threads(concurrency: int) -> ThreadPoolExecutor:
-    """The threads a live batch runs its rows' programs in, one for each row running at once: kept
-    from row to row, since starting a thread per row held the event loop until the thread ran
-    (milliseconds a row on a loaded machine: a cProfile of a 500-row batch at concurrency 128 had
-    ``Thread.start`` take 4.5 of its 47 seconds). Every row has returned, its thread's work done,
-    before the pool is shut down."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    return ThreadPoolExecutor(concurrency, thread_name_prefix="promptwire batch row")
+            pending.add(asyncio.create_task(runner.arun_row(number, text, calls)))
+        while pending:
+            finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            take(task.result() for task in finished)
+    finally:
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        await aclose_clients(provider)
 
 
 async def _live_worker(batch: Batch, share: int, connection: Connection) -> None:
@@ -370,7 +357,6 @@ async def _live_worker(batch: Batch, share: int, connection: Connection) -> None
     provider = calls_for(host, batch.options)
     calls = provider.around(WaitOnRateLimits(batch.max_wait, on_wait=waited))
     runner = RowRunner(batch, host)
-    threads = _program_threads(share)
     rows = inbox(connection)
     waiting: deque[tuple[int, str]] = deque()
     pending: set[asyncio.Future[Any]] = set()
@@ -379,7 +365,7 @@ async def _live_worker(batch: Batch, share: int, connection: Connection) -> None
         while receiving is not None or waiting or pending:
             while waiting and len(pending) < share:
                 number, text = waiting.popleft()
-                pending.add(asyncio.ensure_future(runner.arun_row(number, text, calls, threads)))
+                pending.add(asyncio.ensure_future(runner.arun_row(number, text, calls)))
             watched = pending if receiving is None else pending | {receiving}
             finished, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
             if receiving in finished:
@@ -397,7 +383,6 @@ async def _live_worker(batch: Batch, share: int, connection: Connection) -> None
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
-        threads.shutdown()
         await aclose_clients(provider)
 
 
@@ -447,9 +432,10 @@ class RowRunner:
             return self._failed(row, exc, source, options.count)
         return self._ok(row, result, source, options.count)
 
-    async def arun_row(self, number: int, text: str, calls: Calls, threads: Executor | None = None) -> Outcome:
-        """Row ``number`` run on the event loop, its calls made as ``calls`` says (its program in a
-        thread of ``threads``, when given: see :func:`.run.arun`)."""
+    async def arun_row(self, number: int, text: str, calls: Calls) -> Outcome:
+        """Row ``number`` run on the event loop, its calls made as ``calls`` says, its program on
+        the loop's own thread (``on_loop_thread``: see :func:`.run.arun`), as a hundred rows at once
+        in threads would hand the interpreter's lock between them at every wait on a socket."""
         from .run import arun, arun_prompt
 
         row = parse_row(self.batch.rows, number, text)
@@ -460,7 +446,9 @@ class RowRunner:
         try:
             if self.batch.program is not None:
                 input_value = _js(row.data)
-                result = await arun(self._program(), input_value, options, host=self.host, calls=calls, threads=threads)
+                result = await arun(
+                    self._program(), input_value, options, host=self.host, calls=calls, on_loop_thread=True
+                )
             else:
                 result = await arun_prompt(
                     self._prompt(row), self.batch.rows, options, host=self.host, calls=calls, line=row.line

@@ -25,8 +25,6 @@ from ..frontend.agentscript.trace import notes_events
 from .options import RunOptions
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor
-
     from ..calls.watch import Watcher
     from ..core.call import GenerateResult, ModelAdapter
     from ..core.prompt import Prompt
@@ -197,7 +195,7 @@ async def arun(
     host: PluginHost | None = None,
     path: str | None = None,
     calls: Calls | None = None,
-    threads: Executor | None = None,
+    on_loop_thread: bool = False,
 ) -> RunResult:
     """:func:`run`, awaited. The interpreter is synchronous, so the program runs in a thread of its
     own while each of its model calls is made on the caller's event loop with the provider SDK's
@@ -206,8 +204,10 @@ async def arun(
     cancels the model call in flight (its connection is closed) and stops the program at its next
     call; it returns once the program's thread has ended. ``calls`` replaces the ones the options
     make, as for :func:`run` (``asrender batch`` shares them between rows and waits out rate limits).
-    ``threads`` is a pool to run the program in, with a thread free for every run at once (see
-    :class:`promptwire.calls.on_loop.OnLoop`); by default a thread is started for it.
+    ``on_loop_thread`` runs the program on the loop's own thread instead, in a greenlet that switches
+    to the loop for each call (:class:`promptwire.calls.in_greenlets.InGreenlets`): no thread, and no
+    lock handed between threads, for a caller that runs many programs at once (``asrender batch``);
+    its tools' work goes to worker threads, but a watcher or a long render holds the loop meanwhile.
     """
     import asyncio
 
@@ -216,7 +216,12 @@ async def arun(
     options = options or RunOptions()
     calls = calls or calls_for(host, options)
     loop = asyncio.get_running_loop()
-    on_loop = OnLoop(calls.chain(), loop, calls.router.name, threads)
+    if on_loop_thread:
+        from ..calls.in_greenlets import InGreenlets
+
+        on_loop: OnLoop = InGreenlets(calls.chain(), loop, calls.router.name)
+    else:
+        on_loop = OnLoop(calls.chain(), loop, calls.router.name)
     on_text = options.on_text
     if on_text is not None:
 

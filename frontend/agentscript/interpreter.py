@@ -37,6 +37,7 @@ from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
 from ...core.records import FACTORY, dataclass_record
 from ...core.references import resolve, resolve_arguments
 from ...core.rendered import RenderedPrompt
+from ...core.stepping import blocking
 from ...core.text_files import decode_text
 from ...core.units import MAX_BUDGET
 from ...core.validation import validate_model
@@ -640,7 +641,9 @@ class Interpreter:
             if len(args) != 1:
                 raise self._error(f"Memory {binding.name}.{method} expects exactly one argument", span)
             try:
-                outcome = scheme.call_memory(ToolRequest(binding.name, uri, method, plain_args), context)
+                outcome = blocking(
+                    lambda: scheme.call_memory(ToolRequest(binding.name, uri, method, plain_args), context)
+                )
             except MemoryProviderError as exc:  # the memory's own words, as the reference shows them
                 raise self._error(str(exc), span) from None
             except PromptwireError as exc:
@@ -665,7 +668,8 @@ class Interpreter:
                 resolve_arguments(arg, readable) if isinstance(arg, dict) else resolve(arg, readable)
                 for arg in plain_args
             ]
-            tool_outcome = scheme.call_tool(ToolRequest(binding.name, uri, method, tool_args), context)
+            request = ToolRequest(binding.name, uri, method, tool_args)
+            tool_outcome = blocking(lambda: scheme.call_tool(request, context))
         except PromptwireError as exc:
             raise self._error(f"Tool {binding.name}.{method} ({uri}) failed: {exc}", span) from None
         shown = REDACTED if tool_outcome.secret else _json_value(tool_outcome.result)
