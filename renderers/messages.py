@@ -153,11 +153,6 @@ def mark_system(
             marked = dataclasses.replace(leading[index], cache=cache_mark(cache.system))
             return [*leading[:index], marked, *leading[index + 1 :]], ()
     return leading, (RenderWarning(format_name, "cache.system", "there is no system text to mark; left out"),)
-    for index in range(len(leading) - 1, -1, -1):
-        if leading[index].role == "system":
-            marked = dataclasses.replace(leading[index], cache=cache_mark(cache.system))
-            return [*leading[:index], marked, *leading[index + 1 :]]
-    return leading
 
 
 def tool_turns(prompt: Prompt) -> list[Message]:
