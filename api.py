@@ -69,8 +69,9 @@ def render(
     if isinstance(options.get("layout"), str):  # a format name, as on the command line
         options["layout"] = host.renderer(options["layout"])
     result: RenderedPrompt = renderer.render(model, **options)
-    for line in warning_lines(result.warnings):
-        warnings.warn(line, UnsupportedFieldsWarning, stacklevel=2)
+    if result.warnings:  # the usual render has none: no lines to group
+        for line in warning_lines(result.warnings):
+            warnings.warn(line, UnsupportedFieldsWarning, stacklevel=2)
     return result
 
 

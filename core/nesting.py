@@ -204,6 +204,9 @@ class _Walk:
                         chars = sum(map(len, child))
                     except TypeError:
                         chars = _own_size(child)[1]
+                elif kind is list or kind is tuple:  # and the usual sequence, which holds its children
+                    items = iter(child)
+                    values, chars = 1 + len(child), 0
                 else:
                     items = self.children(child)
                     values, chars = _own_size(child)

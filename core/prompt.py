@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, cast
 
 from pydantic import (
@@ -481,7 +481,9 @@ class Prompt(BaseModel):
         fields that are JSON by definition hold JSON data (every format prints them as JSON)."""
         arguments = _turn_arguments(self)  # both checks read them: one pass over the turns
         check_values(_free_values(self, arguments))
-        check_json_values(list(_json_values(self, arguments)))
+        json_values = _json_values(self, arguments)
+        if json_values:  # the usual chat has none
+            check_json_values(json_values)
         return self
 
     def populated_fields(self, excluding: frozenset[str] = frozenset()) -> tuple[str, ...]:
@@ -562,45 +564,55 @@ _Paths = list[tuple[tuple[str | int, ...], Any]]
 """Values with their paths in the prompt."""
 
 
-def _free_values(prompt: Prompt, arguments: _Paths) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+def _free_values(prompt: Prompt, arguments: _Paths) -> _Paths:
     """The user values of a prompt that no model field constrains, each with its path (``arguments``:
-    the turns' call arguments, from :func:`_turn_arguments`)."""
-    yield ("instruction",), prompt.instruction
-    yield ("previous_result",), prompt.previous_result
-    yield ("native",), prompt.native
+    the turns' call arguments, from :func:`_turn_arguments`). A list, each field looked at only when
+    given: a generator and an ``enumerate`` per empty list cost more than the check of a usual
+    prompt's few values."""
+    found: _Paths = [(("instruction",), prompt.instruction), (("previous_result",), prompt.previous_result)]
+    found.append((("native",), prompt.native))
     for index, item in enumerate(prompt.context):
-        yield ("context", index, "value"), item.value
-    for index, section in enumerate(prompt.sections):
-        yield ("sections", index, "value"), section.value
-    for index, tool in enumerate(prompt.tools):
-        if tool.returns is None and tool.native is None and not tool.parameters:
-            # A tool of a name and a description: its empty schema alone is what the tuple holds
-            # that can repeat (the same tool given twice), and it is counted the same way.
-            yield ("tools", index), tool.parameters
-        else:
-            yield ("tools", index), (tool.parameters, tool.returns, tool.native)
-    for index, call in enumerate(prompt.tool_calls):
-        yield ("tool_calls", index), (call.arguments, call.native)
-    for index, result in enumerate(prompt.tool_results):
-        yield ("tool_results", index, "content"), result.content
-    yield from arguments
+        found.append((("context", index, "value"), item.value))
+    if prompt.sections:
+        for index, section in enumerate(prompt.sections):
+            found.append((("sections", index, "value"), section.value))
+    if prompt.tools:
+        for index, tool in enumerate(prompt.tools):
+            if tool.returns is None and tool.native is None and not tool.parameters:
+                # A tool of a name and a description: its empty schema alone is what the tuple holds
+                # that can repeat (the same tool given twice), and it is counted the same way.
+                found.append((("tools", index), tool.parameters))
+            else:
+                found.append((("tools", index), (tool.parameters, tool.returns, tool.native)))
+    if prompt.tool_calls:
+        for index, call in enumerate(prompt.tool_calls):
+            found.append((("tool_calls", index), (call.arguments, call.native)))
+    if prompt.tool_results:
+        for index, result in enumerate(prompt.tool_results):
+            found.append((("tool_results", index, "content"), result.content))
+    found.extend(arguments)
     if prompt.retry is not None:
-        yield ("retry", "previous_output"), prompt.retry.previous_output
+        found.append((("retry", "previous_output"), prompt.retry.previous_output))
     if prompt.output is not None:
-        yield ("output",), (prompt.output.json_schema, prompt.output.native)
+        found.append((("output",), (prompt.output.json_schema, prompt.output.native)))
+    return found
 
 
-def _json_values(prompt: Prompt, arguments: _Paths) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+def _json_values(prompt: Prompt, arguments: _Paths) -> _Paths:
     """The values of a prompt that are JSON by definition: schemas and a call's arguments (``arguments``:
-    the turns', from :func:`_turn_arguments`)."""
-    for index, tool in enumerate(prompt.tools):
-        if tool.parameters:  # an empty schema holds nothing to refuse
-            yield ("tools", index, "parameters"), tool.parameters
-    for index, call in enumerate(prompt.tool_calls):
-        yield ("tool_calls", index, "arguments"), call.arguments
-    yield from arguments
+    the turns', from :func:`_turn_arguments`); a list, each field looked at only when given."""
+    found: _Paths = []
+    if prompt.tools:
+        for index, tool in enumerate(prompt.tools):
+            if tool.parameters:  # an empty schema holds nothing to refuse
+                found.append((("tools", index, "parameters"), tool.parameters))
+    if prompt.tool_calls:
+        for index, call in enumerate(prompt.tool_calls):
+            found.append((("tool_calls", index, "arguments"), call.arguments))
+    found.extend(arguments)
     if prompt.output is not None:
-        yield ("output", "schema"), prompt.output.json_schema
+        found.append((("output", "schema"), prompt.output.json_schema))
+    return found
 
 
 def _turn_arguments(prompt: Prompt) -> _Paths:

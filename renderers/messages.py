@@ -12,7 +12,7 @@ import dataclasses
 import functools
 import json
 import operator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import FieldError
 from ..core.nesting import nesting_room
@@ -20,6 +20,9 @@ from ..core.prompt import Prompt, PromptCache
 from ..core.rendered import Message, RenderedPrompt, RenderWarning
 from .base import Renderer, unexpressed_fields
 from .parts import URL_FILE_REASON, cache_mark, openai_content, openai_part, url_file_paths
+
+if TYPE_CHECKING:
+    from .agentscript import AgentScriptRenderer
 
 __all__ = ["MessagesRenderer", "history_messages", "mark_system", "renderer", "tool_turns"]
 
@@ -55,26 +58,20 @@ class MessagesRenderer:
 
     def render(self, prompt: Prompt, *, layout: Renderer | None = None, strict: bool = False) -> RenderedPrompt:
         if layout is None:
-            layout = _default_layout()
+            default = _default_layout()
+            own, expressible = _fields_around(default.fields)
+            reported = unexpressed_fields(prompt, self.name, expressible, strict=strict)
+            laid_out = default.render_layout(prompt)  # it reads only its own fields: nothing to hide
         elif not isinstance(layout, Renderer):  # a protocol check costs ~25 us: only on a layout given
             raise FieldError(
                 "layout",
                 f"must be a renderer, got {type(layout).__name__} {layout!r} "
                 "(promptwire.render and asrender take a format name)",
             )
-        own, expressible = _fields_around(frozenset(layout.fields))
-        reported = unexpressed_fields(prompt, self.name, expressible, strict=strict)
-        # The layout must not see the turns: they become messages of their own below. Emptied
-        # here as their defaults are (pydantic's ``get_default`` would inspect each factory's
-        # signature, ~60 us a field, on every render: issue 28).
-        hidden: dict[str, Any] = {name: [] for name in _TURN_LISTS}
-        if "developer" in own:
-            hidden["developer"] = None
-        if "cache" in own:
-            hidden["cache"] = None
-        inner = prompt.model_copy(update=hidden)
-        # Whatever the layout leaves out is reported above (it is outside ``expressible``).
-        laid_out = layout.render(inner)
+        else:
+            own, expressible = _fields_around(frozenset(layout.fields))
+            reported = unexpressed_fields(prompt, self.name, expressible, strict=strict)
+            laid_out = layout.render(_hidden_from_layout(prompt, own))
 
         leading = _leading_system(laid_out.messages)
         rest = list(laid_out.messages[len(leading) :])
@@ -101,6 +98,20 @@ class MessagesRenderer:
             output=prompt.output,
             cache=prompt.cache if "cache" in own else None,
         )
+
+
+def _hidden_from_layout(prompt: Prompt, own: frozenset[str]) -> Prompt:
+    """``prompt`` without what this format expresses itself (``own``), for a layout that would
+    otherwise show or report it: the turns become messages of their own. Whatever the layout leaves
+    out of the rest is reported by this format (it is outside the fields the two express)."""
+    # Emptied as their defaults are (pydantic's ``get_default`` would inspect each factory's
+    # signature, ~60 us a field, on every render: issue 28).
+    hidden: dict[str, Any] = {name: [] for name in _TURN_LISTS}
+    if "developer" in own:
+        hidden["developer"] = None
+    if "cache" in own:
+        hidden["cache"] = None
+    return prompt.model_copy(update=hidden)
 
 
 @functools.lru_cache(maxsize=16)  # one entry per layout in use
@@ -152,11 +163,6 @@ def mark_system(
             marked = dataclasses.replace(leading[index], cache=cache_mark(cache.system))
             return [*leading[:index], marked, *leading[index + 1 :]], ()
     return leading, (RenderWarning(format_name, "cache.system", "there is no system text to mark; left out"),)
-    for index in range(len(leading) - 1, -1, -1):
-        if leading[index].role == "system":
-            marked = dataclasses.replace(leading[index], cache=cache_mark(cache.system))
-            return [*leading[:index], marked, *leading[index + 1 :]]
-    return leading
 
 
 def tool_turns(prompt: Prompt) -> list[Message]:
@@ -214,7 +220,7 @@ def _attach(messages: list[Message], parts: list[dict[str, Any]]) -> list[Messag
 
 
 @functools.cache  # one answer; an import statement costs about a microsecond on every render
-def _default_layout() -> Renderer:
+def _default_layout() -> AgentScriptRenderer:
     from .agentscript import renderer as agentscript_renderer
 
     return agentscript_renderer

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core.errors import FieldError
 from ...core.nesting import with_nesting_room
-from ...core.rendered import Message, RenderedPrompt, RenderedSection
+from ...core.rendered import Message, RenderedPrompt, RenderedSection, RenderWarning
 from ..base import unexpressed_fields
 from .clipping import Clip, clip, value_text
 from .jsjson import object_entries, pretty, pretty_reused
@@ -66,17 +66,22 @@ class AgentScriptRenderer:
     fields: frozenset[str] = _FIELDS
 
     def render(self, prompt: Prompt, *, strict: bool = False) -> RenderedPrompt:
-        return self._render(prompt, strict, None)
+        return self._render(prompt, unexpressed_fields(prompt, self.name, self.fields, strict=strict), None)
 
     def render_with_clips(self, prompt: Prompt) -> tuple[RenderedPrompt, list[Clip]]:
         """The render, and what it showed of each context item (:func:`context_clips`), each value
         clipped once: a run's trace records the clips of the very render it sent."""
         clips: list[Clip] = []
-        return self._render(prompt, False, clips), clips
+        return self._render(prompt, unexpressed_fields(prompt, self.name, self.fields), clips), clips
 
-    def _render(self, prompt: Prompt, strict: bool, clips: list[Clip] | None) -> RenderedPrompt:
-        warnings = unexpressed_fields(prompt, self.name, self.fields, strict=strict)
+    def render_layout(self, prompt: Prompt) -> RenderedPrompt:
+        """The render without the report of the fields it leaves out, for a format that lays out the
+        rest of the prompt around it and reports what neither expresses (``messages``). It reads only
+        its own fields, so that format need not hide the others from it (a copy of the prompt, and a
+        report it would throw away, on every render)."""
+        return self._render(prompt, (), None)
 
+    def _render(self, prompt: Prompt, warnings: tuple[RenderWarning, ...], clips: list[Clip] | None) -> RenderedPrompt:
         def walk(prompt: Prompt) -> list[RenderedSection]:
             if clips is not None:
                 clips.clear()  # a walk that ran out of stack starts again

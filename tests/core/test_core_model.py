@@ -247,6 +247,18 @@ class TestNesting:
             value = [value]
         return value
 
+    def test_a_chat_without_json_fields_skips_their_check(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        # The JSON-by-definition fields (schemas, call arguments) are checked only when the prompt
+        # has some: the usual chat paid a list, two generators and a scan of nothing on every render.
+        import promptwire.core.prompt as prompt_module
+
+        checked: list[list[object]] = []
+        monkeypatch.setattr(prompt_module, "check_json_values", lambda values: checked.append([p for p, _ in values]))
+        Prompt(instruction="x", history=[{"content": "hi"}], context=[{"value": {"a": [1]}}])
+        assert checked == []
+        Prompt(tools=[{"name": "t", "parameters": {"type": "object"}}], tool_calls=[{"name": "t"}])
+        assert checked == [[("tools", 0, "parameters"), ("tool_calls", 0, "arguments")]]
+
     def test_a_value_at_the_limit_is_accepted(self) -> None:
         Prompt(instruction=self.nested(MAX_DEPTH))
 
@@ -273,9 +285,10 @@ class TestNesting:
         assert time.perf_counter() - started < AT_ONCE  # a walk per path would never end
 
     def test_values_made_for_the_check_are_each_walked(self) -> None:
-        # _free_values hands each tool call's arguments and native over in a new tuple, freed once
-        # the next is read; the check told containers by id, and a later tuple given a freed one's
-        # id passed for a repeat of it, unwalked (tool_calls[4] and [5] here were accepted).
+        # _free_values handed each tool call's arguments and native over in a new tuple (from a
+        # generator, freed once the next was read); the check told containers by id, and a later
+        # tuple given a freed one's id passed for a repeat of it, unwalked (tool_calls[4] and [5]
+        # here were accepted).
         calls: list[dict[str, object]] = [{"name": f"t{index}"} for index in range(4)]
         calls += [{"name": f"t{index}", "native": self.nested(MAX_DEPTH + 1)} for index in range(4, 8)]
         with pytest.raises(FieldError, match=rf"^prompt\.tool_calls\[4\]: .* deeper than {MAX_DEPTH} levels"):

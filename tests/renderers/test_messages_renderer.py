@@ -280,3 +280,61 @@ def test_a_render_asks_pydantic_for_no_field_default(monkeypatch: pytest.MonkeyP
 def test_a_layout_that_is_no_renderer_is_refused_even_when_false() -> None:
     with pytest.raises(FieldError, match="layout: must be a renderer, got str ''"):
         HOST.renderer("messages").render(Prompt(instruction="x"), layout="")
+
+
+_EVERY_CHAT_FIELD = {
+    "identity": {"role": "Helper", "description": "Be brief."},
+    "system": "S",
+    "developer": "D",
+    "cache": {"system": {"ttl": "1h"}, "key": "k"},
+    "context": [{"value": {"a": [1, 2]}, "label": "l", "source": "input.a"}],
+    "history": [{"role": "user", "content": "hi", "cache": {}}, {"role": "assistant", "content": "ho", "name": "n"}],
+    "attachments": [{"type": "image", "url": "https://x/y.png"}],
+    "tools": [{"name": "t", "description": "d"}],
+    "tool_calls": [{"name": "t", "arguments": {"q": 1}}],
+    "tool_results": [{"content": {"r": 2}}],
+    "sections": [{"kind": "custom", "key": "k", "value": 1}],
+    "instruction": "x",
+}
+
+
+def test_the_default_layout_renders_as_agentscript_given_as_the_layout() -> None:
+    # The default layout reads the prompt as it is (it reads only its own fields); a layout given
+    # reads a copy without what this format shows itself. The two must not differ by a byte.
+    prompt = Prompt.model_validate(_EVERY_CHAT_FIELD)
+    messages = HOST.renderer("messages")
+    by_default = messages.render(prompt)
+    given = messages.render(prompt, layout=HOST.load("renderers", "agentscript"))
+    assert by_default.to_dict() == given.to_dict()
+    assert [(w.field, w.reason) for w in by_default.warnings] == [
+        ("sections", "the format cannot express it; left out")
+    ]
+    assert [m.role for m in by_default.messages] == [
+        "system",
+        "developer",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+    ]
+
+
+def test_the_default_layout_reads_the_prompt_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    prompt = Prompt.model_validate(_EVERY_CHAT_FIELD)
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the prompt was copied for the default layout")
+
+    monkeypatch.setattr(Prompt, "model_copy", refuse)
+    assert HOST.renderer("messages").render(prompt).messages[0].content == "You are Helper.\nBe brief.\nS"
+
+
+def test_agentscript_as_a_layout_reports_nothing_it_leaves_out() -> None:
+    from promptwire.renderers.agentscript import renderer as agentscript
+
+    prompt = Prompt.model_validate(_EVERY_CHAT_FIELD)
+    laid_out = agentscript.render_layout(prompt)
+    assert laid_out.warnings == ()
+    assert {w.field for w in agentscript.render(prompt).warnings} >= {"history", "developer", "sections"}
+    assert laid_out.messages == agentscript.render(prompt).messages
