@@ -357,8 +357,12 @@ class ProviderAdapter(ABC):
 
     def parse_reply(self, raw: Any) -> Reply:
         """What ``raw`` says (:meth:`reply`), a reply of the wrong shape told as a malformed one
-        quoting it, with this adapter's own key and URL password masked as in :meth:`send`."""
-        with extra_secrets(self.api_key, *url_secrets(self.url())):
+        quoting it, with this adapter's own key and URL password masked as in :meth:`send` (when
+        it has either: the masks in force already are the same without a block)."""
+        secrets = url_secrets(self.url())
+        if not self.api_key and not secrets:
+            return read_reply(self.reply, raw)
+        with extra_secrets(self.api_key, *secrets):
             return read_reply(self.reply, raw)
 
     @abstractmethod
