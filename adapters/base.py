@@ -604,11 +604,14 @@ def check_key(key: str, variable: str | None) -> None:
 
 
 def _key_problem(key: str) -> str | None:
-    if any(char in "\r\n" for char in key):
+    """What in ``key`` no header can carry, read with ``str`` methods (each call checks its key:
+    a loop over a hundred characters in Python cost more than the rest of the check): an ASCII
+    character is printable exactly when it lies between a space and ``~``."""
+    if "\n" in key or "\r" in key:
         return "a line break"
     if not key.isascii():
         return "a character outside ASCII"
-    if any(not " " <= char <= "~" for char in key):
+    if not key.isprintable():
         return "a control character"
     if key != key.strip():
         return "spaces at its start or end"
