@@ -357,8 +357,12 @@ class ProviderAdapter(ABC):
 
     def parse_reply(self, raw: Any) -> Reply:
         """What ``raw`` says (:meth:`reply`), a reply of the wrong shape told as a malformed one
-        quoting it, with this adapter's own key and URL password masked as in :meth:`send`."""
-        with extra_secrets(self.api_key, *url_secrets(self.url())):
+        quoting it, with this adapter's own key and URL password masked as in :meth:`send` (when
+        it has either: the masks in force already are the same without a block)."""
+        secrets = url_secrets(self.url())
+        if not self.api_key and not secrets:
+            return read_reply(self.reply, raw)
+        with extra_secrets(self.api_key, *secrets):
             return read_reply(self.reply, raw)
 
     @abstractmethod
@@ -600,11 +604,14 @@ def check_key(key: str, variable: str | None) -> None:
 
 
 def _key_problem(key: str) -> str | None:
-    if any(char in "\r\n" for char in key):
+    """What in ``key`` no header can carry, read with ``str`` methods (each call checks its key:
+    a loop over a hundred characters in Python cost more than the rest of the check): an ASCII
+    character is printable exactly when it lies between a space and ``~``."""
+    if "\n" in key or "\r" in key:
         return "a line break"
     if not key.isascii():
         return "a character outside ASCII"
-    if any(not " " <= char <= "~" for char in key):
+    if not key.isprintable():
         return "a control character"
     if key != key.strip():
         return "spaces at its start or end"

@@ -182,7 +182,7 @@ class BedrockAdapter(StreamingAdapter):
         output: dict[str, Any] = {}
         _thinking(kwargs, output, config, notes)
         if contract is not None:
-            schema = json.dumps(contract.json_schema, ensure_ascii=False)
+            schema = _schema_text(contract.json_schema)
             output["textFormat"] = {"type": "json_schema", "structure": {"jsonSchema": {"schema": schema}}}
         if output:
             kwargs["outputConfig"] = output
@@ -402,6 +402,12 @@ def _cache_settings(kwargs: dict[str, Any], cache: PromptCache | None, notes: li
             f"cache retention {cache.retention!r} left out: Bedrock has no retention setting (a cachePoint's ttl says how long)"
         )
 
+
+_schema_text = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(schema, ensure_ascii=False)``, the output schema as ``textFormat`` carries it, with
+its encoder made once: ``json.dumps`` makes a new one for each call given an option. (Not
+:func:`~promptwire.core.json_text.dumps`: half a character stays raw here, and is escaped once,
+where the body is written.)"""
 
 _HEAD = b'{"modelId":'
 _DECODER = json.JSONDecoder()

@@ -21,6 +21,7 @@ provider's failure.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import os
@@ -74,10 +75,12 @@ def configured_host(default_host: str | None = None) -> str:
     )
 
 
+@functools.lru_cache(maxsize=64)
 def host_origin(host: str) -> tuple[str, str, int]:
     """A host as the SDK reads it (``host``, ``host:port``, ``http://host``...) reduced to its
     origin: scheme, host in lower case, port (11434 when neither the host nor its scheme gives one,
-    as in the SDK). Two hosts with one origin are one server."""
+    as in the SDK). Two hosts with one origin are one server. Kept per host: every call compares
+    two, and a run sends to a few."""
     scheme, separator, rest = host.partition("://")
     scheme, port = scheme.lower(), 11434
     if not separator:

@@ -174,8 +174,11 @@ _Loop = Generator[Call, Reply, GenerateResult]
 exception the call raised; the result is the return value."""
 
 
-def _watching(watchers: Sequence[Watcher], on_text: TextCallback | None) -> Watchers:
-    """The process's watcher, then the caller's, then ``on_text`` as one."""
+def _watching(watchers: Sequence[Watcher], on_text: TextCallback | None) -> Watcher:
+    """The process's watcher, then the caller's, then ``on_text`` as one; the process's alone when
+    there are no others (each event then one call, not a loop over a list of one)."""
+    if not watchers and on_text is None:
+        return observer()
     return Watchers([observer(), *watchers, *([] if on_text is None else [text_to(on_text)])])
 
 
@@ -186,7 +189,7 @@ def _loop(
     model: str | None,
     locations: Mapping[str, str] | None,
     streaming: bool,
-    watching: Watchers,
+    watching: Watcher,
     timeout: float | None,
     site: Site | None,
 ) -> _Loop:

@@ -78,7 +78,13 @@ def dumps(value: Any, **options: Any) -> str:
 def to_bytes(value: Any) -> bytes:
     """A request body: compact JSON in UTF-8, keys in the order given, as ``JSON.stringify(body)``
     writes its characters (and, as the providers' SDKs refuse them, no NaN or infinities)."""
-    return dumps(value, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    return escape_surrogates(_compact(value)).encode("utf-8")
+
+
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)`` with its
+encoder made once: ``json.dumps`` makes a new one for each call given an option, an eighth of
+the cost of a request body sent once per call."""
 
 
 _NO_JSON_FORM = {

@@ -13,6 +13,7 @@ is: the front end asks it as the adapters do, and may not import the adapters' p
 from __future__ import annotations
 
 import importlib.util
+import sys
 from typing import Any
 
 from .errors import PromptwireError
@@ -27,7 +28,7 @@ class SdkMissing(PromptwireError):
 def missing_sdk(adapter: Any) -> str | None:
     """Why ``adapter`` cannot send (its SDK is not installed, and what to install), or None."""
     module = getattr(adapter, "sdk", None)
-    if not module:
+    if not module or sys.modules.get(module) is not None:  # imported: installed (asked before every send)
         return None
     try:
         found = importlib.util.find_spec(module)

@@ -102,6 +102,14 @@ def test_the_request_is_the_converse_request_with_the_model_id_as_the_uri_gives_
     assert request.notes == ()
 
 
+def test_the_schema_text_is_json_dumps_of_the_schema_its_half_characters_escaped_once_in_the_body() -> None:
+    schema = {"type": "object", "properties": {"é \ud83d": {"type": "boolean"}}, "required": ["é \ud83d"]}
+    request = _request({"instruction": "Hi", "output": {"schema": schema}}, "m")
+    text = request.kwargs["outputConfig"]["textFormat"]["structure"]["jsonSchema"]["schema"]
+    assert text == json.dumps(schema, ensure_ascii=False)
+    assert '\\"é \\ud83d\\":' in to_bytes(request.kwargs).decode()
+
+
 @pytest.mark.parametrize(
     ("model", "think", "max_output", "fields", "inference", "output"),
     [
