@@ -22,11 +22,10 @@ written natively:
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Set as AbstractSet
 from typing import Any
 
-from ..core.json_text import json_object
+from ..core.json_text import json_object, json_writer
 from ..core.prompt import ChatTurn, ReasoningPart, TextPart, ToolCallPart, TurnPart
 from ..core.rendered import Message
 from .turns import ToolIds, foreign_reasoning, holds_conversation_parts, turn_error
@@ -36,9 +35,8 @@ __all__ = ["ChatMessages", "cache_breakpoints_note", "plain_message", "reply_tur
 PROVIDER = "openai"
 
 
-_arguments_text = json.JSONEncoder(ensure_ascii=False).encode
-"""``json.dumps(arguments, ensure_ascii=False)``, with its encoder made once: ``json.dumps`` makes
-a new one for each call given an option (a third of the cost of a call's arguments)."""
+_arguments_text = json_writer()
+"""``json.dumps(arguments, ensure_ascii=False)`` for each call of a conversation, its encoder made once."""
 
 
 class ChatMessages:
