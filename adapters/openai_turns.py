@@ -62,7 +62,7 @@ class ChatMessages:
             data = plain_message(message, index, self.notes)
             self._follow(data, index)
             return [data]
-        if holds_conversation_parts(content):
+        if isinstance(content, list) and holds_conversation_parts(content):
             if message.role != "assistant":
                 written = self._results(message, content, index)
                 for data in written:
