@@ -22,11 +22,10 @@ written natively:
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Set as AbstractSet
 from typing import Any
 
-from ..core.json_text import json_object
+from ..core.json_text import json_object, json_writer
 from ..core.prompt import ChatTurn, ReasoningPart, TextPart, ToolCallPart, TurnPart
 from ..core.rendered import Message
 from .turns import ToolIds, foreign_reasoning, holds_conversation_parts, turn_error
@@ -36,9 +35,8 @@ __all__ = ["ChatMessages", "cache_breakpoints_note", "plain_message", "reply_tur
 PROVIDER = "openai"
 
 
-_arguments_text = json.JSONEncoder(ensure_ascii=False).encode
-"""``json.dumps(arguments, ensure_ascii=False)``, with its encoder made once: ``json.dumps`` makes
-a new one for each call given an option (a third of the cost of a call's arguments)."""
+_arguments_text = json_writer()
+"""``json.dumps(arguments, ensure_ascii=False)`` for each call of a conversation, its encoder made once."""
 
 
 class ChatMessages:
@@ -60,22 +58,27 @@ class ChatMessages:
         if message.cache is not None:
             self.breakpoints.append(f"messages[{index}]")
         content = message.content
-        conversation = holds_conversation_parts(content)
-        if isinstance(content, list) and conversation:
-            if message.role == "assistant":
-                written = self._assistant(message, content, index)
-            else:
-                written = self._results(message, content, index)
-        else:
-            if isinstance(content, list) and any("cache" in part or "item_id" in part for part in content):
-                parts = [self._unmarked(part, f"messages[{index}].content[{j}]") for j, part in enumerate(content)]
-                message = dataclasses.replace(message, content=parts)
-            written = [plain_message(message, index, self.notes)]
-        for data in written:
+        if content.__class__ is str:  # text, most of a history: nothing in its content to look at
+            data = plain_message(message, index, self.notes)
             self._follow(data, index)
-        if conversation and message.role == "assistant":  # its calls, the only ones a caller could leave unanswered
-            self._unanswered.update((call["id"], index) for call in written[0].get("tool_calls", ()))
-        return written
+            return [data]
+        if isinstance(content, list) and holds_conversation_parts(content):
+            if message.role != "assistant":
+                written = self._results(message, content, index)
+                for data in written:
+                    self._follow(data, index)
+                return written
+            data = self._assistant(message, content, index)
+            self._follow(data, index)
+            for call in data.get("tool_calls", ()):  # its calls, the only ones a caller could leave unanswered
+                self._unanswered[call["id"]] = index
+            return [data]
+        if isinstance(content, list) and any("cache" in part or "item_id" in part for part in content):
+            parts = [self._unmarked(part, f"messages[{index}].content[{j}]") for j, part in enumerate(content)]
+            message = dataclasses.replace(message, content=parts)
+        data = plain_message(message, index, self.notes)
+        self._follow(data, index)
+        return [data]
 
     def finish(self) -> None:
         """Refuse a conversation that ends before a call of its last assistant message is answered."""
@@ -95,7 +98,7 @@ class ChatMessages:
         calls = data.get("tool_calls")
         self._made = {call["id"] for call in calls} if calls else _NO_CALLS
 
-    def _assistant(self, message: Message, parts: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+    def _assistant(self, message: Message, parts: list[dict[str, Any]], index: int) -> dict[str, Any]:
         texts: list[str] = []
         calls: list[dict[str, Any]] = []
         for position, part in enumerate(parts):
@@ -123,7 +126,7 @@ class ChatMessages:
             data["name"] = message.name
         if calls:
             data["tool_calls"] = calls
-        return [data]
+        return data
 
     def _call(self, part: dict[str, Any], index: int, position: int) -> dict[str, Any]:
         call_id = part.get("id")

@@ -22,7 +22,8 @@ Agently data read into a ``Prompt``, is the reader (``reader.py``). The field ta
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+import operator
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -395,11 +396,30 @@ def _read(prompt: Prompt, settings: AgentlySettings) -> tuple[Mapped, PromptObje
     them at once cost five times the history's text (120,000 turns: 23 MB for 4.4 MB).
     """
     mapped = map_prompt(prompt, history=False)
-    chat_history = (_read_turn(turn, index) for index, turn in enumerate(prompt.history)) if prompt.history else None
+    history = prompt.history
+    chat_history: Iterable[ChatMsg] | None = None
+    if history:
+        roles, contents = list(map(_ROLE, history)), list(map(_CONTENT, history))
+        if _all_text(roles) and _all_text(contents):  # the usual history: read in bulk, a message each
+            chat_history = list(map(ChatMsg, roles, contents))
+        else:
+            chat_history = (_read_turn(turn, index) for index, turn in enumerate(history))
     return mapped, read_prompt(mapped.data, settings, chat_history=chat_history)
 
 
+_ROLE: Callable[[ChatTurn], Any] = operator.attrgetter("role")
+_CONTENT: Callable[[ChatTurn], Any] = operator.attrgetter("content")
+"""A turn's role and content, read in C for each turn of a history."""
+
+
+def _all_text(values: list[Any]) -> bool:
+    """Whether every one of ``values`` is exactly a ``str`` (told in C, for each turn of a history)."""
+    return not values or set(map(type, values)) == {str}
+
+
 def _has_parts(prompt: Prompt) -> bool:
+    if not prompt.attachments and _all_text(list(map(_CONTENT, prompt.history))):
+        return False  # a history of text, the usual one: told in C
     return bool(prompt.attachments) or any(
         not isinstance(turn.content, str) and any(part.type != "text" for part in turn.content)
         for turn in prompt.history

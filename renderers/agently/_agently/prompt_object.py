@@ -63,8 +63,11 @@ class Part:
         return dumped
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ChatMsg:
+    """A chat-history message as the generator reads it. Not frozen: a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``, and a history makes one per turn."""
+
     role: Any
     content: Any
     """A ``str``, or a list of raw parts (dicts) validated later, as Agently does."""

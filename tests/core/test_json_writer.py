@@ -1,0 +1,63 @@
+"""json_writer writes what ``json.dumps(value, ensure_ascii=False)`` writes, and fails as it fails."""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from promptwire.core.json_text import json_writer
+
+write = json_writer()
+
+json_data = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_data)
+def test_the_text_is_json_dumps_text(value: Any) -> None:
+    assert write(value) == json.dumps(value, ensure_ascii=False)
+
+
+class Colour(enum.StrEnum):
+    RED = "red"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "half \ud800 a character, a line separator \u2028, é",
+        {1: "a", None: "b", 1.5: "c", False: "d"},
+        (1, 2),
+        {"colour": Colour.RED},
+        [math.nan, math.inf, -0.0, 1e300],
+    ],
+)
+def test_values_json_dumps_takes_are_written_the_same(value: Any) -> None:
+    assert write(value) == json.dumps(value, ensure_ascii=False)
+
+
+def _error(write_with: Any, value: Any) -> tuple[type[BaseException], str]:
+    with pytest.raises(Exception) as caught:
+        write_with(value)
+    return caught.type, str(caught.value)
+
+
+def test_a_cycle_is_named_as_json_dumps_names_it() -> None:
+    looped: dict[str, Any] = {}
+    looped["self"] = [looped]
+    assert _error(write, looped) == (ValueError, "Circular reference detected")
+    assert write({"after": "a failed call"}) == '{"after": "a failed call"}'
+
+
+def test_what_json_dumps_refuses_is_refused_with_its_error() -> None:
+    for value in ({"object": object()}, {(1, 2): "a tuple key"}):
+        assert _error(write, value) == _error(lambda v: json.dumps(v, ensure_ascii=False), value)
