@@ -430,10 +430,15 @@ async def arun(
     record: Recorder | None = None,
     replay: Recording | None = None,
     adapter: ModelAdapter | None = None,
+    on_loop_thread: bool = False,
 ) -> RunResult:
     """:func:`run`, awaited: the program runs in a thread of its own and each of its model calls is
     made on the caller's event loop with the provider SDK's async client; ``on_text`` is called on
-    the loop. Cancelling it cancels the call in flight and stops the program at its next call."""
+    the loop. Cancelling it cancels the call in flight and stops the program at its next call.
+    ``on_loop_thread`` runs the program on the loop's own thread instead, in a greenlet that
+    switches to the loop at each call, for a caller running many programs at once (as ``asrender
+    batch`` does): its tools' work goes to worker threads, but its own work between calls holds the
+    loop."""
     from .runs.run import arun as arun_program
 
     host = host or default_host()
@@ -444,7 +449,7 @@ async def arun(
         raise _FieldError("record", "a replay sends nothing to record")
     options = replace(options, agent=agent, function=function, record=record, replay=replay)
     handed = None if adapter is None else _handed(adapter, provider, responses, options)
-    return await arun_program(source, input, options, host=host, path=path, calls=handed)
+    return await arun_program(source, input, options, host=host, path=path, calls=handed, on_loop_thread=on_loop_thread)
 
 
 def _run_options(

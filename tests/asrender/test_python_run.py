@@ -90,6 +90,30 @@ def test_arun_streams_on_the_callers_loop() -> None:
     assert result.value == {"ok": False} and pieces == ['{"ok": false}']
 
 
+def test_arun_on_the_loops_thread_gives_the_same_run_and_starts_no_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    async def main(on_loop_thread: bool) -> tuple[promptwire.runs.run.RunResult, list[str]]:
+        pieces: list[str] = []
+        result = await promptwire.arun(
+            SOURCE, {"topic": "x"}, responses=['{"ok": false}'], on_text=pieces.append, on_loop_thread=on_loop_thread
+        )
+        return result, pieces
+
+    started = threading.Thread.start
+    names: list[str] = []
+
+    def counted(thread: threading.Thread) -> None:
+        names.append(thread.name)
+        started(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", counted)
+    (in_thread, pieces), (on_loop, same_pieces) = asyncio.run(main(False)), asyncio.run(main(True))
+    assert (on_loop.value, on_loop.trace, same_pieces) == (in_thread.value, in_thread.trace, pieces)
+    # one program thread, the first run's: the second ran on the loop's thread
+    assert [name for name in names if name.startswith("promptwire run")] == ["promptwire run (offline)"]
+
+
 def test_a_failed_run_raises_with_its_calls() -> None:
     with pytest.raises(promptwire.PromptwireError) as failed:
         promptwire.run(SOURCE, {"topic": "x"}, responses=["not json"])
