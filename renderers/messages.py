@@ -83,7 +83,7 @@ class MessagesRenderer:
         history = history_messages(prompt)
         if prompt.attachments:
             rest = _attach(rest, [openai_part(part) for part in prompt.attachments])
-        elif history and rest == _EMPTY_USER_TURN:
+        elif history and _is_empty_user_turn(rest):
             rest = []
         return RenderedPrompt(
             format=self.name,
@@ -129,6 +129,13 @@ _EMPTY_USER_TURN = [Message("user", "")]
 context): after a conversation's turns (a provider's body read with ``--from``) it would add a turn
 that carries nothing, and Anthropic refuses a message of empty text. Left out there; a prompt
 without turns keeps it, as a request must hold at least one message."""
+
+
+def _is_empty_user_turn(messages: list[Message]) -> bool:
+    """Whether ``messages`` is :data:`_EMPTY_USER_TURN`. The text is looked at first: a layout's
+    user turn carries the instruction, and comparing messages builds a tuple of all seven fields of
+    each, on every render."""
+    return len(messages) == 1 and messages[0].content == "" and messages == _EMPTY_USER_TURN
 
 
 def history_messages(prompt: Prompt) -> list[Message]:
