@@ -85,18 +85,20 @@ class MessagesRenderer:
             rest = _attach(rest, [openai_part(part) for part in prompt.attachments])
         elif history and _is_empty_user_turn(rest):
             rest = []
+        warnings = (*reported, *unmarked)
+        url_files = url_file_paths(prompt)
+        if url_files:
+            warnings += tuple(RenderWarning(self.name, path, URL_FILE_REASON) for path in url_files)
+        # Positional: a class called with keywords first builds a dict of them (three times the cost).
         return RenderedPrompt(
-            format=self.name,
-            messages=tuple(leading + history + rest + tool_turns(prompt)),
-            sections=laid_out.sections,
-            warnings=(
-                *reported,
-                *unmarked,
-                *(RenderWarning(self.name, path, URL_FILE_REASON) for path in url_file_paths(prompt)),
-            ),
-            tools=tuple(prompt.tools),
-            output=prompt.output,
-            cache=prompt.cache if "cache" in own else None,
+            self.name,  # format
+            tuple(leading + history + rest + tool_turns(prompt)),  # messages
+            None,  # text
+            laid_out.sections,
+            warnings,
+            tuple(prompt.tools),
+            prompt.output,
+            prompt.cache if "cache" in own else None,
         )
 
 
