@@ -150,7 +150,10 @@ def _sections(prompt: Prompt, clips: list[Clip] | None = None) -> list[RenderedS
         sections.append(RenderedSection("system", "identity", "", system))
     for index, item in enumerate(prompt.context):
         sections.append(_context_section(index, item, clips))
-    if "instruction" in prompt.model_fields_set or prompt.retry is not None:
+    retry = prompt.retry
+    if retry is None and prompt.instruction.__class__ is str:  # the usual instruction: its text as it is
+        sections.append(RenderedSection("user", "instruction", INSTRUCTION_HEADING, prompt.instruction))
+    elif "instruction" in prompt.model_fields_set or retry is not None:
         text = _text_of(instruction_value(prompt), "instruction")
         sections.append(RenderedSection("user", "instruction", INSTRUCTION_HEADING, text))
     if prompt.output is not None:
