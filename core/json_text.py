@@ -20,7 +20,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .errors import FieldError
@@ -69,6 +69,16 @@ def safe_json(text: str) -> str:
     the only place such characters can be, that is the same data): what ``asrender`` prints and the
     results lines a batch writes."""
     return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+_ONLY_TEXT = frozenset({str})
+
+
+def all_text(values: Iterable[Any]) -> bool:
+    """Whether every one of ``values`` (a mapping's keys, a history's roles) is exactly a ``str``,
+    told in C: ``all(type(key) is str for key in ...)`` makes a generator a call, which cost more
+    than the rest of the test for each of 50,000 small dicts."""
+    return _ONLY_TEXT.issuperset(map(type, values))
 
 
 def dumps(value: Any, **options: Any) -> str:

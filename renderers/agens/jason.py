@@ -50,6 +50,7 @@ from operator import itemgetter
 from typing import Any, cast
 
 from ...core.errors import FieldError, field_path
+from ...core.json_text import all_text
 from ...core.nesting import MAX_DEPTH, nesting_room
 
 __all__ = ["encode", "encode_float", "encode_key", "encode_string", "key_text"]
@@ -454,7 +455,7 @@ def _enter(container: object, open_ids: _OpenPath) -> int:
 
 
 def _sorted_items(mapping: Mapping[object, object]) -> list[tuple[str, object]]:
-    if all(type(key) is str for key in mapping):  # the common case: one sort on the strings
+    if all_text(mapping):  # the common case: one sort on the strings
         items = cast("list[tuple[str, object]]", list(mapping.items()))
         items.sort(key=itemgetter(0))
         return items

@@ -29,6 +29,7 @@ from typing import Any
 
 from ...core.errors import FieldError
 from ...core.fitting import TextForm, fit
+from ...core.json_text import all_text
 from ...core.nesting import check_nesting
 from ...core.prompt import ChatTurn, ContextItem, Prompt, Section, ToolDefinition, ToolResult
 from ...core.rendered import Message, RenderedPrompt, RenderWarning
@@ -400,7 +401,7 @@ def _read(prompt: Prompt, settings: AgentlySettings) -> tuple[Mapped, PromptObje
     chat_history: Iterable[ChatMsg] | None = None
     if history:
         roles, contents = list(map(_ROLE, history)), list(map(_CONTENT, history))
-        if _all_text(roles) and _all_text(contents):  # the usual history: read in bulk, a message each
+        if all_text(roles) and all_text(contents):  # the usual history: read in bulk, a message each
             chat_history = list(map(ChatMsg, roles, contents))
         else:
             chat_history = (_read_turn(turn, index) for index, turn in enumerate(history))
@@ -412,13 +413,8 @@ _CONTENT: Callable[[ChatTurn], Any] = operator.attrgetter("content")
 """A turn's role and content, read in C for each turn of a history."""
 
 
-def _all_text(values: list[Any]) -> bool:
-    """Whether every one of ``values`` is exactly a ``str`` (told in C, for each turn of a history)."""
-    return not values or set(map(type, values)) == {str}
-
-
 def _has_parts(prompt: Prompt) -> bool:
-    if not prompt.attachments and _all_text(list(map(_CONTENT, prompt.history))):
+    if not prompt.attachments and all_text(list(map(_CONTENT, prompt.history))):
         return False  # a history of text, the usual one: told in C
     return bool(prompt.attachments) or any(
         not isinstance(turn.content, str) and any(part.type != "text" for part in turn.content)

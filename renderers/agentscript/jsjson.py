@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring as _encode_basestring  # the C escaper when available
 from typing import Any
 
-from ...core.json_text import escape_surrogates
+from ...core.json_text import all_text, escape_surrogates
 
 __all__ = [
     "JsonEntries",
@@ -214,7 +214,7 @@ def is_array_index(key: str) -> bool:
 
 def object_entries(obj: Mapping[Any, object]) -> JsonEntries:
     """The entries of ``obj`` in JavaScript property order (array-index keys first, ascending)."""
-    source = obj if all(type(key) is str for key in obj) else _string_keyed(obj)
+    source = obj if all_text(obj) else _string_keyed(obj)
     return [(key, source[key]) for key, _, _ in _plan(source)]
 
 
@@ -291,7 +291,7 @@ def _make_plan(keys: tuple[str, ...]) -> _Plan:
 
 def _object_plan(obj: Mapping[Any, object]) -> tuple[Mapping[str, object], _Plan]:
     """The object to read values from, and its plan; non-string keys are converted (uncached)."""
-    if all(type(key) is str for key in obj):
+    if all_text(obj):
         return obj, _plan(obj)
     converted = _string_keyed(obj)
     return converted, _make_plan(tuple(converted))

@@ -1,4 +1,5 @@
-"""json_writer writes what ``json.dumps(value, ensure_ascii=False)`` writes, and fails as it fails."""
+"""json_writer writes what ``json.dumps(value, ensure_ascii=False)`` writes, and fails as it fails;
+all_text tells values (a mapping's keys) that are exactly text."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptwire.core.json_text import json_writer
+from promptwire.core.json_text import all_text, json_writer
 
 write = json_writer()
 
@@ -61,3 +62,22 @@ def test_a_cycle_is_named_as_json_dumps_names_it() -> None:
 def test_what_json_dumps_refuses_is_refused_with_its_error() -> None:
     for value in ({"object": object()}, {(1, 2): "a tuple key"}):
         assert _error(write, value) == _error(lambda v: json.dumps(v, ensure_ascii=False), value)
+
+
+class _Text(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ({}, True),
+        ({"a": 1, "b": 2}, True),
+        ({"a": 1, 2: "b"}, False),
+        ({_Text("a"): 1}, False),  # a subclass of str is not text to a JSON writer's fast path
+        (["user", "assistant"], True),
+        (["user", None], False),
+    ],
+)
+def test_all_text_is_every_value_exactly_a_str(values: object, expected: bool) -> None:
+    assert all_text(values) is expected

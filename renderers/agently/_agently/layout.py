@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from ....core.json_text import all_text
 from .errors import AgentlyFieldError, field_guard, notice
 from .output_block import output_requirement_lines, render_structure
 from .prompt_object import ChatMsg, Part, PromptObject, history_part, is_text_dict
@@ -101,10 +102,6 @@ def _joined_section(title: str, pieces: list[str]) -> str:
     return "".join(pieces)
 
 
-def _all_text(values: Any) -> bool:
-    return set(map(type, values)) <= {str}
-
-
 def _info_text(info: Any, titles: dict[str, Any]) -> str:
     """The ``[INFO]`` section with its closing blank line: ``- key: value`` or ``- item`` per entry.
 
@@ -117,7 +114,7 @@ def _info_text(info: Any, titles: dict[str, Any]) -> str:
     lines = [title]
     with field_guard("info"):
         if isinstance(info, Mapping):
-            if _all_text(info.values()):
+            if all_text(info.values()):
                 pieces = ["\n- ", "", ": ", ""] * len(info)
                 pieces[1::4] = [f"{key}" for key in info]
                 pieces[3::4] = info.values()
@@ -127,7 +124,7 @@ def _info_text(info: Any, titles: dict[str, Any]) -> str:
             for key, content in info.items():
                 lines.append(f"- {key}: {sanitize(replace_slots(content, titles))}")
         elif isinstance(info, Sequence) and not isinstance(info, str):
-            if _all_text(info):
+            if all_text(info):
                 pieces = ["\n- ", ""] * len(info)
                 pieces[1::2] = info
                 text = _joined_section(title, pieces)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ....core.errors import field_path
+from ....core.json_text import all_text
 from .declarations import is_model_class, normalize_output, project_model, settle_output_format
 from .errors import EMPTY_PROMPT_MESSAGE, AgentlyEmptyPromptError, AgentlyFieldError, validation_field_error
 from .native_messages import mirror_native_objects
@@ -272,7 +273,6 @@ def _lax_bool(value: Any, field: str) -> bool:
 
 
 _TOOL_ORDER = ("name", "desc", "kwargs")
-_ONLY_TEXT = frozenset({str})
 
 
 def _in_tool_order(tool: dict[str, Any]) -> bool:
@@ -282,14 +282,13 @@ def _in_tool_order(tool: dict[str, Any]) -> bool:
 
 
 def _plain_tool(tool: Any) -> dict[str, Any] | None:
-    # Keys told as text in C (a generator per tool cost more than the rest of the test).
     if (
         type(tool) is not dict
         or type(tool.get("name")) is not str
         or type(tool.get("desc")) is not str
         or type(tool.get("kwargs")) is not dict
-        or not _ONLY_TEXT.issuperset(map(type, tool))
-        or not _ONLY_TEXT.issuperset(map(type, tool["kwargs"]))
+        or not all_text(tool)
+        or not all_text(tool["kwargs"])
     ):
         return None
     if _in_tool_order(tool):
