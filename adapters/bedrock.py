@@ -72,7 +72,7 @@ from ..core.errors import (
     ServerError,
     body_excerpt,
 )
-from ..core.json_text import to_bytes
+from ..core.json_text import json_writer, to_bytes
 from ..core.prompt import ChatTurn, GenerateConfig, PromptCache, ToolCall, ToolCallPart
 from ..core.rendered import RenderedPrompt
 from ..core.secrets import shown_url
@@ -338,7 +338,9 @@ class BedrockAdapter(StreamingAdapter):
 
 
 def _calls_of(turn: ChatTurn) -> list[ToolCallPart]:
-    return [part for part in turn.content if isinstance(part, ToolCallPart)]
+    """The turn's tool calls, by their exact class (see :data:`~promptwire.core.prompt.PART_CLASSES`:
+    ``isinstance`` of a part that is not one goes through pydantic's ABC check)."""
+    return [part for part in turn.content if type(part) is ToolCallPart]
 
 
 def _usage(usage: dict[str, Any]) -> Usage:
@@ -403,11 +405,11 @@ def _cache_settings(kwargs: dict[str, Any], cache: PromptCache | None, notes: li
         )
 
 
-_schema_text = json.JSONEncoder(ensure_ascii=False).encode
+_schema_text = json_writer()
 """``json.dumps(schema, ensure_ascii=False)``, the output schema as ``textFormat`` carries it, with
-its encoder made once: ``json.dumps`` makes a new one for each call given an option. (Not
-:func:`~promptwire.core.json_text.dumps`: half a character stays raw here, and is escaped once,
-where the body is written.)"""
+its C encoder made once: ``json.dumps`` makes a new one for each call given an option, and so does
+``json.JSONEncoder.encode``. (Not :func:`~promptwire.core.json_text.dumps`: half a character stays
+raw here, and is escaped once, where the body is written.)"""
 
 _HEAD = b'{"modelId":'
 _DECODER = json.JSONDecoder()

@@ -160,11 +160,12 @@ class OllamaAdapter(StreamingAdapter):
         """The host the request names, with ``OLLAMA_API_KEY`` (for ollama.com) when that host is
         the configured one, checked as other adapters check theirs and masked like theirs. A host
         only a model URI names gets no key: the user gave it to the server they configured."""
-        host = request.endpoint or configured_host(self.base_url)
+        configured = configured_host(self.base_url)
+        host = request.endpoint or configured
         key = os.environ.get("OLLAMA_API_KEY") or None
         if key:
             check_key(key, "OLLAMA_API_KEY")
-        if host_origin(host) != host_origin(configured_host(self.base_url)):
+        if host != configured and host_origin(host) != host_origin(configured):
             key = None
         return Endpoint(host, key)
 

@@ -230,6 +230,7 @@ def reply_turn(message: Any) -> ChatTurn:
     for number, call in enumerate(message.tool_calls or ()):
         arguments = dict(call.function.arguments or {})
         parts.append(ToolCallPart(id=f"call_{number}", name=call.function.name, arguments=arguments))
-    if all(isinstance(part, TextPart) for part in parts):  # text alone: as text, which is sent as it came
+    # text alone: as text, which is sent as it came (parts told by exact class: see PART_CLASSES)
+    if all(type(part) is TextPart for part in parts):
         return ChatTurn(role="assistant", content=message.content or "")
     return ChatTurn(role="assistant", content=parts)

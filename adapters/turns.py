@@ -9,6 +9,7 @@ mark on any part or message.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from typing import Any
@@ -54,8 +55,7 @@ class ToolIds:
         self.allowed = allowed
         """The characters the provider takes, as a regular expression class body (``a-zA-Z0-9_-``)."""
         self.limit = limit
-        self._valid = re.compile(f"[{allowed}]{{1,{limit}}}")
-        self._outside = re.compile(f"[^{allowed}]")
+        self._valid, self._outside = _id_patterns(allowed, limit)
         self.changed: dict[str, str] = {}
 
     def __call__(self, call_id: str) -> str:
@@ -78,3 +78,12 @@ class ToolIds:
             f"characters from [{self.allowed}]"
             for original, sent in self.changed.items()
         ]
+
+
+@functools.cache
+def _id_patterns(allowed: str, limit: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """An id the provider takes (at most ``limit`` of the ``allowed`` characters), and a character
+    it does not take: compiled once per provider, not for every request (``re.compile`` of an
+    f-string made anew is a lookup in ``re``'s cache of some six thousand instructions, and most
+    requests have no tool call at all)."""
+    return re.compile(f"[{allowed}]{{1,{limit}}}"), re.compile(f"[^{allowed}]")

@@ -9,6 +9,10 @@ count is exactly the CALLS calls, and each side is the same harness but for the 
 fake servers run in a process of their own, not counted. Sides:
 
 * ``bare``: the SDK's own call with the request promptwire builds (as ``adapters.py``);
+* ``send``: the adapter's ``send`` of that request alone (its cached SDK client, no render, no
+  parsing): the SDK path as ``generate`` takes it, which may differ from ``bare`` (Bedrock's body
+  goes to botocore already written, so botocore neither checks nor serialises it), so that
+  ``generate`` minus ``send`` is promptwire's own work per call;
 * ``generate``: ``promptwire.calls.generate`` of the prompt through the adapter;
 * ``render``, ``build``, ``bytes``, ``parse``: promptwire's own pieces of a call alone (the
   render, ``build_request`` of a render, ``to_bytes`` of the request's body, ``parse_reply`` of
@@ -34,7 +38,7 @@ from typing import Any
 from adapters import PROMPT, _no_retries, server_process
 
 ADAPTERS = ("bedrock", "anthropic", "ollama")
-SIDES = ("bare", "generate", "render", "build", "bytes", "parse")
+SIDES = ("bare", "send", "generate", "render", "build", "bytes", "parse")
 WARM = 20
 
 
@@ -75,6 +79,7 @@ def _side(name: str, side: str, root: str, bedrock: str) -> Callable[[], object]
     request = adapter.build_request(rendered, PROMPT.config, PROMPT.output, "ok")
     sides: dict[str, Callable[[], object]] = {
         "bare": functools.partial(bare, **request.kwargs),
+        "send": functools.partial(adapter.send, request, None),
         "generate": functools.partial(generate, PROMPT, render=render, adapter=adapter, model="ok"),
         "render": functools.partial(render, PROMPT),
         "build": functools.partial(adapter.build_request, rendered, PROMPT.config, PROMPT.output, "ok"),

@@ -86,18 +86,20 @@ def dumps(value: Any, **options: Any) -> str:
     return escape_surrogates(json.dumps(value, ensure_ascii=False, **options))
 
 
-def json_writer() -> Callable[[Any], str]:
-    """``json.dumps(value, ensure_ascii=False)`` as a function that does it for many values (a
-    call's arguments, one per tool call of a conversation): ``json.dumps`` builds a new encoder for
-    each call given an option, three quarters of the cost of a small value. The encoder is built
-    once without the cycle check, whose marks would outlive a failed call; a value that ends in
+def json_writer(*, separators: tuple[str, str] = (", ", ": "), allow_nan: bool = True) -> Callable[[Any], str]:
+    """``json.dumps(value, ensure_ascii=False, separators=separators, allow_nan=allow_nan)`` as a
+    function that does it for many values (a call's arguments, one per tool call of a
+    conversation; a request body, one per call): ``json.dumps`` builds a new encoder for each call
+    given an option, three quarters of the cost of a small value. The encoder is built once
+    without the cycle check, whose marks would outlive a failed call; a value that ends in
     ``RecursionError`` is written again the checked way, which names a cycle as ``json.dumps``
     does (``ValueError``), so the text and every error are ``json.dumps``'s."""
-    checked = json.JSONEncoder(ensure_ascii=False)
+    checked = json.JSONEncoder(ensure_ascii=False, separators=separators, allow_nan=allow_nan)
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:  # pragma: no cover - an interpreter without the C module
         return checked.encode
-    encode = make(None, checked.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    items, keys = separators
+    encode = make(None, checked.default, json.encoder.encode_basestring, None, keys, items, False, False, allow_nan)
 
     def write(value: Any) -> str:
         try:
@@ -114,10 +116,10 @@ def to_bytes(value: Any) -> bytes:
     return escape_surrogates(_compact(value)).encode("utf-8")
 
 
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)`` with its
-encoder made once: ``json.dumps`` makes a new one for each call given an option, an eighth of
-the cost of a request body sent once per call."""
+_compact = json_writer(separators=(",", ":"), allow_nan=False)
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)`` with its C
+encoder made once: ``json.JSONEncoder.encode`` builds one on every call (a fifth of the
+instructions of the benchmark's request body, sent once per call)."""
 
 
 _NO_JSON_FORM = {

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptwire.core.json_text import escape_surrogates, to_bytes
+from promptwire.core.json_text import escape_surrogates, json_writer, to_bytes
 
 _TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=12)  # surrogates, controls, astral
 _JSON: st.SearchStrategy[Any] = st.recursive(
@@ -48,3 +48,20 @@ def test_a_cycle_is_refused_every_time_and_the_encoder_still_works_after() -> No
         with pytest.raises(ValueError, match="Circular reference"):
             to_bytes({"a": looped})
     assert to_bytes({"a": [1]}) == b'{"a":[1]}'
+
+
+_SEPARATORS = st.sampled_from([(", ", ": "), (",", ":"), (",\n", ": ")])
+
+
+@given(_JSON, _SEPARATORS, st.booleans())
+def test_a_json_writer_writes_what_json_dumps_writes_with_the_same_options(
+    value: Any, separators: tuple[str, str], allow_nan: bool
+) -> None:
+    write = json_writer(separators=separators, allow_nan=allow_nan)
+    assert write(value) == json.dumps(value, ensure_ascii=False, separators=separators, allow_nan=allow_nan)
+
+
+def test_a_json_writer_takes_nan_only_when_allowed() -> None:
+    assert json_writer()([math.nan, math.inf]) == "[NaN, Infinity]"
+    with pytest.raises(ValueError, match="JSON compliant"):
+        json_writer(allow_nan=False)([math.nan])
