@@ -10,6 +10,7 @@ mark on any part or message.
 from __future__ import annotations
 
 import hashlib
+import operator
 import re
 from typing import Any
 
@@ -24,7 +25,12 @@ CONVERSATION_KINDS = frozenset({"tool_call", "tool_result", "reasoning"})
 def holds_conversation_parts(content: Any) -> bool:
     """Whether a rendered message's content holds a tool call, a tool result or reasoning (a
     message of text and media alone is written as it always was)."""
-    return isinstance(content, list) and not CONVERSATION_KINDS.isdisjoint([part.get("type") for part in content])
+    return isinstance(content, list) and not CONVERSATION_KINDS.isdisjoint(map(_KIND, content))
+
+
+_KIND = operator.methodcaller("get", "type")
+"""A rendered part's kind, read in C (for each message of a history: a list of kinds cost a
+comprehension's frame and a list each)."""
 
 
 def foreign_reasoning(part: dict[str, Any], provider: str, index: int, position: int) -> str | None:
