@@ -132,7 +132,10 @@ def test_the_turns_files_given_by_url_are_found_as_the_turns_are_written(format_
                         }
                     ],
                 },
-                {"role": "user", "content": [{"type": "text", "text": "see"}, {"type": "file", "url": "https://x/c.pdf"}]},
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "see"}, {"type": "file", "url": "https://x/c.pdf"}],
+                },
                 {"role": "user", "content": [{"type": "file", "data": "AAAA", "media_type": "application/pdf"}]},
             ],
         }
