@@ -171,7 +171,8 @@ class ChatMessages:
         text = part.get("arguments_text")
         if text is None:
             text = _arguments_text(part.get("arguments"))
-        return {"id": self.ids(call_id), "type": "function", "function": {"name": part["name"], "arguments": text}}
+        sent = call_id if self.ids.accepts(call_id) else self.ids(call_id)
+        return {"id": sent, "type": "function", "function": {"name": part["name"], "arguments": text}}
 
     def _results(self, message: Message, parts: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
         """A user or tool turn holding tool results: a tool message each, then the rest of the turn."""
@@ -204,7 +205,9 @@ class ChatMessages:
         return [*results, data]
 
     def _result(self, part: dict[str, Any], index: int, position: int) -> dict[str, Any]:
-        call_id = self.ids(part["call_id"])
+        call_id = part["call_id"]
+        if not self.ids.accepts(call_id):
+            call_id = self.ids(call_id)
         if call_id not in self._made:
             raise turn_error(
                 index,

@@ -61,6 +61,10 @@ class ToolIds:
         """The characters the provider takes, as a regular expression class body (``a-zA-Z0-9_-``)."""
         self.limit = limit
         self._valid = re.compile(f"[{allowed}]{{1,{limit}}}")
+        self.accepts = self._valid.fullmatch
+        """A match when the provider takes an id as it is (which :meth:`__call__` then gives back),
+        told without a call of this object: a writer asks it first, for each call and result of a
+        history."""
         self._outside = re.compile(f"[^{allowed}]")
         self.changed: dict[str, str] = {}
 
