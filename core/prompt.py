@@ -299,7 +299,7 @@ def _parts_of_chat_shape(data: dict[str, Any]) -> dict[str, Any]:
         parts.extend(content)
     elif content is not None:
         raise ValueError(f"'content' must be text or a list of parts, not {type(content).__name__}")
-    parts.extend(_call_part(call) for call in calls)
+    parts.extend(map(_call_part, calls))  # no generator of its own, for each call of a history
     turn["content"] = parts
     return turn
 
