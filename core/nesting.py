@@ -136,7 +136,11 @@ class _Walk:
                 chars += len(item)
             elif kind not in _SCALARS:
                 return False
-        self.done[id(mapping)] = (1, 1 + 2 * len(mapping), chars + _own_size(mapping)[1])
+        try:  # _own_size's characters of a dict's keys, without its call (for each call of a history)
+            chars += sum(map(len, mapping))
+        except TypeError:  # a key that is not text (a number): its text is short
+            chars += _own_size(mapping)[1]
+        self.done[id(mapping)] = (1, 1 + 2 * len(mapping), chars)
         return True
 
     def text(self, text: str, path: Sequence[str | int]) -> None:
