@@ -436,9 +436,16 @@ class ProviderAdapter(ABC):
         return count
 
 
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
+"""Leaves of JSON data, told by their exact class before the ``Mapping`` test (an ABC's test is
+slow, and every leaf would take it)."""
+
+
 def _json_copy(value: Any) -> Any:
     """A new copy of JSON data (mappings as dicts): each tool without parameters gets a schema of
     its own, made in about a microsecond (``copy.deepcopy`` took about 20, for each of 50,000 tools)."""
+    if value.__class__ in _JSON_SCALARS:
+        return value
     if isinstance(value, dict | Mapping):  # dict first: the ABC's test is the slow one
         return {key: _json_copy(item) for key, item in value.items()}
     if isinstance(value, list):

@@ -11,11 +11,8 @@ of ``json.dumps(value, indent=2)`` of the same value, for every built-in format 
   calls (``tool_calls``) and a third their results (``tool_call_id``);
 
 and Agently's render of the tools from a prebuilt ``Prompt`` (its tools section). Each figure is the
-best of three single runs with the garbage collector paused, the yardstick timed in the same run.
-Both are timed in CPU seconds of this process (``time.process_time``), not wall time: on a shared
-machine whose cores are all busy, a run of a second may wait for a core half of the time, and wall
-times of the same code moved threefold between runs while CPU times moved by a few percent. ``--scales`` times other sizes too (``0.1,10``: 10k... to 1M
-items) to show the time grows linearly: the growth figure is the time per item at the largest size
+best of several rounds in CPU seconds, every entry point and the yardstick taken in turn each round
+(:mod:`side_by_side`). ``--scales`` times other sizes too (``0.1,10``: 10k... to 1M items) to show the time grows linearly: the growth figure is the time per item at the largest size
 over the time per item at the smallest, for the entry point and for ``json.dumps``.
 
 Run from the repository root: ``python benchmarks/data_scaling.py [--scales 0.1,1,10]``.
@@ -24,35 +21,17 @@ Run from the repository root: ``python benchmarks/data_scaling.py [--scales 0.1,
 from __future__ import annotations
 
 import argparse
-import gc
-import json
-import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from side_by_side import best_seconds, json_indented, rounds_for
+
 import promptwire
 from promptwire import PluginHost, Prompt
-from promptwire.core.nesting import nesting_room
 
 FORMATS = ("agentscript", "agens", "messages", "agently")
-
-
-def best_seconds(run: Callable[[], object], repeat: int) -> float:
-    """Best of ``repeat`` single runs in CPU seconds, the garbage collector paused (as ``timeit`` does)."""
-    best = float("inf")
-    for _ in range(repeat):
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            start = time.process_time()
-            run()
-            best = min(best, time.process_time() - start)
-        finally:
-            if enabled:
-                gc.enable()
-    return best
 
 
 def tools(count: int) -> list[dict[str, Any]]:
@@ -117,24 +96,19 @@ class Timing:
 
 
 def time_case(case: Case, scale: float, host: PluginHost, only: tuple[str, ...] = ()) -> list[Timing]:
-    """Each entry point (or those named in ``only``) on ``case`` at ``scale``, and the yardstick."""
+    """Each entry point (or those named in ``only``) on ``case`` at ``scale``, and the yardstick, side by side."""
     items = max(3, round(case.items * scale))
     value = case.value(items)
-    repeat = 3 if items <= 200_000 else 1
-    with nesting_room():
-        yardstick = best_seconds(lambda: json.dumps(value, indent=2), repeat)
-    timings = []
+    runs: dict[str, Callable[[], object]] = {"yardstick": lambda: json_indented(value)}
     for what, run in entry_points(host).items():
-        if only and what not in only:
-            continue
-        seconds = best_seconds(lambda run=run: run({"instruction": "Summarise.", **case.prompt(value)}), repeat)
-        timings.append(Timing(case.name, what, items, seconds, yardstick))
+        if not only or what in only:
+            runs[what] = lambda run=run: run({"instruction": "Summarise.", **case.prompt(value)})
     if case.name == "tools" and not only:
         prompt = Prompt.model_validate({"tools": value})
-        agently = host.renderer("agently")
-        seconds = best_seconds(lambda: agently.render(prompt), repeat)
-        timings.append(Timing(case.name, "agently from a prebuilt Prompt", items, seconds, yardstick))
-    return timings
+        runs["agently from a prebuilt Prompt"] = lambda: host.renderer("agently").render(prompt)
+    best = best_seconds(runs, rounds_for(items))
+    yardstick = best.pop("yardstick")
+    return [Timing(case.name, what, items, seconds, yardstick) for what, seconds in best.items()]
 
 
 def growth(small: Timing, large: Timing) -> tuple[float, float]:

@@ -3,9 +3,9 @@
 Four cases, each one big value of a prompt: a context item holding 100,000 rows, a history of
 120,000 turns, 50,000 tool definitions and an info section of 100,000 entries (issue 28), plus a
 value nested 999 levels deep (the deepest a prompt allows). Each format's render of the prompt is
-timed against ``json.dumps(value, indent=2)`` of the same value, side by side in one run, best of
-three single runs with the garbage collector paused for both (as ``timeit`` does); prompts are
-built and validated once, outside the timing. A ratio above 1.00 means the format is slower than
+timed against ``json.dumps(value, indent=2)`` of the same value, side by side in one run: the best
+of several rounds in CPU seconds, each format and the yardstick taken in turn each round
+(:mod:`side_by_side`); prompts are built and validated once, outside the timing. A ratio above 1.00 means the format is slower than
 the yardstick; the target is at most 2.00.
 
 ``--scales`` runs each case at other sizes too (``0.1,1,10``: 10k / 100k / 1M rows), to show that
@@ -23,17 +23,18 @@ Run: ``python benchmarks/render_scaling.py [--scales 0.1,1,10] [--memory] [--for
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
-import time
 import tracemalloc
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from side_by_side import best_seconds, json_indented, rounds_for
+
 from promptwire import PluginHost, Prompt
-from promptwire.core.nesting import nesting_room
 from promptwire.core.rendered import RenderedPrompt
 
 FORMATS = ("agentscript", "agens", "messages", "agently")
@@ -104,40 +105,24 @@ class Timing:
     expressed: bool
 
 
-def best_seconds(run: Callable[[], object], repeat: int) -> float:
-    """Best of ``repeat`` single runs, the garbage collector paused (as ``timeit`` does for both sides)."""
-    best = float("inf")
-    for _ in range(repeat):
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            start = time.perf_counter()
-            run()
-            best = min(best, time.perf_counter() - start)
-        finally:
-            if enabled:
-                gc.enable()
-    return best
-
-
 def _prompt(case: Case, value: Any) -> Prompt:
     return Prompt.model_validate({"instruction": "Summarise.", **case.prompt(value)})
 
 
 def time_case(case: Case, scale: float, formats: tuple[str, ...], host: PluginHost) -> list[Timing]:
+    """Each format's render of ``case`` at ``scale`` from a prebuilt prompt, and the yardstick, side by side."""
     items = max(1, round(case.items * scale))
     value = case.value(items)
     prompt = _prompt(case, value)
-    repeat = 3 if items * len(formats) <= 1_000_000 else 1
-    with nesting_room():
-        yardstick = best_seconds(lambda: json.dumps(value, indent=2), repeat)
-    timings = []
+    runs: dict[str, Callable[[], object]] = {"yardstick": lambda: json_indented(value)}
     for name in formats:
-        renderer = host.renderer(name)
-        expressed = case.field in renderer.fields
-        seconds = best_seconds(lambda renderer=renderer: renderer.render(prompt), repeat)
-        timings.append(Timing(case.name, name, items, seconds, yardstick, expressed))
-    return timings
+        runs[name] = functools.partial(host.renderer(name).render, prompt)
+    best = best_seconds(runs, rounds_for(items))
+    yardstick = best.pop("yardstick")
+    return [
+        Timing(case.name, name, items, seconds, yardstick, case.field in host.renderer(name).fields)
+        for name, seconds in best.items()
+    ]
 
 
 def output_size(rendered: RenderedPrompt) -> int:

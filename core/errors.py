@@ -269,7 +269,18 @@ class UnknownNameError(PromptwireError, LookupError):
         self.name = name
         self.available = tuple(available)
         choices = ", ".join(self.available) or "none"
-        super().__init__(f"unknown {kind} {name!r} (available: {choices})")
+        guess = _close_names(name, self.available)
+        meant = f"; did you mean {' or '.join(map(repr, guess))}?" if guess else ""
+        super().__init__(f"unknown {kind} {name!r}{meant} (available: {choices})")
+
+
+def _close_names(name: str, available: Sequence[str]) -> list[str]:
+    """The names ``name`` was likely meant as: those it begins as a provider's name begins its
+    readers' (``openai`` for ``openai-chat`` and ``openai-responses``), else a near spelling."""
+    import difflib
+
+    extended = [known for known in available if known.startswith(f"{name}-")]
+    return extended or difflib.get_close_matches(name, available, n=2, cutoff=0.75)
 
 
 class UnsupportedFieldsWarning(PromptwireWarning):

@@ -126,8 +126,13 @@ class _Walk:
 
     def flat(self, mapping: dict[Any, Any]) -> bool:
         """Record a dict of scalars and short texts (a tool call's arguments, one per turn of a
-        conversation) as its walk would, in one pass with no walk set up; ``False`` for any other."""
+        conversation), or of those and lists and dicts of them (a context value of a few fields and
+        a list of names), as its walk would, in one pass with no walk set up; ``False`` for any
+        other, with nothing recorded. A child seen before (in this dict or an earlier value) is a
+        repeat, which the walk counts."""
         chars = 0
+        values = 1 + 2 * len(mapping)
+        inner: dict[int, tuple[int, int, int]] = {}
         for item in mapping.values():
             kind = type(item)
             if kind is str:
@@ -135,12 +140,21 @@ class _Walk:
                     return False
                 chars += len(item)
             elif kind not in _SCALARS:
-                return False
+                if kind not in _CONTAINERS or id(item) in self.done or id(item) in inner:
+                    return False
+                size = _flat_size(item)
+                if size is None:
+                    return False
+                inner[id(item)] = (1, *size)
+                values += size[0] - 1  # the child itself is counted among the mapping's values
+                chars += size[1]
+        if inner:
+            self.done.update(inner)
         try:  # _own_size's characters of a dict's keys, without its call (for each call of a history)
             chars += sum(map(len, mapping))
         except TypeError:  # a key that is not text (a number): its text is short
             chars += _own_size(mapping)[1]
-        self.done[id(mapping)] = (1, 1 + 2 * len(mapping), chars)
+        self.done[id(mapping)] = (2 if inner else 1, values, chars)
         return True
 
     def text(self, text: str, path: Sequence[str | int]) -> None:
@@ -245,6 +259,29 @@ through the ABC machinery (about 0.3 us, for each container of a 100,000-row val
 
 def _is_container(value: Any) -> bool:
     return isinstance(value, Mapping | list | tuple) and not isinstance(value, str | bytes)
+
+
+def _flat_size(container: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> tuple[int, int] | None:
+    """The values and characters a dict, list or tuple of scalars and short texts prints as (its walk's
+    count: itself, each child, each key and the key texts), or None when it holds anything else."""
+    if type(container) is dict:
+        items: Iterable[Any] = container.values()
+        values = 1 + 2 * len(container)
+        try:
+            chars = sum(map(len, container))
+        except TypeError:  # a key that is not text: the walk counts it
+            return None
+    else:
+        items, values, chars = container, 1 + len(container), 0
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            if len(item) >= LONG_TEXT:
+                return None
+            chars += len(item)
+        elif kind not in _SCALARS:
+            return None
+    return values, chars
 
 
 def _own_size(container: Any) -> tuple[int, int]:

@@ -115,6 +115,7 @@ def render(flags: RenderFlags) -> int:
             model = _body_model(flags, prompt)
             if model is not None:  # a provider's body names its model: the default --model
                 flags, options = flags.but(model=model), replace(options, model=model)
+                prompt = _model_taken(prompt, flags.reader)
             return _run_prompt(flags, prompt, label, options, host)
         rendered = renderer.render(prompt, **options.options)
     except FieldError as exc:
@@ -131,6 +132,18 @@ def _body_model(flags: RenderFlags, prompt: Any) -> str | None:
         return None
     model = prompt.native.get(flags.reader, {}).get(CONVERSATION_READERS[flags.reader])
     return model if isinstance(model, str) else None
+
+
+def _model_taken(prompt: Any, reader: str) -> Any:
+    """``prompt`` without its body's model in ``native``, once the call takes it as its model: the
+    format would otherwise report the model left out (``native.openai-chat``) when it is used. What
+    else the reader kept there is still reported."""
+    kept = dict(prompt.native[reader])
+    del kept[CONVERSATION_READERS[reader]]
+    native = {name: value for name, value in prompt.native.items() if name != reader}
+    if kept:
+        native[reader] = kept
+    return prompt.model_copy(update={"native": native})
 
 
 def _enable_telemetry() -> None:

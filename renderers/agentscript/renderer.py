@@ -90,13 +90,9 @@ class AgentScriptRenderer:
         sections = with_nesting_room(walk, prompt)  # the JSON walks recurse per level of a value
         messages = [Message(s.role, s.body) for s in sections if s.role == "system"]
         messages.append(Message("user", _join_user(sections)))
-        return RenderedPrompt(
-            format=self.name,
-            messages=tuple(messages),
-            sections=tuple(sections),
-            warnings=warnings,
-            output=prompt.output,
-        )
+        # Positional, as the records below (a class called with keywords first builds a dict of them:
+        # three times the cost of the call, on every render).
+        return RenderedPrompt(self.name, tuple(messages), None, tuple(sections), warnings, (), prompt.output)
 
 
 renderer = AgentScriptRenderer()
@@ -151,15 +147,18 @@ def _sections(prompt: Prompt, clips: list[Clip] | None = None) -> list[RenderedS
     sections: list[RenderedSection] = []
     system = system_text(prompt)
     if system is not None:
-        sections.append(RenderedSection(role="system", key="identity", title="", body=system))
+        sections.append(RenderedSection("system", "identity", "", system))
     for index, item in enumerate(prompt.context):
         sections.append(_context_section(index, item, clips))
-    if "instruction" in prompt.model_fields_set or prompt.retry is not None:
+    retry = prompt.retry
+    if retry is None and prompt.instruction.__class__ is str:  # the usual instruction: its text as it is
+        sections.append(RenderedSection("user", "instruction", INSTRUCTION_HEADING, prompt.instruction))
+    elif "instruction" in prompt.model_fields_set or retry is not None:
         text = _text_of(instruction_value(prompt), "instruction")
-        sections.append(RenderedSection(role="user", key="instruction", title=INSTRUCTION_HEADING, body=text))
+        sections.append(RenderedSection("user", "instruction", INSTRUCTION_HEADING, text))
     if prompt.output is not None:
         schema = _pretty_of(prompt.output.json_schema, "output.schema", reused=True)
-        sections.append(RenderedSection(role="user", key="output", title=SCHEMA_HEADING, body=schema))
+        sections.append(RenderedSection("user", "output", SCHEMA_HEADING, schema))
     return sections
 
 
@@ -173,7 +172,7 @@ def _context_section(index: int, item: ContextItem, clips: list[Clip] | None) ->
         body = shown.text
         if clips is not None:
             clips.append(shown)
-    return RenderedSection(role="user", key=f"context[{index}]", title=f"[{label}]", detail=detail, body=body)
+    return RenderedSection("user", f"context[{index}]", f"[{label}]", body, detail)
 
 
 def context_clips(prompt: Prompt) -> list[Clip]:

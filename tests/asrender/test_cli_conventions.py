@@ -113,6 +113,26 @@ def test_every_bad_flag_exits_2(
     assert len(err.splitlines()) == 1  # said before anything is read or run
 
 
+@pytest.mark.parametrize(
+    ("flags", "meant"),
+    [
+        (["--from", "openai"], "did you mean 'openai-chat' or 'openai-responses'?"),
+        (["--format", "agentscrip"], "did you mean 'agentscript'?"),
+        (["--provider", "antropic"], "did you mean 'anthropic'?"),
+    ],
+)
+def test_a_name_close_to_a_known_one_is_offered(
+    flags: list[str], meant: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(EXAMPLES)
+    with pytest.raises(SystemExit) as exited:
+        main(["support-ticket.yaml", *flags])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert err.startswith(f"asrender: error: {flags[0]}: unknown ")
+    assert f"; {meant} (available: " in err
+
+
 def test_snapshot_and_batch_refuse_an_unknown_format_as_a_bad_command_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

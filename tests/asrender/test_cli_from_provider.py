@@ -155,6 +155,20 @@ def test_a_body_is_sent_like_any_prompt_file(
     assert (sent["model"], sent["messages"]) == ("gpt-4.1", body["messages"])
 
 
+@pytest.mark.parametrize("extra", [{}, {"store": True}])
+def test_the_bodys_model_taken_for_the_call_is_not_reported_left_out(
+    extra: dict[str, Any], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    body = {"model": "gpt-4.1", **extra, "messages": [{"role": "user", "content": "Hi"}]}
+    file = _file(tmp_path, body)
+    code, out, err = _run(capsys, file, "--from", "openai-chat", "--provider", "openai", "--dry-run", "-O", "json")
+    assert (code, err) == (0, "")
+    (call,) = json.loads(out)
+    assert (call["model"], call["body"]["model"]) == ("gpt-4.1", "gpt-4.1")
+    left_out = [note for note in call["notes"] if "left out: native.openai-chat" in note]
+    assert len(left_out) == (1 if extra else 0)  # what else the body held is still said
+
+
 def test_bad_data_is_one_line_naming_the_field(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": 3}}
     body = {"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [call]}]}

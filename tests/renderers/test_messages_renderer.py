@@ -373,3 +373,19 @@ def test_agentscript_as_a_layout_reports_nothing_it_leaves_out() -> None:
     assert laid_out.warnings == ()
     assert {w.field for w in agentscript.render(prompt).warnings} >= {"history", "developer", "sections"}
     assert laid_out.messages == agentscript.render(prompt).messages
+
+
+def test_a_text_turn_is_the_message_its_constructor_makes() -> None:
+    """history_messages builds a text turn's message field by field: every field is set, as
+    ``Message(role, content, name)`` sets it (a field added to Message and not set there fails)."""
+    import dataclasses
+
+    from promptwire.core.rendered import Message
+    from promptwire.renderers.messages import history_messages
+
+    prompt = Prompt.model_validate({"history": [{"role": "assistant", "content": "b", "name": "ann"}]})
+    (message,) = history_messages(prompt)
+    expected = Message("assistant", "b", "ann")
+    for field in dataclasses.fields(Message):
+        assert getattr(message, field.name) == getattr(expected, field.name), field.name
+    assert message == expected and message.to_dict() == {"role": "assistant", "content": "b", "name": "ann"}
