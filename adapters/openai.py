@@ -66,8 +66,7 @@ class OpenAIAdapter(StreamingAdapter):
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None, model: str | None
     ) -> ProviderRequest:
         writer = ChatMessages()
-        messages = [data for index, message in enumerate(rendered.messages) for data in writer.write(message, index)]
-        writer.finish()
+        messages = writer.write_all(rendered.messages)
         notes = writer.notes
         kwargs: dict[str, Any] = {"model": self.model_name(model), "messages": messages}
         if contract is not None:

@@ -22,6 +22,8 @@ written natively:
 from __future__ import annotations
 
 import dataclasses
+import operator
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -53,6 +55,34 @@ class ChatMessages:
         self._unanswered: dict[str, int] = {}
         """The calls (written as parts) still waiting for their tool message, with their message's index."""
 
+    def write_all(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        """A render's messages written in order, as :meth:`write` writes each, then checked
+        complete (:meth:`finish`). A history may hold 100,000s of messages: the usual one (text
+        alone, with no name, mark or tool fields, so nothing to note) is written here, without a
+        list or a call of its own."""
+        written: list[dict[str, Any]] = []
+        append = written.append
+        for index, message in enumerate(messages):
+            content = message.content
+            if (
+                content.__class__ is str
+                and message.cache is None
+                and message.name is None
+                and not message.tool_calls
+                and message.tool_call_id is None
+                and not message.is_error
+                and message.role != "tool"
+            ):
+                data = {"role": message.role, "content": content}
+                if self._unanswered:
+                    self._follow(data, index)  # which refuses it
+                self._made = _NO_CALLS
+                append(data)
+            else:
+                written += self.write(message, index)
+        self.finish()
+        return written
+
     def write(self, message: Message, index: int) -> list[dict[str, Any]]:
         """The Chat Completions messages of the render's ``messages[index]`` (none, one or several)."""
         if message.cache is not None:
@@ -65,8 +95,10 @@ class ChatMessages:
         if isinstance(content, list) and holds_conversation_parts(content):
             if message.role != "assistant":
                 written = self._results(message, content, index)
-                for data in written:
-                    self._follow(data, index)
+                # Its tool messages answered their calls as they were written: the rest of the
+                # turn (a message of another role, last) is the one left to follow the rules.
+                if written and written[-1]["role"] != "tool":
+                    self._follow(written[-1], index)
                 return written
             data = self._assistant(message, content, index)
             self._follow(data, index)
@@ -96,7 +128,7 @@ class ChatMessages:
             problem = f"tool call {call_id!r} has no tool result before messages[{index}]{_ANSWER_RULE}"
             raise turn_error(made_in, problem)
         calls = data.get("tool_calls")
-        self._made = {call["id"] for call in calls} if calls else _NO_CALLS
+        self._made = frozenset(map(_CALL_ID, calls)) if calls else _NO_CALLS
 
     def _assistant(self, message: Message, parts: list[dict[str, Any]], index: int) -> dict[str, Any]:
         texts: list[str] = []
@@ -139,7 +171,8 @@ class ChatMessages:
         text = part.get("arguments_text")
         if text is None:
             text = _arguments_text(part.get("arguments"))
-        return {"id": self.ids(call_id), "type": "function", "function": {"name": part["name"], "arguments": text}}
+        sent = call_id if self.ids.accepts(call_id) else self.ids(call_id)
+        return {"id": sent, "type": "function", "function": {"name": part["name"], "arguments": text}}
 
     def _results(self, message: Message, parts: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
         """A user or tool turn holding tool results: a tool message each, then the rest of the turn."""
@@ -172,7 +205,9 @@ class ChatMessages:
         return [*results, data]
 
     def _result(self, part: dict[str, Any], index: int, position: int) -> dict[str, Any]:
-        call_id = self.ids(part["call_id"])
+        call_id = part["call_id"]
+        if not self.ids.accepts(call_id):
+            call_id = self.ids(call_id)
         if call_id not in self._made:
             raise turn_error(
                 index,
@@ -222,6 +257,8 @@ class ChatMessages:
 
 
 _NO_CALLS: frozenset[str] = frozenset()
+_CALL_ID = operator.itemgetter("id")
+"""A written call's id, read in C (for each assistant message of a history)."""
 
 
 def _part_path(index: int, position: int) -> str:

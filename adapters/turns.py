@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import operator
 import re
 from typing import Any
 
@@ -25,7 +26,12 @@ CONVERSATION_KINDS = frozenset({"tool_call", "tool_result", "reasoning"})
 def holds_conversation_parts(content: Any) -> bool:
     """Whether a rendered message's content holds a tool call, a tool result or reasoning (a
     message of text and media alone is written as it always was)."""
-    return isinstance(content, list) and not CONVERSATION_KINDS.isdisjoint([part.get("type") for part in content])
+    return isinstance(content, list) and not CONVERSATION_KINDS.isdisjoint(map(_KIND, content))
+
+
+_KIND = operator.methodcaller("get", "type")
+"""A rendered part's kind, read in C (for each message of a history: a list of kinds cost a
+comprehension's frame and a list each)."""
 
 
 def foreign_reasoning(part: dict[str, Any], provider: str, index: int, position: int) -> str | None:
@@ -56,6 +62,10 @@ class ToolIds:
         """The characters the provider takes, as a regular expression class body (``a-zA-Z0-9_-``)."""
         self.limit = limit
         self._valid, self._outside = _id_patterns(allowed, limit)
+        self.accepts = self._valid.fullmatch
+        """A match when the provider takes an id as it is (which :meth:`__call__` then gives back),
+        told without a call of this object: a writer asks it first, for each call and result of a
+        history."""
         self.changed: dict[str, str] = {}
 
     def __call__(self, call_id: str) -> str:

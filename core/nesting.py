@@ -150,7 +150,11 @@ class _Walk:
                 chars += size[1]
         if inner:
             self.done.update(inner)
-        self.done[id(mapping)] = (2 if inner else 1, values, chars + _own_size(mapping)[1])
+        try:  # _own_size's characters of a dict's keys, without its call (for each call of a history)
+            chars += sum(map(len, mapping))
+        except TypeError:  # a key that is not text (a number): its text is short
+            chars += _own_size(mapping)[1]
+        self.done[id(mapping)] = (2 if inner else 1, values, chars)
         return True
 
     def text(self, text: str, path: Sequence[str | int]) -> None:

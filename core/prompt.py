@@ -27,6 +27,7 @@ from pydantic import (
 
 from .budget import Budget
 from .contract import OutputContract
+from .errors import FieldError
 from .json_text import check_json_values, json_object
 from .nesting import check_values
 from .references import OUTPUT_PATH, Context, OutputPathError, resolve_arguments, write_output
@@ -298,7 +299,7 @@ def _parts_of_chat_shape(data: dict[str, Any]) -> dict[str, Any]:
         parts.extend(content)
     elif content is not None:
         raise ValueError(f"'content' must be text or a list of parts, not {type(content).__name__}")
-    parts.extend(_call_part(call) for call in calls)
+    parts.extend(map(_call_part, calls))  # no generator of its own, for each call of a history
     turn["content"] = parts
     return turn
 
@@ -480,10 +481,17 @@ class Prompt(BaseModel):
         the parts used in several places print within a budget (see :func:`check_values`); the
         fields that are JSON by definition hold JSON data (every format prints them as JSON)."""
         arguments = _turn_arguments(self)  # both checks read them: one pass over the turns
-        check_values(_free_values(self, arguments))
-        json_values = _json_values(self, arguments)
-        if json_values:  # the usual chat has none
-            check_json_values(json_values)
+        if not arguments:
+            _check_printable(self, [])
+            return self
+        # A conversation may hold 100,000s of calls: their paths are made only when a check
+        # fails, and then both checks run again with them (the checks are pure and walk the
+        # values in the same order: they fail at the same value, now named).
+        try:
+            _check_printable(self, list(zip(itertools.repeat(_SOME_CALL), arguments)))
+        except FieldError:
+            _check_printable(self, _turn_argument_paths(self))
+            raise
         return self
 
     def populated_fields(self, excluding: frozenset[str] = frozenset()) -> tuple[str, ...]:
@@ -615,7 +623,35 @@ def _json_values(prompt: Prompt, arguments: _Paths) -> _Paths:
     return found
 
 
-def _turn_arguments(prompt: Prompt) -> _Paths:
+def _check_printable(prompt: Prompt, arguments: _Paths) -> None:
+    """:meth:`Prompt._printable_nesting`'s checks, given the turns' call arguments with their paths."""
+    check_values(_free_values(prompt, arguments))
+    json_values = _json_values(prompt, arguments)
+    if json_values:  # the usual chat has none
+        check_json_values(json_values)
+
+
+_SOME_CALL = ("history",)
+"""The path the turns' call arguments are checked under first, in place of their own (see
+:meth:`Prompt._printable_nesting`)."""
+
+
+def _turn_arguments(prompt: Prompt) -> list[Any]:
+    """The arguments of the tool calls in the conversation's turns, in order, without their paths
+    (:func:`_turn_argument_paths` makes those): read in one pass, with a list and a class test per
+    turn."""
+    found: list[Any] = []
+    for turn in prompt.history:
+        content = turn.__dict__["content"]  # without pydantic's attribute hook, for each turn
+        if content.__class__ is list:
+            for part in content:
+                kind = part.__class__
+                if kind is ToolCallPart or (kind not in PART_CLASSES and isinstance(part, ToolCallPart)):
+                    found.append(part.__dict__["arguments"])
+    return found
+
+
+def _turn_argument_paths(prompt: Prompt) -> _Paths:
     """The arguments of the tool calls in the conversation's turns, each with its path."""
     found: _Paths = []
     for index, turn in enumerate(prompt.history):

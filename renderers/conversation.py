@@ -20,7 +20,7 @@ from ..core.prompt import Prompt
 from ..core.rendered import Message, RenderedPrompt, RenderWarning
 from .base import unexpressed_fields
 from .messages import history_messages, mark_system, tool_turns
-from .parts import URL_FILE_REASON, openai_part, url_file_paths
+from .parts import URL_FILE_REASON, attachment_url_file_paths, openai_part
 
 __all__ = ["ConversationRenderer", "renderer"]
 
@@ -59,13 +59,15 @@ class ConversationRenderer:
         if prompt.cache is not None:
             leading, unmarked = mark_system(leading, prompt.cache, self.name)
         asked = _asked(prompt)
+        url_files = attachment_url_file_paths(prompt)
+        history = history_messages(prompt, url_files)
         return RenderedPrompt(
             format=self.name,
-            messages=tuple(leading + history_messages(prompt) + asked + tool_turns(prompt)),
+            messages=tuple(leading + history + asked + tool_turns(prompt)),
             warnings=(
                 *reported,
                 *unmarked,
-                *(RenderWarning(self.name, path, URL_FILE_REASON) for path in url_file_paths(prompt)),
+                *(RenderWarning(self.name, path, URL_FILE_REASON) for path in url_files),
             ),
             tools=tuple(prompt.tools),
             output=prompt.output,

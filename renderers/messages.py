@@ -19,7 +19,15 @@ from ..core.nesting import nesting_room
 from ..core.prompt import Prompt, PromptCache
 from ..core.rendered import Message, RenderedPrompt, RenderWarning
 from .base import Renderer, unexpressed_fields
-from .parts import URL_FILE_REASON, cache_mark, openai_content, openai_part, url_file_paths
+from .parts import (
+    URL_FILE_REASON,
+    attachment_url_file_paths,
+    cache_mark,
+    holds_url_file,
+    openai_content,
+    openai_part,
+    turn_url_file_paths,
+)
 
 if TYPE_CHECKING:
     from .agentscript import AgentScriptRenderer
@@ -80,13 +88,13 @@ class MessagesRenderer:
         unmarked: tuple[RenderWarning, ...] = ()
         if "cache" in own and prompt.cache is not None:
             leading, unmarked = mark_system(leading, prompt.cache, self.name)
-        history = history_messages(prompt)
+        url_files = attachment_url_file_paths(prompt)
+        history = history_messages(prompt, url_files)
         if prompt.attachments:
             rest = _attach(rest, [openai_part(part) for part in prompt.attachments])
         elif history and _is_empty_user_turn(rest):
             rest = []
         warnings = (*reported, *unmarked)
-        url_files = url_file_paths(prompt)
         if url_files:
             warnings += tuple(RenderWarning(self.name, path, URL_FILE_REASON) for path in url_files)
         # Positional: a class called with keywords first builds a dict of them (three times the cost).
@@ -140,10 +148,13 @@ def _is_empty_user_turn(messages: list[Message]) -> bool:
     return len(messages) == 1 and messages[0].content == "" and messages == _EMPTY_USER_TURN
 
 
-def history_messages(prompt: Prompt) -> list[Message]:
-    """The conversation's turns as messages, each part and breakpoint kept (see :mod:`.parts`)."""
+def history_messages(prompt: Prompt, url_files: list[str] | None = None) -> list[Message]:
+    """The conversation's turns as messages, each part and breakpoint kept (see :mod:`.parts`).
+    With ``url_files``, where the turns hold a file given by URL (shown as text, see
+    :func:`~.parts.url_file_paths`) is added to it in the same pass: a history may hold 100,000s
+    of turns, and a second pass over their parts cost a fifth of the render."""
     messages = []
-    for turn in prompt.history:
+    for index, turn in enumerate(prompt.history):
         # A turn's fields taken from its __dict__ in one read: every attribute read of a pydantic
         # model goes through the class's __getattr__ hook (about 0.1 us each, four per turn).
         role, content, name, cache = _TURN_VALUES(turn.__dict__)
@@ -162,6 +173,8 @@ def history_messages(prompt: Prompt) -> list[Message]:
         else:
             mark = None if cache is None else cache_mark(cache)
             messages.append(Message(role, openai_content(content), name, cache=mark))
+            if url_files is not None and not isinstance(content, str) and holds_url_file(content):
+                url_files += turn_url_file_paths(index, content)
     return messages
 
 

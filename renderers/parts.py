@@ -36,7 +36,17 @@ from ..core.prompt import (
     TurnPart,
 )
 
-__all__ = ["URL_FILE_REASON", "cache_mark", "media_content", "openai_content", "openai_part", "url_file_paths"]
+__all__ = [
+    "URL_FILE_REASON",
+    "attachment_url_file_paths",
+    "cache_mark",
+    "holds_url_file",
+    "media_content",
+    "openai_content",
+    "openai_part",
+    "turn_url_file_paths",
+    "url_file_paths",
+]
 
 URL_FILE_REASON = "a chat file part takes inline data or a file id, not a URL: shown as a text part with the URL"
 
@@ -50,11 +60,17 @@ def cache_mark(mark: CacheMark | None) -> dict[str, Any] | None:
 
 def openai_part(part: TurnPart) -> dict[str, Any]:
     """``part`` as a rendered content part (see the module docstring), its breakpoint included."""
-    shape = _SHAPES.get(part.__class__)  # one call fewer per part of a history than _shaped
-    shaped = shape(part) if shape is not None else _shaped(part)
     # Read from the fields, not with ``getattr``: on a kind without the field, pydantic's
-    # ``__getattr__`` raises and catches an AttributeError (about 2 us, for each part of a history).
+    # ``__getattr__`` raises and catches an AttributeError (about 2 us, for each part of a history),
+    # and every attribute read of a model, even one it has, goes through that hook first.
     fields = part.__dict__
+    kind = type(part)
+    by_fields = _FIELD_SHAPES.get(kind)  # the kinds of a conversation's turns: written from their fields
+    if by_fields is not None:
+        shaped = by_fields(fields)
+    else:
+        shape = _SHAPES.get(kind)  # one call fewer per part of a history than _shaped
+        shaped = shape(part) if shape is not None else _shaped(part)
     mark = fields.get("cache")  # every kind but reasoning may carry one
     if mark is not None:
         shaped["cache"] = cache_mark(mark)
@@ -121,6 +137,47 @@ def _tool_result(part: ToolResultPart) -> dict[str, Any]:
     return result
 
 
+def _text_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "text", "text": fields["text"]}
+
+
+def _tool_call_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    call: dict[str, Any] = {
+        "type": "tool_call",
+        "id": fields["id"],
+        "name": fields["name"],
+        "arguments": fields["arguments"],
+    }
+    text = fields["arguments_text"]
+    if text is not None:
+        call["arguments_text"] = text
+    return call
+
+
+def _tool_result_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    content = fields["content"]
+    result: dict[str, Any] = {
+        "type": "tool_result",
+        "call_id": fields["call_id"],
+        "content": content if content.__class__ is str else openai_content(content),
+    }
+    if fields["name"] is not None:
+        result["name"] = fields["name"]
+    if fields["is_error"]:
+        result["is_error"] = True
+    return result
+
+
+_FIELD_SHAPES: dict[type[Any], Callable[[dict[str, Any]], dict[str, Any]]] = {
+    TextPart: _text_fields,
+    ToolCallPart: _tool_call_fields,
+    ToolResultPart: _tool_result_fields,
+}
+""":func:`_text`, :func:`_tool_call` and :func:`_tool_result` from the part's fields, read once by
+:func:`openai_part` (a history holds 100,000s of these parts, and each attribute read of a model
+goes through pydantic's ``__getattr__`` hook)."""
+
+
 def _reasoning(part: ReasoningPart) -> dict[str, Any]:
     return {"type": "reasoning", **part.model_dump(exclude_none=True, exclude_defaults=True, exclude={"type"})}
 
@@ -150,26 +207,51 @@ def url_file_paths(prompt: Prompt) -> list[str]:
     """Where the prompt holds a file given by URL, which :func:`openai_part` can only show as text."""
     if not prompt.attachments and all(turn.content.__class__ is str for turn in prompt.history):
         return []  # no part anywhere: the usual chat of text turns, told in one pass
-    paths = [f"attachments[{i}]" for i, part in enumerate(prompt.attachments) if _is_url_file(part)]
+    paths = attachment_url_file_paths(prompt)
     for t, turn in enumerate(prompt.history):
-        if not isinstance(turn.content, str):
-            for i, part in enumerate(turn.content):
-                # This runs for each part of a history: told by the exact class where it is one of
-                # the part classes (see PART_CLASSES), _is_url_file's test inline.
-                kind = part.__class__
-                known = kind in PART_CLASSES
-                if kind is FilePart or (not known and isinstance(part, FilePart)):
-                    if cast(FilePart, part).url is not None:
-                        paths.append(f"history[{t}].content[{i}]")
-                elif kind is ToolResultPart or (not known and isinstance(part, ToolResultPart)):
-                    shown_parts = cast(ToolResultPart, part).content
-                    if not isinstance(shown_parts, str):
-                        paths += [
-                            f"history[{t}].content[{i}].content[{n}]"
-                            for n, shown in enumerate(shown_parts)
-                            if _is_url_file(shown)
-                        ]
+        content = turn.content
+        if not isinstance(content, str) and holds_url_file(content):
+            paths += turn_url_file_paths(t, content)
     return paths
+
+
+def attachment_url_file_paths(prompt: Prompt) -> list[str]:
+    """The attachments' part of :func:`url_file_paths` (the turns' follow: a renderer that writes
+    the turns anyway adds theirs with :func:`turn_url_file_paths` as it goes)."""
+    return [f"attachments[{i}]" for i, part in enumerate(prompt.attachments) if _is_url_file(part)]
+
+
+def holds_url_file(content: list[TurnPart]) -> bool:
+    """Whether a turn's parts may hold a file given by URL: told in C by the parts' classes (for
+    each turn of a history), before :func:`turn_url_file_paths` looks into the ones that may."""
+    return not _NO_URL_FILE.issuperset(map(type, content))
+
+
+def turn_url_file_paths(index: int, content: list[TurnPart]) -> list[str]:
+    """Where ``history[index]``'s parts hold a file given by URL (:func:`url_file_paths`)."""
+    paths = []
+    for i, part in enumerate(content):
+        # Told by the exact class where it is one of the part classes (see PART_CLASSES), _is_url_file's
+        # test inline.
+        kind = part.__class__
+        known = kind in PART_CLASSES
+        if kind is FilePart or (not known and isinstance(part, FilePart)):
+            if cast(FilePart, part).url is not None:
+                paths.append(f"history[{index}].content[{i}]")
+        elif kind is ToolResultPart or (not known and isinstance(part, ToolResultPart)):
+            shown_parts = cast(ToolResultPart, part).content
+            if not isinstance(shown_parts, str):
+                paths += [
+                    f"history[{index}].content[{i}].content[{n}]"
+                    for n, shown in enumerate(shown_parts)
+                    if _is_url_file(shown)
+                ]
+    return paths
+
+
+_NO_URL_FILE = frozenset({TextPart, ImagePart, AudioPart, ToolCallPart, ReasoningPart})
+"""The part classes that never hold a file given by URL (a file part may be one, a tool result may
+show one; a class outside the part classes is looked into)."""
 
 
 def _is_url_file(part: TurnPart) -> bool:

@@ -487,3 +487,46 @@ def test_any_conversation_keeps_every_part_or_names_it_and_pairs_every_call(hist
         made = {call["id"] for call in message.get("tool_calls", ())}
         assert all(len(call_id) <= 40 and re.fullmatch("[a-zA-Z0-9_-]+", call_id) for call_id in made)
     assert not made
+
+
+_CONTENT = st.one_of(
+    st.text(max_size=5),
+    st.just([{"type": "tool_call", "id": "call_1", "name": "f", "arguments": {}}]),
+    st.just([{"type": "tool_result", "call_id": "call_1", "content": "ok"}]),
+)
+_MESSAGE_FIELDS = st.fixed_dictionaries(
+    {},
+    optional={
+        "name": st.sampled_from(["ann", None]),
+        "tool_call_id": st.sampled_from(["call_1", None]),
+        "is_error": st.booleans(),
+        "cache": st.sampled_from([{}, None]),
+    },
+)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["user", "system", "assistant", "tool", "developer"]), _CONTENT, _MESSAGE_FIELDS),
+        max_size=6,
+    )
+)
+@settings(max_examples=examples(200))
+def test_writing_all_messages_at_once_is_writing_each(messages: list[tuple[str, Any, dict[str, Any]]]) -> None:
+    # write_all writes the usual text message inline (a history holds 100,000s): the same dicts,
+    # notes, breakpoints and refusals as write for each message and then finish.
+    from promptwire.adapters.openai_turns import ChatMessages
+    from promptwire.core.rendered import Message
+
+    rendered = [Message(role, text, **fields) for role, text, fields in messages]
+    at_once, each = ChatMessages(), ChatMessages()
+    try:
+        written = at_once.write_all(rendered)
+    except BadRequestError as exc:
+        with pytest.raises(BadRequestError, match=re.escape(str(exc))):
+            [data for index, message in enumerate(rendered) for data in each.write(message, index)]
+            each.finish()
+        return
+    assert written == [data for index, message in enumerate(rendered) for data in each.write(message, index)]
+    each.finish()
+    assert (at_once.notes, at_once.breakpoints) == (each.notes, each.breakpoints)

@@ -284,6 +284,24 @@ class TestNesting:
             check_nesting(value, ("instruction",))
         assert time.perf_counter() - started < AT_ONCE  # a walk per path would never end
 
+    def test_a_turns_call_arguments_are_named_when_refused(self) -> None:
+        # The turns' call arguments are checked without their paths (made only when a check
+        # fails): the error still names the call, for the nesting walk and for the JSON check.
+        turns: list[dict[str, object]] = [{"role": "user", "content": "Go."}]
+        for index in range(3):
+            call = {"id": f"c{index}", "name": "f", "arguments": {"n": index}}
+            turns.append({"role": "assistant", "content": "", "tool_calls": [call]})
+            turns.append({"role": "tool", "tool_call_id": f"c{index}", "content": "ok"})
+        deep = [dict(turn) for turn in turns]
+        deep[3] = {**deep[3], "tool_calls": [{"id": "c1", "name": "f", "arguments": {"n": self.nested(MAX_DEPTH)}}]}
+        with pytest.raises(FieldError, match=r"^prompt\.history\[3\]\.content\[0\]\.arguments: .* deeper than"):
+            render({"history": deep})
+        not_json = [dict(turn) for turn in turns]
+        not_json[5] = {**not_json[5], "tool_calls": [{"id": "c2", "name": "f", "arguments": {"n": {1, 2}}}]}
+        with pytest.raises(FieldError, match=r"^prompt\.history\[5\]\.content\[0\]\.arguments\.n: a set has no"):
+            render({"history": not_json})
+        Prompt(history=turns)  # the same conversation with plain arguments passes
+
     def test_values_made_for_the_check_are_each_walked(self) -> None:
         # _free_values handed each tool call's arguments and native over in a new tuple (from a
         # generator, freed once the next was read); the check told containers by id, and a later

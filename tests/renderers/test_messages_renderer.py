@@ -10,7 +10,7 @@ from promptwire import PluginHost, Prompt
 from promptwire.core.errors import FieldError, UnsupportedFieldsWarning
 from promptwire.core.json_text import dumps
 from promptwire.renderers.agentscript import shape_contract
-from promptwire.renderers.parts import URL_FILE_REASON
+from promptwire.renderers.parts import URL_FILE_REASON, url_file_paths
 
 from corpus import layout_formats
 
@@ -110,6 +110,41 @@ def test_a_file_given_by_url_is_shown_as_text_and_reported() -> None:
         ("history[0].content[0]", URL_FILE_REASON),
     ]
     assert "file_url" not in json.dumps(rendered.to_dict())
+
+
+@pytest.mark.parametrize("format_name", ["messages", "conversation"])
+def test_the_turns_files_given_by_url_are_found_as_the_turns_are_written(format_name: str) -> None:
+    # Both formats find them in the pass that writes the turns (a history may hold 100,000s), not
+    # in a second walk of the prompt: the same places, in the same order, as url_file_paths says.
+    prompt = Prompt.model_validate(
+        {
+            "attachments": [{"type": "file", "url": "https://x/a.pdf"}],
+            "history": [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}]},
+                {
+                    "role": "tool",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "call_id": "c1",
+                            "content": [{"type": "text", "text": "x"}, {"type": "file", "url": "https://x/b.pdf"}],
+                        }
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "see"}, {"type": "file", "url": "https://x/c.pdf"}],
+                },
+                {"role": "user", "content": [{"type": "file", "data": "AAAA", "media_type": "application/pdf"}]},
+            ],
+        }
+    )
+    with pytest.warns(UnsupportedFieldsWarning):
+        rendered = promptwire.render(prompt, format_name, host=HOST)
+    found = [w.field for w in rendered.warnings if w.reason == URL_FILE_REASON]
+    assert found == ["attachments[0]", "history[2].content[0].content[1]", "history[3].content[1]"]
+    assert found == url_file_paths(prompt)
 
 
 def test_half_a_character_stays_in_the_message_and_its_json_escapes_it() -> None:
