@@ -8,15 +8,15 @@ from hypothesis import strategies as st
 
 from promptwire.core import nesting
 
-SCALARS = st.one_of(
+FLAT_SCALARS = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(),
     st.floats(allow_nan=False),
     st.text(max_size=20),
     st.text(min_size=nesting.LONG_TEXT, max_size=nesting.LONG_TEXT + 5),
-    st.lists(st.integers(), max_size=3),
 )
+SCALARS = st.one_of(FLAT_SCALARS, st.lists(st.integers(), max_size=3))
 KEYS = st.one_of(st.text(max_size=10), st.integers())
 
 
@@ -37,14 +37,6 @@ def test_a_flat_dict_given_twice_counts_as_a_repeat() -> None:
     assert (walk.repeated_values, walk.repeated_chars) == (5, len("order") + len("note") + 10)
 
 
-FLAT_SCALARS = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(),
-    st.floats(allow_nan=False),
-    st.text(max_size=20),
-    st.text(min_size=nesting.LONG_TEXT, max_size=nesting.LONG_TEXT + 5),
-)
 CHILDREN = st.one_of(
     FLAT_SCALARS,
     st.lists(FLAT_SCALARS, max_size=4),
