@@ -401,6 +401,9 @@ def fake_bedrock(port: int = 0, text: Text | None = None) -> Iterator[FakeProvid
             self.protocol_version = "HTTP/1.1"
             self.close_connection = True
             self.send_response(200)
+            # Said, as HTTP/1.1 asks of a server that closes: without it the client pooled the
+            # connection, and the next call of a loop could be sent on it as it closed.
+            self.send_header("connection", "close")
             self.send_header("content-type", "application/vnd.amazon.eventstream")
             self.send_header("x-amzn-requestid", "fake-request")
             self.send_header("transfer-encoding", "chunked")
