@@ -60,10 +60,6 @@ class Batch:
     """A program's source; ``None``: each row is prompt data, read by ``reader``."""
     program_path: str | None = None
     reader: str = "prompt"
-    model_field: str | None = None
-    """The field of a row naming its model, when ``reader`` reads a provider's request body
-    (``model``, Bedrock's ``modelId``): each row is asked of its own model, as a single body is,
-    unless the options replace it (``--model``). ``None``: prompt data names no model."""
     prompt: PromptField = "full"
     """Each call's rendered prompt in full (its ``to_dict()``), or only its digest."""
     max_wait: float = 300.0
@@ -406,6 +402,10 @@ class RowRunner:
         self.batch = batch
         self.host = host
         self.reader = None if batch.program is not None else host.reader(batch.reader)
+        self.model_field: str | None = getattr(self.reader, "model_field", None)
+        """The field of a row naming its model, when the reader reads a provider's request body
+        (``model``, Bedrock's ``modelId``): each row is asked of its own model, as a single body
+        is, unless the options replace it (``--model``). ``None``: the rows name no model."""
         self.run_digest = run_digest(batch.program, batch.reader, batch.options)
         """What the rows' results were made by, in each line's ``source`` (:mod:`.batch_binding`)."""
         self._loaded: Program | BaseException | None = None
@@ -480,11 +480,11 @@ class RowRunner:
         return self._loaded
 
     def _prompt(self, row: Row) -> tuple[Any, str | None]:
-        """The row's prompt, and the model its body names (:attr:`Batch.model_field`) when the
+        """The row's prompt, and the model its body names (:attr:`model_field`) when the
         options name none. A provider's run needs one: a row naming none fails, saying what to give."""
         assert self.reader is not None
         prompt = self.reader.read(row.data)
-        field, options = self.batch.model_field, self.batch.options
+        field, options = self.model_field, self.batch.options
         if field is None or options.model is not None:
             return prompt, None
         from .inputs import body_model

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from ...core.errors import FieldError, PromptDrift, PromptwireError, ProviderError, SourceError
 from ..agentscript.diagnostics import CheckError
 from .flags import (
-    CONVERSATION_READERS,
     BatchFlags,
     CheckFlags,
     LspFlags,
@@ -112,10 +111,11 @@ def render(flags: RenderFlags) -> int:
         prompt = host.reader(flags.reader).read(data)
         if asks_a_model(flags):
             model = None
-            if flags.model is None and flags.reader in CONVERSATION_READERS:  # a body names its model
+            field = getattr(host.reader(flags.reader), "model_field", None)
+            if flags.model is None and field is not None:  # a provider's body names its model
                 from ...runs.inputs import body_model
 
-                prompt, model = body_model(prompt, flags.reader, CONVERSATION_READERS[flags.reader])
+                prompt, model = body_model(prompt, flags.reader, field)
             return _run_prompt(flags, prompt, label, options, host, model)
         rendered = renderer.render(prompt, **options.options)
     except FieldError as exc:
@@ -286,7 +286,8 @@ def batch(flags: BatchFlags) -> int:
     options = batch_run_options(flags)
     if not program:
         known("readers", flags.reader, "--from")  # an unknown reader fails once, before any row
-        if options.adapter != "offline" and flags.model is None and flags.reader not in CONVERSATION_READERS:
+        names_a_model = getattr(host.reader(flags.reader), "model_field", None) is not None
+        if options.adapter != "offline" and flags.model is None and not names_a_model:
             usage_error(f"--provider {options.adapter} needs --model for prompt rows (prompt data names no model)")
     label, source = _read_program(flags.file, flags.max_input_size) if program else (flags.file, None)
     rows = flags.inputs if program and flags.inputs is not None else flags.file
@@ -296,7 +297,6 @@ def batch(flags: BatchFlags) -> int:
         program=source,
         program_path=label if program else None,
         reader=flags.reader,
-        model_field=CONVERSATION_READERS.get(flags.reader),
         prompt=flags.prompt,
         max_wait=flags.max_wait,
         max_row_bytes=flags.max_input_size,

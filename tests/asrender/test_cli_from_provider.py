@@ -355,3 +355,24 @@ def test_a_model_uri_a_body_names_reaches_no_server_the_user_did_not_allow(
     rows, results = _rows(tmp_path, [body]), tmp_path / "out.jsonl"
     code, _, err = _run(capsys, "batch", str(rows), "--out", str(results), "--from", "ollama", "--provider", "ollama")
     assert code == 1 and refused in _results(results)[1]["error"]
+
+
+def test_the_reader_says_where_a_body_names_its_model_for_every_batch_not_only_the_command_lines(
+    tmp_path: Path,
+) -> None:
+    """The Python batch (and Ray's ``RunRows``, built on the same row runner) asks each row of the
+    model its body names: the reader knows the field (``model_field``), not the command line."""
+    from promptwire.plugins.manager import default_host
+    from promptwire.runs.batch import Batch, run_batch
+    from promptwire.runs.options import RunOptions
+
+    assert default_host().reader("bedrock").model_field == "modelId"
+    assert getattr(default_host().reader("prompt"), "model_field", None) is None
+    rows, out = _rows(tmp_path, [_chat("gpt-a", "a"), _chat("gpt-b", "b")]), tmp_path / "out.jsonl"
+    options = RunOptions(adapter="openai", dry_run=True, format="conversation")
+    summary = run_batch(Batch(rows=str(rows), options=options, reader="openai-chat"), str(out), report=print)
+    assert (summary.ok, summary.failed) == (2, 0)
+    assert [result["calls"][0]["request"]["body"]["model"] for _, result in sorted(_results(out).items())] == [
+        "gpt-a",
+        "gpt-b",
+    ]
