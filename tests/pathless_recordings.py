@@ -11,11 +11,16 @@ from typing import Any
 from promptwire.calls.recording import request_digest
 from promptwire.core.json_text import to_bytes
 
+PATHLESS = frozenset({"gemini", "bedrock"})
+"""The providers whose calls were recorded without their path."""
+
 
 def pathless(text: str) -> str:
-    """``text`` (a recording) with every record's ``path`` and digest as they were written then."""
+    """``text`` (a recording) with the ``path`` and digest of each Gemini and Bedrock record as
+    they were written then (the other providers' records as they are: they had their path)."""
     header, *records = (json.loads(line) for line in text.splitlines())
-    return "".join(json.dumps(data) + "\n" for data in (header, *map(_pathless, records)))
+    records = [_pathless(record) if record["provider"] in PATHLESS else record for record in records]
+    return "".join(json.dumps(data) + "\n" for data in (header, *records))
 
 
 def _pathless(record: dict[str, Any]) -> dict[str, Any]:
