@@ -108,10 +108,11 @@ def render(flags: RenderFlags) -> int:
     data = _load_data(flags.file, label, flags.max_input_size, text=stdin_data)
     renderer = host.renderer(flags.format)
     try:
-        prompt = host.reader(flags.reader).read(data)
+        reader = host.reader(flags.reader)
+        prompt = reader.read(data)
         if asks_a_model(flags):
             model = None
-            field = getattr(host.reader(flags.reader), "model_field", None)
+            field = getattr(reader, "model_field", None)
             if flags.model is None and field is not None:  # a provider's body names its model
                 from ...runs.inputs import body_model
 
