@@ -57,6 +57,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
+from urllib.parse import quote
 
 from ..core.call import ProviderRequest, Reply, Usage, cut_short
 from ..core.contract import OutputContract
@@ -199,6 +200,14 @@ class BedrockAdapter(StreamingAdapter):
         if not url and os.environ.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "").lower() != "true":
             url = os.environ.get("AWS_ENDPOINT_URL_BEDROCK_RUNTIME") or os.environ.get("AWS_ENDPOINT_URL")
         return Endpoint((url or "").rstrip("/"))
+
+    def request_path(self, request: ProviderRequest) -> str:
+        """The path below the endpoint ``request`` goes to sent whole: ``model/MODEL_ID/converse``,
+        the id percent-encoded as botocore encodes a URI label (all but ``-._~`` and
+        alphanumerics: ``v1:0`` is ``v1%3A0``): a recording's ``path``. Streamed, it goes to
+        ``converse-stream``, the body the same (the recording says ``streamed``)."""
+        model_id = request.kwargs.get("modelId", request.model)
+        return f"model/{quote(str(model_id), safe='-._~')}/converse"
 
     def _shown_where(self, endpoint: Endpoint) -> str:
         """The URL calls go to, the one botocore resolved when none was given."""

@@ -136,6 +136,12 @@ class GeminiAdapter(StreamingAdapter):
         check_key(key, variable)
         return Endpoint(f"{request.endpoint or self.url()}/{API_VERSION}/{_model_path(request.model or '')}", key)
 
+    def request_path(self, request: ProviderRequest) -> str:
+        """The path below the base URL ``request`` goes to sent whole, as the SDK builds it
+        (``v1beta/models/MODEL:generateContent``): a recording's ``path``. Streamed, it goes to
+        ``:streamGenerateContent?alt=sse``, the body the same (the recording says ``streamed``)."""
+        return f"{API_VERSION}/{_model_path(request.model or '')}:generateContent"
+
     def client(self, endpoint: Endpoint, seconds: float) -> Any:
         return _ModelClient(endpoint, seconds, asynchronous=False)
 

@@ -19,9 +19,12 @@ The format (version 1) is JSON Lines, UTF-8, one JSON object per line, each line
 
   ``site`` is where the call was made (``null`` for a Python caller), ``attempt`` its attempt (from
   1), ``path`` the provider's endpoint path (below its base URL, which is not recorded: a replay goes
-  nowhere), ``request`` the request body as built, ``reply`` the provider's reply as its SDK read
-  it (the JSON body; a streamed reply as its events added up to, the same object a reply sent whole
-  is) and ``usage`` the reply's token counts as the adapter reads them.
+  nowhere) that the request goes to sent whole (Gemini's ``v1beta/models/MODEL:generateContent``,
+  Bedrock's ``model/MODEL_ID/converse``; a streamed call's too, though its stream goes to the
+  method's stream form, as ``streamed`` says), ``request`` the request body as built, ``reply`` the
+  provider's reply as its SDK read it (the JSON body; a streamed reply as its events added up to,
+  the same object a reply sent whole is) and ``usage`` the reply's token counts as the adapter
+  reads them.
 
 ``digest`` is ``sha256:`` and the SHA-256 of ``provider``, a newline, ``path``, a newline, and the
 request body's exact bytes (:func:`promptwire.core.json_text.to_bytes`: what is sent), then, for a
@@ -34,6 +37,11 @@ is killed leaves every reply that came before (and at worst a torn last line, wh
 out with a warning). The file is the user's own choice, but a symbolic link planted at its path is
 never followed, and a file with other hard links never written.
 
+A recording made before the Gemini and Bedrock adapters said their path has ``""`` for it, in
+the record and in its digest: a request of a provider that has such records is looked up by that
+digest too, so the recording replays as it did (its match as exact as ever: the body, and the
+model, are in the digest all the same).
+
 On replay each request is answered by an unused record of its digest (the first, for a request made
 several times), wherever it comes in the run, so calls made concurrently replay in any order. One
 with none is drift: :class:`PromptDrift` by default, naming the call site and comparing the request
@@ -43,7 +51,9 @@ Each is a link of the call's chain (:class:`Record`, :class:`Replay`; see :mod:`
 call says where it came from and the request as built; adapters whose replies are SDK objects say
 how to write them as data and read them back with two optional methods,
 ``recorded_reply(raw) -> data`` (by default a pydantic model's JSON dump, or the data as it is) and
-``replayed_reply(data) -> raw`` (by default the data as it is).
+``replayed_reply(data) -> raw`` (by default the data as it is). An adapter's ``path`` attribute is
+its endpoint path; one whose path names the model says it with the optional method
+``request_path(request) -> str`` (:func:`endpoint_path`).
 """
 
 from __future__ import annotations
@@ -76,6 +86,7 @@ __all__ = [
     "Recording",
     "RecordingError",
     "Replay",
+    "endpoint_path",
     "is_recording",
     "request_digest",
 ]
@@ -291,7 +302,7 @@ class Record(Link):
         usage = None if reply is None or reply.usage is None else reply.usage.as_data()
         self.recorder.add(
             call.provider,
-            _path(adapter),
+            endpoint_path(adapter, call.request),
             call.request,
             site=call.site,
             attempt=call.attempt,
@@ -302,8 +313,12 @@ class Record(Link):
         return whole if reply is None else Whole(whole.raw, reply)
 
 
-def _path(adapter: ModelAdapter) -> str:
-    return str(getattr(adapter, "path", ""))
+def endpoint_path(adapter: ModelAdapter, request: ProviderRequest) -> str:
+    """The path below the provider's base URL that ``request`` goes to sent whole: the adapter's
+    ``request_path(request)`` where the path names the model (Gemini's, Bedrock's), else its
+    ``path`` (``""`` for an adapter that has none)."""
+    own: Callable[[ProviderRequest], str] | None = getattr(adapter, "request_path", None)
+    return str(own(request)) if own is not None else str(getattr(adapter, "path", ""))
 
 
 def _recorded_reply(adapter: ModelAdapter, raw: Any, label: str) -> Any:
@@ -364,6 +379,8 @@ class Recording:
         for index, record in enumerate(records):
             self._by_digest.setdefault(record.digest, collections.deque()).append(index)
         self._first_unused = 0
+        self._pathless = frozenset(record.provider for record in records if not record.path)
+        """The providers with records made before their adapter said its path (see the module docstring)."""
         self._lock = threading.Lock()
 
     @classmethod
@@ -427,6 +444,8 @@ class Recording:
         digest = _digest(provider, path, request)
         with self._lock:
             waiting = self._by_digest.get(digest)
+            if not waiting and path and provider in self._pathless:
+                waiting = self._by_digest.get(_digest(provider, "", request))
             if waiting:
                 return self._use(waiting.popleft())
             while self._first_unused < len(self.records) and self._used[self._first_unused]:
@@ -575,7 +594,9 @@ class Replay(Answering):
 
     def answer(self, call: Call) -> Whole:
         adapter = call.adapter
-        record = self.recording.answer(call.provider, _path(adapter), call.request, call.site, call.attempt)
+        record = self.recording.answer(
+            call.provider, endpoint_path(adapter, call.request), call.request, call.site, call.attempt
+        )
         own: Callable[[Any], Any] | None = getattr(adapter, "replayed_reply", None)
         if own is None:
             return Whole(record.reply)

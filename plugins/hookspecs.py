@@ -109,7 +109,11 @@ def register_readers(register: RegisterCallback) -> None:
     :param register: call ``register(reader, aliases=())`` once per input dialect. ``reader`` has a
         ``name`` (what ``asrender render --from NAME`` takes), a one-line ``description`` and
         ``read(data) -> Prompt``, where ``data`` is the already-parsed JSON/YAML value; bad data
-        must raise ``promptwire.plugin.FieldError`` naming the field.
+        must raise ``promptwire.plugin.FieldError`` naming the field. A reader of a provider's
+        request body may name the body's field that names its model (``model_field = "model"``),
+        which ``read`` keeps in ``Prompt.native[name]``: a run of what it read (``asrender FILE
+        --from NAME``, each row of ``asrender batch``) asks for that model unless ``--model``
+        replaces it.
 
     The host refuses a reader without a callable ``read``, then serves it from
     ``PluginHost.reader(name)`` under its name and aliases, and lists its name under this plugin in

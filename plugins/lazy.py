@@ -71,10 +71,16 @@ class LazyRenderer(Lazy):
 
 
 class LazyReader(Lazy):
-    """A built-in reader: ``read`` imports the real one."""
+    """A built-in reader: ``read`` (and ``model_field``) imports the real one."""
 
     def read(self, data: Any) -> Any:
         return self._real.read(data)
+
+    @property
+    def model_field(self) -> str | None:
+        """The real reader's, when it reads a provider's request body (see ``register_readers``)."""
+        field: str | None = getattr(self._real, "model_field", None)
+        return field
 
 
 class LazyAdapter(Lazy):

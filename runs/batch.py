@@ -402,6 +402,10 @@ class RowRunner:
         self.batch = batch
         self.host = host
         self.reader = None if batch.program is not None else host.reader(batch.reader)
+        self.model_field: str | None = getattr(self.reader, "model_field", None)
+        """The field of a row naming its model, when the reader reads a provider's request body
+        (``model``, Bedrock's ``modelId``): each row is asked of its own model, as a single body
+        is, unless the options replace it (``--model``). ``None``: the rows name no model."""
         self.run_digest = run_digest(batch.program, batch.reader, batch.options)
         """What the rows' results were made by, in each line's ``source`` (:mod:`.batch_binding`)."""
         self._loaded: Program | BaseException | None = None
@@ -425,8 +429,9 @@ class RowRunner:
                 input_value = _js(row.data)  # before the program, as a run of the text reads them
                 result = run(self._program(), input_value, options, host=self.host, calls=given)
             else:
+                prompt, model = self._prompt(row)
                 result = run_prompt(
-                    self._prompt(row), self.batch.rows, options, host=self.host, calls=given, line=row.line
+                    prompt, self.batch.rows, options, host=self.host, calls=given, line=row.line, model=model
                 )
         except _ROW_FAILURES as exc:
             return self._failed(row, exc, source, options.count)
@@ -450,8 +455,9 @@ class RowRunner:
                     self._program(), input_value, options, host=self.host, calls=calls, on_loop_thread=True
                 )
             else:
+                prompt, model = self._prompt(row)
                 result = await arun_prompt(
-                    self._prompt(row), self.batch.rows, options, host=self.host, calls=calls, line=row.line
+                    prompt, self.batch.rows, options, host=self.host, calls=calls, line=row.line, model=model
                 )
         except _ROW_FAILURES as exc:
             return self._failed(row, exc, source, options.count)
@@ -473,9 +479,22 @@ class RowRunner:
             raise self._loaded.with_traceback(None)
         return self._loaded
 
-    def _prompt(self, row: Row) -> Any:
+    def _prompt(self, row: Row) -> tuple[Any, str | None]:
+        """The row's prompt, and the model its body names (:attr:`model_field`) when the
+        options name none. A provider's run needs one: a row naming none fails, saying what to give."""
         assert self.reader is not None
-        return self.reader.read(row.data)
+        prompt = self.reader.read(row.data)
+        field, options = self.model_field, self.batch.options
+        if field is None or options.model is not None:
+            return prompt, None
+        from .inputs import body_model
+
+        prompt, model = body_model(prompt, self.batch.reader, field)
+        if model is None and options.adapter != "offline":
+            from ..core.errors import ModelRouteError
+
+            raise ModelRouteError(f"the row names no model (its {field!r}): give --model, or name one in the row")
+        return prompt, model
 
     def _source(self, text: str) -> dict[str, str]:
         """What a row's result was made from: this batch's run, and the row's line."""

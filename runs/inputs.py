@@ -24,10 +24,12 @@ from ..core.text_files import DEFAULT_MAX_BYTES, read_text
 
 if TYPE_CHECKING:
     from ..calls.recording import Recording
+    from ..core.prompt import Prompt
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "PromptFileError",
+    "body_model",
     "canned_responses",
     "model_replies",
     "parse_data",
@@ -55,6 +57,24 @@ def program_input(inline: str | None, file: str | None, max_bytes: int, *, text:
     if not isinstance(value, dict):
         raise PromptFileError(f"{label} must be a JSON object")
     return value
+
+
+def body_model(prompt: Prompt, reader: str, field: str) -> tuple[Prompt, str | None]:
+    """The model a provider's request body names, read by ``reader`` (``--from openai-chat``...),
+    which kept the body's ``field`` under ``native[reader]``: the prompt without it, and the model.
+    A run asks for that model as a program's calls ask for their own (``--model`` replaces it; a
+    URI naming a server is checked as a program's is); taken out, the format does not report it
+    left out (``native.openai-chat``) when it is used. What else the reader kept is still
+    reported. A body naming none (or not as text) gives the prompt as it is, and ``None``."""
+    kept = prompt.native.get(reader)
+    if not isinstance(kept, dict) or not isinstance(kept.get(field), str):
+        return prompt, None
+    model: str = kept[field]
+    native = {name: value for name, value in prompt.native.items() if name != reader}
+    rest = {key: value for key, value in kept.items() if key != field}
+    if rest:
+        native[reader] = rest
+    return prompt.model_copy(update={"native": native}), model
 
 
 def canned_responses(file: str | None, max_bytes: int, *, text: str | None = None) -> tuple[Any, ...]:

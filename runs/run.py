@@ -312,6 +312,7 @@ def run_prompt(
     host: PluginHost | None = None,
     calls: Calls | None = None,
     line: int = 1,
+    model: str | None = None,
 ) -> RunResult:
     """A prompt read from a prompt file, asked as one ``generate`` (its attempts, repair text and
     checks) through the calls a program's would make.
@@ -319,13 +320,15 @@ def run_prompt(
     As a program's, its calls are sent as ``options.format`` renders them. Its calls are all at
     ``label:line:1`` (a batch's prompt is a line of its file); the trace holds the ``notes``
     events. A failed call raises with the attempts made on the error (``error.calls``).
-    ``calls`` replaces the ones the options make, as for :func:`run`.
+    ``calls`` replaces the ones the options make, as for :func:`run`. ``model`` is the prompt's
+    own model, as a program's call names one (the model a provider's body names:
+    :func:`.inputs.body_model`): asked for unless ``options.model`` replaces it.
     """
     from ..calls.generate import generate
 
     options = options or RunOptions()
     site = Site(label, line, 1, "")
-    result = generate(prompt, **_generate_arguments(options, host, calls, site))
+    result = generate(prompt, model=model, **_generate_arguments(options, host, calls, site))
     return _prompt_result(result, options)
 
 
@@ -337,14 +340,15 @@ async def arun_prompt(
     host: PluginHost | None = None,
     calls: Calls | None = None,
     line: int = 1,
+    model: str | None = None,
 ) -> RunResult:
     """:func:`run_prompt`, awaited (its call made with the adapter's async client); ``calls``
-    replaces the ones the options make, as for :func:`arun`."""
+    replaces the ones the options make, as for :func:`arun`, and ``model`` is the prompt's own."""
     from ..calls.generate import agenerate
 
     options = options or RunOptions()
     site = Site(label, line, 1, "")
-    result = await agenerate(prompt, **_generate_arguments(options, host, calls, site))
+    result = await agenerate(prompt, model=model, **_generate_arguments(options, host, calls, site))
     return _prompt_result(result, options)
 
 

@@ -309,7 +309,8 @@ def _stream_events(reply: dict[str, Any]) -> tuple[list[bytes], int]:
 def fake_bedrock(port: int = 0, text: Text | None = None) -> Iterator[FakeProvider]:
     """Start the fake Bedrock Runtime on 127.0.0.1 (``port`` 0: a free one); stop it on exit. Its
     ``base_url`` and ``root`` are the endpoint URL; ``requests`` holds each body with its model id
-    under ``"modelId"`` and its operation under ``"operation"`` (the body as sent is in ``raw_bodies``)."""
+    under ``"modelId"`` and its operation under ``"operation"`` (the body as sent is in ``raw_bodies``,
+    its path as sent, percent-encoded, in ``paths``)."""
     state = FakeProvider(base_url="", text=text)
     lock = threading.Lock()
 
@@ -329,6 +330,7 @@ def fake_bedrock(port: int = 0, text: Text | None = None) -> Iterator[FakeProvid
                 return
             model, operation = unquote(parts[2]), parts[3]
             state.raw_bodies.append(raw)
+            state.paths.append(self.path)
             state.headers.append({key.lower(): value for key, value in self.headers.items()})
             try:
                 body = json.loads(raw or b"{}")

@@ -268,6 +268,7 @@ def gemini_server(port: int = 0, text: Text | None = None) -> Iterator[FakeProvi
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("content-length", "0")))
             state.raw_bodies.append(raw)
+            state.paths.append(self.path)
             state.headers.append({key.lower(): value for key, value in self.headers.items()})
             route = _ROUTE.fullmatch(self.path)
             if route is None:

@@ -53,6 +53,9 @@ DOCUMENT_TYPES = {name: media_type for media_type, name in DOCUMENT_FORMATS.item
 class BedrockReader:
     name = "bedrock"
     description = "an Amazon Bedrock Converse request body, or a list of its messages"
+    model_field = "modelId"
+    """The body's field naming its model, kept in ``native``: a run asks for that model (see
+    ``promptwire.runs.inputs.body_model``)."""
 
     def read(self, data: Any) -> Prompt:
         body, messages, path = body_and_items(data, "messages", "messages")

@@ -67,6 +67,10 @@ _KINDS = ("text", "inlineData", "fileData", "functionCall", "functionResponse")
 class GeminiReader:
     name = "gemini"
     description = "a Gemini generateContent request body (REST JSON), or a list of its contents"
+    model_field = "model"
+    """The body's field naming its model, kept in ``native``: a run asks for that model (see
+    ``promptwire.runs.inputs.body_model``). A REST body names none (its URL does); one that
+    carries a ``model`` (a batch's rows, say) names it there."""
 
     def read(self, data: Any) -> Prompt:
         body, contents, path = body_and_items(data, "contents", "contents")

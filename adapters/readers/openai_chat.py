@@ -32,6 +32,9 @@ EFFORTS = ("low", "medium", "high")
 class OpenAIChatReader:
     name = "openai-chat"
     description = "an OpenAI Chat Completions request body, or a list of its messages"
+    model_field = "model"
+    """The body's field naming its model, kept in ``native``: a run asks for that model (see
+    ``promptwire.runs.inputs.body_model``)."""
 
     def read(self, data: Any) -> Prompt:
         body, messages, path = body_and_items(data, "messages", "chat messages")

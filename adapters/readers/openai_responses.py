@@ -35,6 +35,9 @@ EFFORTS = ("low", "medium", "high")
 class OpenAIResponsesReader:
     name = "openai-responses"
     description = "an OpenAI Responses request body, or a list of its input items"
+    model_field = "model"
+    """The body's field naming its model, kept in ``native``: a run asks for that model (see
+    ``promptwire.runs.inputs.body_model``)."""
 
     def read(self, data: Any) -> Prompt:
         reading = Reading(self.name)

@@ -245,7 +245,11 @@ def _render_parser(commands: Any) -> None:
         "(openai://, anthropic://, gemini://, bedrock://, azure://, ollama://, a plugin's); default offline",
     )
     _base_url_flag(render)
-    render.add_argument("--model", help="the model to ask for (a program's own by default; a prompt file needs it)")
+    render.add_argument(
+        "--model",
+        help="the model to ask for (a program's own by default, or the one a --from provider body names; "
+        "other prompt files need it)",
+    )
     render.add_argument(
         "--timeout", type=flags.seconds, metavar="SECONDS", help=f"per request (default {DEFAULT_TIMEOUT:g})"
     )
@@ -438,7 +442,10 @@ def _batch_parser(commands: Any) -> None:
         "--provider",
         help=f"send the calls to this adapter ({_ADAPTERS}), or 'auto' by each model's scheme (default offline)",
     )
-    batch.add_argument("--model", help="the model to ask for (a prompt row names none)")
+    batch.add_argument(
+        "--model",
+        help="the model to ask for (each row's own when --from reads a provider's body; other rows name none)",
+    )
     batch.add_argument(
         "--timeout", type=flags.seconds, metavar="SECONDS", help=f"per request (default {DEFAULT_TIMEOUT:g})"
     )

@@ -13,14 +13,12 @@ import os
 import sys
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import FieldError, PromptDrift, PromptwireError, ProviderError, SourceError
 from ..agentscript.diagnostics import CheckError
 from .flags import (
-    CONVERSATION_READERS,
     BatchFlags,
     CheckFlags,
     LspFlags,
@@ -110,40 +108,22 @@ def render(flags: RenderFlags) -> int:
     data = _load_data(flags.file, label, flags.max_input_size, text=stdin_data)
     renderer = host.renderer(flags.format)
     try:
-        prompt = host.reader(flags.reader).read(data)
+        reader = host.reader(flags.reader)
+        prompt = reader.read(data)
         if asks_a_model(flags):
-            model = _body_model(flags, prompt)
-            if model is not None:  # a provider's body names its model: the default --model
-                flags, options = flags.but(model=model), replace(options, model=model)
-                prompt = _model_taken(prompt, flags.reader)
-            return _run_prompt(flags, prompt, label, options, host)
+            model = None
+            field = getattr(reader, "model_field", None)
+            if flags.model is None and field is not None:  # a provider's body names its model
+                from ...runs.inputs import body_model
+
+                prompt, model = body_model(prompt, flags.reader, field)
+            return _run_prompt(flags, prompt, label, options, host, model)
         rendered = renderer.render(prompt, **options.options)
     except FieldError as exc:
         raise CliError(f"{label}: {exc}") from None
     warn(rendered.warnings)
     print_render(rendered, flags.output)
     return 0
-
-
-def _body_model(flags: RenderFlags, prompt: Any) -> str | None:
-    """The model a provider's request body names (kept in ``native`` by its reader), when the file
-    was read as one (``--from openai-chat``...) and ``--model`` is not given."""
-    if flags.model is not None or flags.reader not in CONVERSATION_READERS:
-        return None
-    model = prompt.native.get(flags.reader, {}).get(CONVERSATION_READERS[flags.reader])
-    return model if isinstance(model, str) else None
-
-
-def _model_taken(prompt: Any, reader: str) -> Any:
-    """``prompt`` without its body's model in ``native``, once the call takes it as its model: the
-    format would otherwise report the model left out (``native.openai-chat``) when it is used. What
-    else the reader kept there is still reported."""
-    kept = dict(prompt.native[reader])
-    del kept[CONVERSATION_READERS[reader]]
-    native = {name: value for name, value in prompt.native.items() if name != reader}
-    if kept:
-        native[reader] = kept
-    return prompt.model_copy(update={"native": native})
 
 
 def _enable_telemetry() -> None:
@@ -185,19 +165,24 @@ def _run_program(flags: RenderFlags, stdin_program: str | None) -> int:
     )
 
 
-def _run_prompt(flags: RenderFlags, prompt: Any, label: str, options: RunOptions, host: PluginHost) -> int:
+def _run_prompt(
+    flags: RenderFlags, prompt: Any, label: str, options: RunOptions, host: PluginHost, model: str | None
+) -> int:
+    """A prompt file asked of the model ``--model`` names, else of ``model``, the one its body names
+    (a provider's body: the prompt's own, checked as a program's model URI is)."""
     from ...core.model_uri import model_scheme
     from ...runs.run import arun_prompt, run_prompt
 
-    if options.adapter != "offline" and flags.model is None:
+    asked = flags.model or model
+    if options.adapter != "offline" and asked is None:
         usage_error(f"--provider {options.adapter} needs --model for a prompt file (a prompt file names no model)")
-    if options.adapter == "auto" and model_scheme(flags.model) is None:
-        usage_error(f"--provider auto sends a call where its model's scheme says: give --model SCHEME://{flags.model}")
+    if options.adapter == "auto" and model_scheme(asked) is None:
+        usage_error(f"--provider auto sends a call where its model's scheme says: give --model SCHEME://{asked}")
     return _run_shown(
         flags,
         options,
-        lambda shown: run_prompt(prompt, label, shown, host=host),
-        lambda shown: arun_prompt(prompt, label, shown, host=host),
+        lambda shown: run_prompt(prompt, label, shown, host=host, model=model),
+        lambda shown: arun_prompt(prompt, label, shown, host=host, model=model),
     )
 
 
@@ -302,7 +287,8 @@ def batch(flags: BatchFlags) -> int:
     options = batch_run_options(flags)
     if not program:
         known("readers", flags.reader, "--from")  # an unknown reader fails once, before any row
-        if options.adapter != "offline" and flags.model is None:
+        names_a_model = getattr(host.reader(flags.reader), "model_field", None) is not None
+        if options.adapter != "offline" and flags.model is None and not names_a_model:
             usage_error(f"--provider {options.adapter} needs --model for prompt rows (prompt data names no model)")
     label, source = _read_program(flags.file, flags.max_input_size) if program else (flags.file, None)
     rows = flags.inputs if program and flags.inputs is not None else flags.file

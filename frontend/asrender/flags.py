@@ -219,18 +219,10 @@ _NOT_FLAGS = frozenset({"command", "run", "flags"})
 handler and the record its flags are read into."""
 
 
-CONVERSATION_READERS: Mapping[str, str] = {
-    "openai-chat": "model",
-    "openai-responses": "model",
-    "anthropic": "model",
-    "ollama": "model",
-    "gemini": "model",
-    "bedrock": "modelId",
-}
-"""The readers of a provider's own request body, each with the field that names the model in it
-(kept in ``native`` by the reader; a Gemini body names none, its URL does): what they read is a
-conversation, shown and sent as it is (format ``conversation``) unless ``--format`` asks for
-another."""
+CONVERSATION_READERS = frozenset({"openai-chat", "openai-responses", "anthropic", "ollama", "gemini", "bedrock"})
+"""The readers of a provider's own request body: what they read is a conversation, shown and sent
+as it is (format ``conversation``) unless ``--format`` asks for another. Each names the body's
+field that names its model (its ``model_field``), which a run asks for."""
 
 
 def read_flags(args: argparse.Namespace) -> Flags:

@@ -520,3 +520,30 @@ def test_a_program_run_is_recorded_and_replayed_byte_for_byte(
 @given(st.text(max_size=40), st.dictionaries(st.sampled_from(["messages", "system", "x"]), JSON, max_size=3))
 def test_the_body_sent_is_the_request_without_its_model_id(model_id: str, rest: dict[str, Any]) -> None:
     assert _split(to_bytes({"modelId": model_id, **rest})) == (model_id, to_bytes(rest))
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_recording_names_the_endpoint_path_and_one_made_without_it_still_replays(
+    server: FakeProvider, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, streamed: bool
+) -> None:
+    """``path`` is the Converse operation's path below the endpoint, the model id percent-encoded
+    as botocore sends it (``converse``, streamed or not: a stream goes to ``converse-stream``, and
+    ``streamed`` says so). A recording made when the adapter recorded no path (``""``) still replays."""
+    from pathless_recordings import pathless
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", server.root)
+    recording = tmp_path / "bedrock.jsonl"
+    options = {"on_text": (lambda text: None) if streamed else None}
+    with promptwire.Recorder(recording) as recorder:
+        real = promptwire.generate({"instruction": "Hi"}, "bedrock", MODEL, record=recorder, **options)
+    encoded = "anthropic.claude-3-5-sonnet-20240620-v1%3A0"
+    assert server.paths == [f"/model/{encoded}/{'converse-stream' if streamed else 'converse'}"]
+    _, record = (json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines())
+    assert (record["path"], record["streamed"]) == (f"model/{encoded}/converse", streamed)
+    monkeypatch.delenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME")
+    for text in (recording.read_text(encoding="utf-8"), pathless(recording.read_text(encoding="utf-8"))):
+        again = promptwire.generate(
+            {"instruction": "Hi"}, "bedrock", MODEL, replay=promptwire.Recording.parse(text, str(recording))
+        )
+        assert again.calls[0].reply.text == real.calls[0].reply.text  # type: ignore[union-attr]
+    assert len(server.paths) == 1

@@ -522,3 +522,32 @@ def test_the_fake_api_refuses_what_the_real_one_refuses(
 ) -> None:
     with pytest.raises(BadRequestError, match=re.escape(refusal)):
         GeminiAdapter().send(ProviderRequest(body, model="ok"), 5)
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_recording_names_the_endpoint_path_and_one_made_without_it_still_replays(
+    server: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: bool
+) -> None:
+    """``path`` is the model's method below the base URL, as the SDK sends it: ``generateContent``,
+    streamed or not (a stream goes to ``streamGenerateContent``, and ``streamed`` says so: streaming
+    is how the reply travels, so a streamed recording replays whole). A recording made when the
+    adapter recorded no path (``""``) still replays."""
+    from pathless_recordings import pathless
+
+    from promptwire.calls.recording import Recorder, Recording
+
+    path = tmp_path / "calls.jsonl"
+    with Recorder(path) as recorder:
+        real = promptwire.generate(
+            {"instruction": "Hi"}, "gemini", "ok", on_text=(lambda _: None) if streamed else None, record=recorder
+        )
+    method = "streamGenerateContent?alt=sse" if streamed else "generateContent"
+    assert server.paths == [f"/v1beta/models/ok:{method}"]
+    _, record = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+    assert (record["path"], record["streamed"]) == ("v1beta/models/ok:generateContent", streamed)
+    monkeypatch.delenv("GEMINI_API_KEY")
+    monkeypatch.delenv("GOOGLE_GEMINI_BASE_URL")
+    for text in (path.read_text(encoding="utf-8"), pathless(path.read_text(encoding="utf-8"))):
+        again = promptwire.generate({"instruction": "Hi"}, "gemini", "ok", replay=Recording.parse(text, str(path)))
+        assert again.calls[0].reply.text == real.calls[0].reply.text  # type: ignore[union-attr]
+    assert len(server.paths) == 1

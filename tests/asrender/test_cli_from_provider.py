@@ -13,6 +13,7 @@ import yaml
 from reader_bodies import BODIES
 
 from promptwire.frontend.asrender.cli import main
+from promptwire.testing.bedrock_server import fake_bedrock
 from promptwire.testing.provider_servers import fake_provider
 
 ADAPTERS = {
@@ -218,3 +219,160 @@ def test_batch_rows_read_as_gemini_or_bedrock_bodies_are_conversations(
     field = "contents[0].role: must be 'user' or 'model'" if reader == "gemini" else "messages[0].role: must be"
     assert second["status"] == "failed" and second["error"].startswith(field)
     assert f"row 2 failed: {field}" in err
+
+
+def _rows(tmp_path: Path, rows: list[Any]) -> Path:
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def _results(out: Path) -> dict[int, dict[str, Any]]:
+    results = (json.loads(line) for line in out.read_text(encoding="utf-8").splitlines())
+    return {result["line"]: result for result in results}
+
+
+def _chat(model: str | None, text: str) -> dict[str, Any]:
+    return {**({} if model is None else {"model": model}), "messages": [{"role": "user", "content": text}]}
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_batch_rows_are_sent_to_the_model_each_body_names(
+    jobs: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """As ``asrender FILE --from READER --provider P`` takes the body's model, each row of a batch
+    takes its own: no --model is needed, and the model taken is not reported left out."""
+    rows = _rows(tmp_path, [_chat("ok", "a"), _chat("delay1", "b"), _chat("ok", "c")])
+    out = tmp_path / "out.jsonl"
+    with fake_provider() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        code, _, err = _run(
+            capsys,
+            "batch",
+            str(rows),
+            "--out",
+            str(out),
+            "--from",
+            "openai-chat",
+            "--provider",
+            "openai",
+            "--jobs",
+            jobs,
+        )
+    assert code == 0, err
+    assert sorted((body["model"], body["messages"][0]["content"]) for body in server.requests) == [
+        ("delay1", "b"),
+        ("ok", "a"),
+        ("ok", "c"),
+    ]
+    for line, model in ((1, "ok"), (2, "delay1"), (3, "ok")):
+        (call,) = _results(out)[line]["calls"]
+        assert (call["request"]["model"], call["request"]["body"]["model"]) == (model, model)
+        assert not [note for note in call["request"]["notes"] if "native.openai-chat" in note]
+
+
+def test_a_batchs_model_replaces_every_rows_own_as_it_replaces_a_single_bodys(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rows = _rows(tmp_path, [_chat("e500", "a"), _chat(None, "b")])
+    out = tmp_path / "out.jsonl"
+    with fake_provider() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        code, _, err = _run(
+            capsys, "batch", str(rows), "--out", str(out), "--from", "openai-chat", "--provider", "openai",
+            "--model", "ok",
+        )  # fmt: skip
+    assert code == 0, err
+    assert [body["model"] for body in server.requests] == ["ok", "ok"]
+    (call,) = _results(out)[1]["calls"]
+    left_out = "format 'conversation' cannot express these prompt fields, which were left out: native.openai-chat"
+    assert left_out in call["request"]["notes"]  # the row's own model, not sent: said, as for a single body
+
+
+def test_a_batch_row_naming_no_model_fails_alone_with_what_to_give(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rows = _rows(tmp_path, [_chat("ok", "a"), _chat(None, "b")])
+    out = tmp_path / "out.jsonl"
+    with fake_provider() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        code, _, err = _run(
+            capsys, "batch", str(rows), "--out", str(out), "--from", "openai-chat", "--provider", "openai"
+        )
+    assert code == 1
+    assert [body["model"] for body in server.requests] == ["ok"]
+    results = _results(out)
+    assert results[1]["status"] == "ok"
+    message = "the row names no model (its 'model'): give --model, or name one in the row"
+    assert (results[2]["status"], results[2]["error"]) == ("failed", message)
+    assert f"{rows}:2: row 2 failed: {message}\n" in err
+
+
+def test_batch_bedrock_rows_are_sent_to_the_model_id_each_names(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def row(model: str) -> dict[str, Any]:
+        return {"modelId": model, "messages": [{"role": "user", "content": [{"text": "Hi"}]}]}
+
+    rows = _rows(tmp_path, [row("amazon.nova-lite-v1:0"), row("anthropic.claude-3-5-haiku-20241022-v1:0")])
+    out = tmp_path / "out.jsonl"
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "AKIDTESTKEY",
+        "AWS_SECRET_ACCESS_KEY": "aws-test-secret",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_CONFIG_FILE": "/nonexistent",
+        "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    with fake_bedrock() as server:
+        code, _, err = _run(
+            capsys, "batch", str(rows), "--out", str(out), "--from", "bedrock", "--provider", "bedrock",
+            "--base-url", server.root, "--concurrency", "1",
+        )  # fmt: skip
+    assert code == 0, err
+    assert sorted(body["modelId"] for body in server.requests) == [
+        "amazon.nova-lite-v1:0",
+        "anthropic.claude-3-5-haiku-20241022-v1:0",
+    ]
+    (call,) = _results(out)[1]["calls"]
+    assert call["request"]["model"] == "amazon.nova-lite-v1:0"
+
+
+def test_a_model_uri_a_body_names_reaches_no_server_the_user_did_not_allow(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A body's model is the body's, as a program's model URI is the program's: one naming a
+    server other than the one configured is refused (nothing is sent), single or in a batch,
+    unless --allow-net allows it. --model is the user's own choice and is not checked."""
+    body = {"model": "ollama://127.0.0.1:9/m", "messages": [{"role": "user", "content": "Hi"}]}
+    refused = "names the server http://127.0.0.1:9, which is not the one configured"
+    code, _, err = _run(capsys, _file(tmp_path, body), "--from", "ollama", "--provider", "ollama")
+    assert code == 1 and refused in err and "needs --allow-net 127.0.0.1:9" in err
+    rows, results = _rows(tmp_path, [body]), tmp_path / "out.jsonl"
+    code, _, err = _run(capsys, "batch", str(rows), "--out", str(results), "--from", "ollama", "--provider", "ollama")
+    assert code == 1 and refused in _results(results)[1]["error"]
+
+
+def test_the_reader_says_where_a_body_names_its_model_for_every_batch_not_only_the_command_lines(
+    tmp_path: Path,
+) -> None:
+    """The Python batch (and Ray's ``RunRows``, built on the same row runner) asks each row of the
+    model its body names: the reader knows the field (``model_field``), not the command line."""
+    from promptwire.plugins.manager import default_host
+    from promptwire.runs.batch import Batch, run_batch
+    from promptwire.runs.options import RunOptions
+
+    assert default_host().reader("bedrock").model_field == "modelId"
+    assert getattr(default_host().reader("prompt"), "model_field", None) is None
+    rows, out = _rows(tmp_path, [_chat("gpt-a", "a"), _chat("gpt-b", "b")]), tmp_path / "out.jsonl"
+    options = RunOptions(adapter="openai", dry_run=True, format="conversation")
+    summary = run_batch(Batch(rows=str(rows), options=options, reader="openai-chat"), str(out), report=print)
+    assert (summary.ok, summary.failed) == (2, 0)
+    assert [result["calls"][0]["request"]["body"]["model"] for _, result in sorted(_results(out).items())] == [
+        "gpt-a",
+        "gpt-b",
+    ]

@@ -11,6 +11,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from pathless_recordings import pathless
 
 from promptwire.frontend.asrender.cli import main
 from promptwire.testing.bedrock_server import fake_bedrock
@@ -123,11 +124,19 @@ def test_the_example_runs_on_three_clouds_and_replays_byte_for_byte(
 
     header, *records = (json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines())
     assert header["provider"] == "auto"
-    assert [record["provider"] for record in records] == ["azure", "gemini", "bedrock"]
+    assert [(record["provider"], record["path"]) for record in records] == [
+        ("azure", "chat/completions"),
+        ("gemini", "v1beta/models/ok:generateContent"),
+        ("bedrock", "model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse"),
+    ]
 
     for name in (*CREDENTIALS, *ENDPOINTS):
         monkeypatch.delenv(name, raising=False)
     replayed = _run(capsys, str(program), "--input-file", inputs, "--responses", str(recording), "-O", "trace")
+    assert replayed == (0, real, "")
+    old = tmp_path / "clouds-before-paths.jsonl"  # as recorded before Gemini and Bedrock said their path
+    old.write_text(pathless(recording.read_text(encoding="utf-8")), encoding="utf-8")
+    replayed = _run(capsys, str(program), "--input-file", inputs, "--responses", str(old), "-O", "trace")
     assert replayed == (0, real, "")
 
 
