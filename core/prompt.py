@@ -432,9 +432,13 @@ class PromptCache(BaseModel):
 
 
 class GenerateConfig(BaseModel):
-    """Generation options exactly as the AgentScript seed defines them."""
+    """Generation options exactly as the AgentScript seed defines them.
 
-    model_config = _STRICT
+    Frozen: a prompt's ``model_copy`` shares its config, so a config changed in place would change
+    every copy's; ``model_copy(update=...)`` makes a changed one. Being frozen also lets every prompt
+    given no config share one default (:data:`_NO_CONFIG`) instead of building one per validation."""
+
+    model_config = ConfigDict(**_STRICT, frozen=True)
 
     max_output: Budget | None = None
     attempts: StrictInt = Field(default=1, ge=1)
@@ -442,6 +446,12 @@ class GenerateConfig(BaseModel):
     think: ThinkSetting = False
     strict: StrictBool = False
     debug: StrictBool = False
+
+
+_NO_CONFIG = GenerateConfig.model_construct()
+"""The config of a prompt given none. pydantic uses a hashable default as it is (an unhashable one
+is deep-copied for every instance), and ``model_construct`` builds it without the validator, which
+is built on first use (see :data:`_STRICT`)."""
 
 
 class Prompt(BaseModel):
@@ -465,7 +475,7 @@ class Prompt(BaseModel):
     retry: Retry | None = None
     output: OutputContract | None = None
     cache: PromptCache | None = None
-    config: GenerateConfig = Field(default_factory=GenerateConfig)
+    config: GenerateConfig = _NO_CONFIG
     native: dict[str, Any] = Field(default_factory=_no_entries)
     """What only one dialect can say, under that dialect's name: ``{"agens": {"tool_results": {}}}``
     keeps the empty results map an Agens message carries. The dialect's own renderer reads its entry;
@@ -506,13 +516,19 @@ class Prompt(BaseModel):
         fields, sub_fields = _fields_outside(type(self), excluding)
         # Given means neither None nor an empty list, by identity and class: ``==`` would run
         # pydantic's model comparison for every nested model, on every render.
-        names = [
-            name for name in fields if (value := values[name]) is not None and (value.__class__ is not list or value)
-        ]
-        # A parent is a list or an optional model: its truth says whether it is given.
-        names.extend(name for name, parent, present in sub_fields if values[parent] and present(self))
-        if self.native:
-            names.extend(name for dialect in self.native if (name := f"native.{dialect}") not in excluding)
+        # Plain loops: a comprehension or generator is a function call of its own, on every render,
+        # for a handful of names.
+        names = []
+        for name in fields:
+            value = values[name]
+            if value is not None and (value.__class__ is not list or value):
+                names.append(name)
+        for name, parent, present in sub_fields:
+            if values[parent] and present(self):  # a parent is a list or an optional model: given if true
+                names.append(name)
+        native = values["native"]
+        if native:
+            names.extend(name for dialect in native if (name := f"native.{dialect}") not in excluding)
         return tuple(names)
 
 
@@ -576,50 +592,65 @@ def _free_values(prompt: Prompt, arguments: _Paths) -> _Paths:
     """The user values of a prompt that no model field constrains, each with its path (``arguments``:
     the turns' call arguments, from :func:`_turn_arguments`). A list, each field looked at only when
     given: a generator and an ``enumerate`` per empty list cost more than the check of a usual
-    prompt's few values."""
-    found: _Paths = [(("instruction",), prompt.instruction), (("previous_result",), prompt.previous_result)]
-    found.append((("native",), prompt.native))
-    for index, item in enumerate(prompt.context):
-        found.append((("context", index, "value"), item.value))
-    if prompt.sections:
-        for index, section in enumerate(prompt.sections):
+    prompt's few values. The fields are read from ``__dict__``: pydantic's ``__getattr__`` hook makes
+    each attribute read of a model several times as costly, and this runs on every validation."""
+    fields = prompt.__dict__
+    found: _Paths = [(("instruction",), fields["instruction"]), (("previous_result",), fields["previous_result"])]
+    native = fields["native"]
+    if native:  # an empty map holds nothing to refuse
+        found.append((("native",), native))
+    for index, item in enumerate(fields["context"]):
+        found.append((("context", index, "value"), item.__dict__["value"]))
+    sections = fields["sections"]
+    if sections:
+        for index, section in enumerate(sections):
             found.append((("sections", index, "value"), section.value))
-    if prompt.tools:
-        for index, tool in enumerate(prompt.tools):
+    tools = fields["tools"]
+    if tools:
+        for index, tool in enumerate(tools):
             if tool.returns is None and tool.native is None and not tool.parameters:
                 # A tool of a name and a description: its empty schema alone is what the tuple holds
                 # that can repeat (the same tool given twice), and it is counted the same way.
                 found.append((("tools", index), tool.parameters))
             else:
                 found.append((("tools", index), (tool.parameters, tool.returns, tool.native)))
-    if prompt.tool_calls:
-        for index, call in enumerate(prompt.tool_calls):
+    tool_calls = fields["tool_calls"]
+    if tool_calls:
+        for index, call in enumerate(tool_calls):
             found.append((("tool_calls", index), (call.arguments, call.native)))
-    if prompt.tool_results:
-        for index, result in enumerate(prompt.tool_results):
+    tool_results = fields["tool_results"]
+    if tool_results:
+        for index, result in enumerate(tool_results):
             found.append((("tool_results", index, "content"), result.content))
     found.extend(arguments)
-    if prompt.retry is not None:
-        found.append((("retry", "previous_output"), prompt.retry.previous_output))
-    if prompt.output is not None:
-        found.append((("output",), (prompt.output.json_schema, prompt.output.native)))
+    retry = fields["retry"]
+    if retry is not None:
+        found.append((("retry", "previous_output"), retry.previous_output))
+    output = fields["output"]
+    if output is not None:
+        found.append((("output",), (output.json_schema, output.native)))
     return found
 
 
 def _json_values(prompt: Prompt, arguments: _Paths) -> _Paths:
     """The values of a prompt that are JSON by definition: schemas and a call's arguments (``arguments``:
-    the turns', from :func:`_turn_arguments`); a list, each field looked at only when given."""
+    the turns', from :func:`_turn_arguments`); a list, each field looked at only when given (read
+    from ``__dict__``, as :func:`_free_values` reads them)."""
+    fields = prompt.__dict__
     found: _Paths = []
-    if prompt.tools:
-        for index, tool in enumerate(prompt.tools):
+    tools = fields["tools"]
+    if tools:
+        for index, tool in enumerate(tools):
             if tool.parameters:  # an empty schema holds nothing to refuse
                 found.append((("tools", index, "parameters"), tool.parameters))
-    if prompt.tool_calls:
-        for index, call in enumerate(prompt.tool_calls):
+    tool_calls = fields["tool_calls"]
+    if tool_calls:
+        for index, call in enumerate(tool_calls):
             found.append((("tool_calls", index, "arguments"), call.arguments))
     found.extend(arguments)
-    if prompt.output is not None:
-        found.append((("output", "schema"), prompt.output.json_schema))
+    output = fields["output"]
+    if output is not None:
+        found.append((("output", "schema"), output.json_schema))
     return found
 
 
@@ -641,7 +672,7 @@ def _turn_arguments(prompt: Prompt) -> list[Any]:
     (:func:`_turn_argument_paths` makes those): read in one pass, with a list and a class test per
     turn."""
     found: list[Any] = []
-    for turn in prompt.history:
+    for turn in prompt.__dict__["history"]:
         content = turn.__dict__["content"]  # without pydantic's attribute hook, for each turn
         if content.__class__ is list:
             for part in content:

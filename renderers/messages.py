@@ -81,17 +81,20 @@ class MessagesRenderer:
             reported = unexpressed_fields(prompt, self.name, expressible, strict=strict)
             laid_out = layout.render(_hidden_from_layout(prompt, own))
 
+        fields = prompt.__dict__  # read without pydantic's attribute hook: this runs on every render
         leading = _leading_system(laid_out.messages)
         rest = list(laid_out.messages[len(leading) :])
-        if "developer" in own and prompt.developer is not None:
-            leading.append(Message("developer", prompt.developer))
+        if "developer" in own and fields["developer"] is not None:
+            leading.append(Message("developer", fields["developer"]))
         unmarked: tuple[RenderWarning, ...] = ()
-        if "cache" in own and prompt.cache is not None:
-            leading, unmarked = mark_system(leading, prompt.cache, self.name)
-        url_files = attachment_url_file_paths(prompt)
+        cache = fields["cache"]
+        if "cache" in own and cache is not None:
+            leading, unmarked = mark_system(leading, cache, self.name)
+        attachments = fields["attachments"]
+        url_files = attachment_url_file_paths(prompt) if attachments else []
         history = history_messages(prompt, url_files)
-        if prompt.attachments:
-            rest = _attach(rest, [openai_part(part) for part in prompt.attachments])
+        if attachments:
+            rest = _attach(rest, [openai_part(part) for part in attachments])
         elif history and _is_empty_user_turn(rest):
             rest = []
         warnings = (*reported, *unmarked)
@@ -104,9 +107,9 @@ class MessagesRenderer:
             None,  # text
             laid_out.sections,
             warnings,
-            tuple(prompt.tools),
-            prompt.output,
-            prompt.cache if "cache" in own else None,
+            tuple(fields["tools"]),
+            fields["output"],
+            cache if "cache" in own else None,
         )
 
 
@@ -154,7 +157,7 @@ def history_messages(prompt: Prompt, url_files: list[str] | None = None) -> list
     :func:`~.parts.url_file_paths`) is added to it in the same pass: a history may hold 100,000s
     of turns, and a second pass over their parts cost a fifth of the render."""
     messages = []
-    for index, turn in enumerate(prompt.history):
+    for index, turn in enumerate(prompt.__dict__["history"]):
         # A turn's fields taken from its __dict__ in one read: every attribute read of a pydantic
         # model goes through the class's __getattr__ hook (about 0.1 us each, four per turn).
         role, content, name, cache = _TURN_VALUES(turn.__dict__)
@@ -204,7 +207,8 @@ def tool_turns(prompt: Prompt) -> list[Message]:
     """The model's earlier tool calls (one assistant turn) and their results (one ``tool`` message
     each), after the user turn they answer. Calls without an id get ``call_<index>``; a result
     without ``call_id`` answers the call at its own index, so every result names its call."""
-    if not prompt.tool_calls and not prompt.tool_results:  # the usual chat: nothing to set up
+    fields = prompt.__dict__
+    if not fields["tool_calls"] and not fields["tool_results"]:  # the usual chat: nothing to set up
         return []
     calls = [
         call if call.id is not None else call.model_copy(update={"id": f"call_{i}"})

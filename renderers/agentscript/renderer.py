@@ -23,6 +23,7 @@ Every other populated field is reported by one warning (an error with ``strict=T
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -104,12 +105,11 @@ renderer = AgentScriptRenderer()
 
 def system_text(prompt: Prompt) -> str | None:
     """``You are <role>.\\n<description>``, then any ``system`` text; None when there is neither."""
-    parts: list[str] = []
-    if prompt.identity is not None:
-        parts.append(f"You are {prompt.identity.role}.\n{prompt.identity.description}")
-    if prompt.system is not None:
-        parts.append(prompt.system)
-    return "\n".join(parts) if parts else None
+    fields = prompt.__dict__
+    identity, system = fields["identity"], fields["system"]
+    if system is None:  # the usual prompt: who the model is, or nothing
+        return None if identity is None else f"You are {identity.role}.\n{identity.description}"
+    return system if identity is None else f"You are {identity.role}.\n{identity.description}\n{system}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -144,35 +144,43 @@ def _sections(prompt: Prompt, clips: list[Clip] | None = None) -> list[RenderedS
     text. The ``Context:`` line belongs to the layout, printed before the first item. Each item's
     clip is appended to ``clips`` when it is given.
     """
+    fields = prompt.__dict__  # read without pydantic's attribute hook: this runs on every render
     sections: list[RenderedSection] = []
     system = system_text(prompt)
     if system is not None:
         sections.append(RenderedSection("system", "identity", "", system))
-    for index, item in enumerate(prompt.context):
+    for index, item in enumerate(fields["context"]):
         sections.append(_context_section(index, item, clips))
-    retry = prompt.retry
-    if retry is None and prompt.instruction.__class__ is str:  # the usual instruction: its text as it is
-        sections.append(RenderedSection("user", "instruction", INSTRUCTION_HEADING, prompt.instruction))
+    retry, instruction = fields["retry"], fields["instruction"]
+    if retry is None and instruction.__class__ is str:  # the usual instruction: its text as it is
+        sections.append(RenderedSection("user", "instruction", INSTRUCTION_HEADING, instruction))
     elif "instruction" in prompt.model_fields_set or retry is not None:
         text = _text_of(instruction_value(prompt), "instruction")
         sections.append(RenderedSection("user", "instruction", INSTRUCTION_HEADING, text))
-    if prompt.output is not None:
-        schema = _pretty_of(prompt.output.json_schema, "output.schema", reused=True)
+    output = fields["output"]
+    if output is not None:
+        schema = _pretty_of(output.json_schema, "output.schema", reused=True)
         sections.append(RenderedSection("user", "output", SCHEMA_HEADING, schema))
     return sections
 
 
 def _context_section(index: int, item: ContextItem, clips: list[Clip] | None) -> RenderedSection:
-    label = str(index) if item.label is None else item.label
-    detail = f"source: {item.source}" if item.source else None
-    if item.budget is None and clips is None:
-        body = _text_of(item.value, ("context", index, "value"))  # whole: no clip to record, no sizes to count
+    label, source, budget, value = _ITEM_VALUES(item.__dict__)
+    if label is None:
+        label = str(index)
+    detail = f"source: {source}" if source else None
+    if budget is None and clips is None:
+        body = _text_of(value, ("context", index, "value"))  # whole: no clip to record, no sizes to count
     else:
         shown = _clip_of(item, index)
         body = shown.text
         if clips is not None:
             clips.append(shown)
     return RenderedSection("user", f"context[{index}]", f"[{label}]", body, detail)
+
+
+_ITEM_VALUES = operator.itemgetter("label", "source", "budget", "value")
+"""What a context item's section takes from its fields, read without pydantic's attribute hook."""
 
 
 def context_clips(prompt: Prompt) -> list[Clip]:

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 from time_bounds import AT_ONCE  # tests/time_bounds.py (pytest's pythonpath)
 
 from promptwire import Budget, FieldError, Prompt, render
@@ -149,6 +150,16 @@ class TestPromptValidation:
         prompt = Prompt(instruction="x", config=GenerateConfig(attempts=3))
         assert prompt.populated_fields() == ("instruction",)
         assert Prompt(previous_result="").populated_fields() == ("previous_result",)
+
+    def test_a_config_is_changed_by_copy_not_in_place(self) -> None:
+        prompt = Prompt(instruction="x")
+        copy = prompt.model_copy()
+        with pytest.raises(ValidationError, match="frozen"):
+            copy.config.attempts = 3  # type: ignore[misc]
+        changed = copy.model_copy(update={"config": copy.config.model_copy(update={"attempts": 3})})
+        assert (prompt.config.attempts, copy.config.attempts, changed.config.attempts) == (1, 1, 3)
+        assert Prompt().config == GenerateConfig() and Prompt().config.model_fields_set == set()
+        assert Prompt.model_validate({"config": {"attempts": 2}}).config.attempts == 2
 
     def test_retry_previous_output_present_only_when_set(self) -> None:
         assert not Retry(reason="bad").has_previous_output
