@@ -213,7 +213,7 @@ def rows(quick: bool = False) -> list[dict[str, Any]]:
     """The figures as table rows: what, promptwire (s), yardstick (s), ratio, target, pass."""
     found = []
     with server_process() as server:
-        wall = throughput(server, rounds=2 if quick else 3)
+        wall = throughput(server, rounds=3 if quick else 5)
         ideal, serial = DELAY_MS / 1000, CALLS * DELAY_MS / 1000
         what = f"{CALLS} agenerate at once, {DELAY_MS} ms delay"
         ours = wall["promptwire"]

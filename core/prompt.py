@@ -432,12 +432,11 @@ class PromptCache(BaseModel):
 
 
 class GenerateConfig(BaseModel):
-    """Generation options exactly as the AgentScript seed defines them.
+    """Generation options exactly as the AgentScript seed defines them (frozen: change one by ``model_copy``)."""
 
-    Frozen: a prompt's ``model_copy`` shares its config, so a config changed in place would change
-    every copy's; ``model_copy(update=...)`` makes a changed one. Being frozen also lets every prompt
-    given no config share one default (:data:`_NO_CONFIG`) instead of building one per validation."""
-
+    # Frozen: a prompt's model_copy shares its config, so a config changed in place would change every
+    # copy's. It also lets every prompt given no config share one default (_NO_CONFIG) instead of
+    # building one per validation.
     model_config = ConfigDict(**_STRICT, frozen=True)
 
     max_output: Budget | None = None
