@@ -110,8 +110,11 @@ class ConverseMessages:
 
     def __init__(self) -> None:
         self.notes: list[str] = []
-        self.ids = ToolIds("Bedrock", "a-zA-Z0-9_-", 64)
         self.system: list[dict[str, Any]] = []
+
+    def _begin(self) -> None:
+        """The general pass's own state (the plain text pass needs none: every call makes a writer)."""
+        self.ids = ToolIds("Bedrock", "a-zA-Z0-9_-", 64)
         self.turns: list[_Turn] = []
         self.documents = 0
         self.used: set[str] = set()
@@ -152,6 +155,7 @@ class ConverseMessages:
 
     def _written(self, messages: tuple[Message, ...]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """:meth:`write` of any conversation."""
+        self._begin()
         leading = 0
         while leading < len(messages) and messages[leading].role in ("system", "developer"):
             self._system(messages[leading], leading)

@@ -429,6 +429,10 @@ _FENCED = re.compile(r"```(?:json)?[ \t]*\n?(.*?)```", re.DOTALL)
 def read_json(text: str) -> Any:
     """The JSON in a model's text: the whole text, else each fenced block in order, else the first
     balanced ``{...}`` (strings respected); else :class:`NotJsonError` quoting the start of it."""
+    try:  # a reply is usually the JSON itself
+        return _DECODER.decode(text)
+    except (json.JSONDecodeError, RecursionError, ValueError):
+        pass
     for candidate in _json_candidates(text):
         try:
             return _DECODER.decode(candidate)
@@ -461,9 +465,8 @@ accepted value itself."""
 
 
 def _json_candidates(text: str) -> Iterator[str]:
-    """Where the JSON may be, in the order tried, each looked for only when the ones before failed
-    (a reply is usually the JSON itself)."""
-    yield text
+    """Where else the JSON may be when the whole text is not JSON, in the order tried, each looked
+    for only when the ones before failed."""
     for match in _FENCED.finditer(text):
         yield match.group(1).strip()
     first = _first_object(text)
