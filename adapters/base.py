@@ -50,7 +50,6 @@ import contextlib
 import copy
 import dataclasses
 import json
-import os
 import sys
 import time
 import weakref
@@ -60,6 +59,7 @@ from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from ..core.call import ProviderRequest, Reply, Usage, Whole
 from ..core.contract import OutputContract
+from ..core.environment import environment_value
 from ..core.errors import (
     AuthenticationError,
     ProviderConnectionError,
@@ -211,12 +211,12 @@ class ProviderAdapter(ABC):
 
     def url(self) -> str:
         """The base URL: the one given, else ``$url_variable``, else ``default_url``."""
-        given = self.base_url or (os.environ.get(self.url_variable) if self.url_variable else None)
+        given = self.base_url or (environment_value(self.url_variable) if self.url_variable else None)
         return (given or self.default_url).rstrip("/")
 
     def endpoint(self, request: ProviderRequest) -> Endpoint:
         """Where ``request`` goes (the endpoint it names, else :meth:`url`) and with which key."""
-        key = self.api_key or (os.environ.get(self.key_variable) if self.key_variable else None)
+        key = self.api_key or (environment_value(self.key_variable) if self.key_variable else None)
         if self.key_variable and not key:
             raise AuthenticationError(f"{self.key_variable} is required for {self.protocol}:// models")
         if key:

@@ -28,11 +28,11 @@ wraps what its HTTP client raises ("Connection error") keeps it as the cause, wh
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from typing import Any
 
+from ..core.environment import environment_value
 from ..core.errors import MalformedResponseError, PromptwireError, ReplyTooLargeError
 
 __all__ = [
@@ -64,7 +64,7 @@ class CompressedReplyError(MalformedResponseError):
 def max_reply_bytes() -> int:
     """The bound on a reply: ``PROMPTWIRE_MAX_REPLY_SIZE`` when set (``1000``, ``64M``, ``2G``),
     else :data:`DEFAULT_MAX_REPLY_BYTES`. Read for each reply, so a change applies at once."""
-    text = _setting_text()
+    text = (environment_value(SETTING) or "").strip()  # read for each reply: see core.environment
     if not text:
         return DEFAULT_MAX_REPLY_BYTES
     number, unit = (text[:-1], text[-1].upper()) if text[-1:].isalpha() else (text, "")
@@ -75,22 +75,6 @@ def max_reply_bytes() -> int:
             f"{shown_size(DEFAULT_MAX_REPLY_BYTES)})"
         )
     return int(number) * _UNITS[unit]
-
-
-def _setting_text() -> str:
-    """``os.environ.get(SETTING, "").strip()``, read for each reply. Asked of a variable that is
-    not set (the usual case), ``os.environ.get`` raises and catches two ``KeyError`` inside: about
-    8,000 instructions, and every call reads the setting twice (before sending, and when the reply
-    comes). So ``os.environ``'s own mapping of encoded names (CPython's ``_data``, which every
-    change made through ``os.environ`` updates) is asked first, where there is one."""
-    names = getattr(os.environ, "_data", None)
-    if isinstance(names, dict) and _ENCODED_SETTING not in names:
-        return ""
-    return os.environ.get(SETTING, "").strip()
-
-
-_ENCODED_SETTING = getattr(os.environ, "encodekey", lambda name: name)(SETTING)
-""":data:`SETTING` as ``os.environ`` keeps it (bytes on POSIX, upper case on Windows)."""
 
 
 def shown_size(size: int) -> str:
