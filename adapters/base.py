@@ -50,7 +50,6 @@ import contextlib
 import copy
 import dataclasses
 import json
-import os
 import sys
 import time
 import weakref
@@ -60,6 +59,7 @@ from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from ..core.call import ProviderRequest, Reply, Usage, Whole
 from ..core.contract import OutputContract
+from ..core.environment import environment_value
 from ..core.errors import (
     AuthenticationError,
     ProviderConnectionError,
@@ -71,6 +71,7 @@ from ..core.json_text import to_bytes
 from ..core.model_uri import model_name
 from ..core.prompt import GenerateConfig, ToolDefinition
 from ..core.rendered import RenderedPrompt
+from ..core.sdk import require_sdk
 from ..core.secrets import declare_secret_variables, declare_url_variables, extra_secrets, shown_url, url_secrets
 from ..core.stepping import aclose, in_worker, stepped_in_thread
 from ..core.timeout import DEFAULT_TIMEOUT
@@ -210,12 +211,12 @@ class ProviderAdapter(ABC):
 
     def url(self) -> str:
         """The base URL: the one given, else ``$url_variable``, else ``default_url``."""
-        given = self.base_url or (os.environ.get(self.url_variable) if self.url_variable else None)
+        given = self.base_url or (environment_value(self.url_variable) if self.url_variable else None)
         return (given or self.default_url).rstrip("/")
 
     def endpoint(self, request: ProviderRequest) -> Endpoint:
         """Where ``request`` goes (the endpoint it names, else :meth:`url`) and with which key."""
-        key = self.api_key or (os.environ.get(self.key_variable) if self.key_variable else None)
+        key = self.api_key or (environment_value(self.key_variable) if self.key_variable else None)
         if self.key_variable and not key:
             raise AuthenticationError(f"{self.key_variable} is required for {self.protocol}:// models")
         if key:
@@ -274,8 +275,6 @@ class ProviderAdapter(ABC):
                 await aclose(client)
 
     def _where(self, request: ProviderRequest, timeout: float | None) -> tuple[float, Endpoint]:
-        from ..core.sdk import require_sdk
-
         require_sdk(self)  # the extra to install, before anything is sent (not a ModuleNotFoundError)
         max_reply_bytes()  # a bad setting refused before anything is sent
         return timeout or DEFAULT_TIMEOUT, self.endpoint(request)
@@ -294,20 +293,10 @@ class ProviderAdapter(ABC):
             kept[endpoint, seconds] = self.async_client(endpoint, seconds)
         return kept[endpoint, seconds]
 
-    @contextlib.contextmanager
-    def _told(self, endpoint: Endpoint, seconds: float) -> Iterator[None]:
+    def _told(self, endpoint: Endpoint, seconds: float) -> _Told:
         """Every failure of the call inside told as the :class:`ProviderError` :meth:`failure` reads
         in it, with the endpoint's key and URL password masked in every message made inside."""
-        with extra_secrets(*endpoint.secrets):
-            try:
-                yield
-            except Exception as exc:
-                error = refused_reply(exc) or self.failure(exc, endpoint, seconds)
-                if error is None:
-                    raise
-                if isinstance(error, ProviderConnectionError):  # where it tried, as a timeout says
-                    error = tried_at(error, self._shown_where(endpoint))
-                raise error from None
+        return _Told(self, endpoint, seconds)
 
     def failure(self, exc: Exception, endpoint: Endpoint, seconds: float) -> ProviderError | None:
         """The :class:`ProviderError` that ``exc``, raised by the call, stands for; ``None`` leaves
@@ -434,6 +423,36 @@ class ProviderAdapter(ABC):
         if not isinstance(count, int) or isinstance(count, bool):
             raise TypeError(f"input_tokens is {type(count).__name__}, not an integer")
         return count
+
+
+class _Told:
+    """The block of :meth:`ProviderAdapter._told`: a class, not a generator's context manager
+    (which costs about 8,000 instructions more, and every call enters one). A failure is told
+    inside the masks, so its message is masked as the call's are; an exception that is not an
+    ``Exception`` (a closed stream's ``GeneratorExit``, a cancelled task) goes through as it is."""
+
+    __slots__ = ("adapter", "endpoint", "masked", "seconds")
+
+    def __init__(self, adapter: ProviderAdapter, endpoint: Endpoint, seconds: float) -> None:
+        self.adapter = adapter
+        self.endpoint = endpoint
+        self.seconds = seconds
+        self.masked = extra_secrets(*endpoint.secrets)
+
+    def __enter__(self) -> None:
+        self.masked.__enter__()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, traceback: Any) -> None:
+        try:
+            if isinstance(exc, Exception):
+                adapter = self.adapter
+                error = refused_reply(exc) or adapter.failure(exc, self.endpoint, self.seconds)
+                if error is not None:
+                    if isinstance(error, ProviderConnectionError):  # where it tried, as a timeout says
+                        error = tried_at(error, adapter._shown_where(self.endpoint))
+                    raise error from None
+        finally:
+            self.masked.__exit__(kind, exc, traceback)
 
 
 _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -54,13 +54,13 @@ from __future__ import annotations
 import base64
 import functools
 import json
-import os
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 from urllib.parse import quote
 
 from ..core.call import ProviderRequest, Reply, Usage, cut_short
 from ..core.contract import OutputContract
+from ..core.environment import environment_value
 from ..core.errors import (
     AuthenticationError,
     BadRequestError,
@@ -197,8 +197,8 @@ class BedrockAdapter(StreamingAdapter):
         URL; else none, and botocore finds it (the profile's, the region's). No key: the AWS SDK
         finds the credentials, and every variable that holds one is masked in every message."""
         url = self.base_url
-        if not url and os.environ.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "").lower() != "true":
-            url = os.environ.get("AWS_ENDPOINT_URL_BEDROCK_RUNTIME") or os.environ.get("AWS_ENDPOINT_URL")
+        if not url and (environment_value("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS") or "").lower() != "true":
+            url = environment_value("AWS_ENDPOINT_URL_BEDROCK_RUNTIME") or environment_value("AWS_ENDPOINT_URL")
         return Endpoint((url or "").rstrip("/"))
 
     def request_path(self, request: ProviderRequest) -> str:

@@ -72,6 +72,8 @@ AUDIO_FORMATS = frozenset(
 )
 """The audio formats Converse names (which models take audio is the model's own matter)."""
 
+_TURN_ROLES = frozenset({"user", "assistant"})
+
 _NAME_OUTSIDE = re.compile(r"[^A-Za-z0-9\s\-()\[\]]+")
 _SPACES = re.compile(r"\s+")
 
@@ -108,8 +110,11 @@ class ConverseMessages:
 
     def __init__(self) -> None:
         self.notes: list[str] = []
-        self.ids = ToolIds("Bedrock", "a-zA-Z0-9_-", 64)
         self.system: list[dict[str, Any]] = []
+
+    def _begin(self) -> None:
+        """The general pass's own state (the plain text pass needs none: every call makes a writer)."""
+        self.ids = ToolIds("Bedrock", "a-zA-Z0-9_-", 64)
         self.turns: list[_Turn] = []
         self.documents = 0
         self.used: set[str] = set()
@@ -118,6 +123,39 @@ class ConverseMessages:
 
     def write(self, messages: tuple[Message, ...]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The ``system`` blocks and the ``messages`` of the render's messages, order rules checked."""
+        written = self._plain(messages)
+        return written if written is not None else self._written(messages)
+
+    def _plain(self, messages: tuple[Message, ...]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+        """What :meth:`_written` writes of a plain text conversation (system text, then user and
+        assistant turns that alternate, each text that is not blank, no name, no breakpoint, no
+        tool call), written in one pass; ``None`` for any other, which :meth:`_written` writes
+        with its notes and checks. The usual prompt is such a conversation, and every call
+        writes one: the general pass cost about four times as many instructions."""
+        system: list[dict[str, Any]] = []
+        written: list[dict[str, Any]] = []
+        leading = True
+        role = ""
+        for message in messages:
+            content = message.content
+            if content.__class__ is not str or not content.strip() or message.cache is not None:
+                return None
+            if leading and message.role == "system":
+                system.append({"text": content})
+                continue
+            leading = False
+            if message.role == role or message.role not in _TURN_ROLES or message.name is not None:
+                return None
+            if message.tool_calls:
+                return None
+            role = message.role
+            written.append({"role": role, "content": [{"text": content}]})
+        self.system.extend(system)
+        return self.system, written
+
+    def _written(self, messages: tuple[Message, ...]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """:meth:`write` of any conversation."""
+        self._begin()
         leading = 0
         while leading < len(messages) and messages[leading].role in ("system", "developer"):
             self._system(messages[leading], leading)

@@ -31,6 +31,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..core.call import ProviderRequest, Reply, Usage, cut_short
 from ..core.contract import OutputContract
+from ..core.environment import environment_value
 from ..core.errors import BadRequestError, MalformedResponseError, ProviderError, body_excerpt
 from ..core.model_uri import model_scheme
 from ..core.prompt import GenerateConfig, PromptCache, ToolCall
@@ -162,7 +163,7 @@ class OllamaAdapter(StreamingAdapter):
         only a model URI names gets no key: the user gave it to the server they configured."""
         configured = configured_host(self.base_url)
         host = request.endpoint or configured
-        key = os.environ.get("OLLAMA_API_KEY") or None
+        key = environment_value("OLLAMA_API_KEY") or None
         if key:
             check_key(key, "OLLAMA_API_KEY")
         if host != configured and host_origin(host) != host_origin(configured):

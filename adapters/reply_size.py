@@ -28,11 +28,11 @@ wraps what its HTTP client raises ("Connection error") keeps it as the cause, wh
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from typing import Any
 
+from ..core.environment import environment_value
 from ..core.errors import MalformedResponseError, PromptwireError, ReplyTooLargeError
 
 __all__ = [
@@ -64,7 +64,7 @@ class CompressedReplyError(MalformedResponseError):
 def max_reply_bytes() -> int:
     """The bound on a reply: ``PROMPTWIRE_MAX_REPLY_SIZE`` when set (``1000``, ``64M``, ``2G``),
     else :data:`DEFAULT_MAX_REPLY_BYTES`. Read for each reply, so a change applies at once."""
-    text = os.environ.get(SETTING, "").strip()
+    text = (environment_value(SETTING) or "").strip()  # read for each reply: see core.environment
     if not text:
         return DEFAULT_MAX_REPLY_BYTES
     number, unit = (text[:-1], text[-1].upper()) if text[-1:].isalpha() else (text, "")

@@ -25,7 +25,6 @@ on whole when it comes.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import time
@@ -305,6 +304,8 @@ def with_render_notes(request: ProviderRequest, rendered: RenderedPrompt) -> Pro
     """``request`` noting, before the adapter's own notes, what the format left out of the prompt
     it carries (the render's warnings): nothing is dropped on the way to a provider without a word
     in the request."""
+    if not rendered.warnings:  # the usual render: nothing to note
+        return request
     lines = warning_lines(rendered.warnings)
     return replace(request, notes=(*lines, *request.notes)) if lines else request
 
@@ -317,10 +318,13 @@ def _driven(steps: _Loop, chain: Chain, watching: Watcher) -> Iterator[str | Gen
     while isinstance(step, Call):
         taken = _Taken(step, watching)
         try:
-            with contextlib.closing(chain.send(step)) as items:
+            items = chain.send(step)
+            try:
                 for item in items:
                     if text := taken.take(item):
                         yield text
+            finally:  # its connection, however the iteration ends
+                items.close()
         except Exception as exc:  # the loop decides what a failed call means
             taken.failure = exc
         except BaseException as exc:  # closed early, cancelled: the loop ends with it now, not when collected
@@ -425,6 +429,10 @@ _FENCED = re.compile(r"```(?:json)?[ \t]*\n?(.*?)```", re.DOTALL)
 def read_json(text: str) -> Any:
     """The JSON in a model's text: the whole text, else each fenced block in order, else the first
     balanced ``{...}`` (strings respected); else :class:`NotJsonError` quoting the start of it."""
+    try:  # a reply is usually the JSON itself
+        return _DECODER.decode(text)
+    except (json.JSONDecodeError, RecursionError, ValueError):
+        pass
     for candidate in _json_candidates(text):
         try:
             return _DECODER.decode(candidate)
@@ -457,9 +465,8 @@ accepted value itself."""
 
 
 def _json_candidates(text: str) -> Iterator[str]:
-    """Where the JSON may be, in the order tried, each looked for only when the ones before failed
-    (a reply is usually the JSON itself)."""
-    yield text
+    """Where else the JSON may be when the whole text is not JSON, in the order tried, each looked
+    for only when the ones before failed."""
     for match in _FENCED.finditer(text):
         yield match.group(1).strip()
     first = _first_object(text)

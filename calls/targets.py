@@ -12,7 +12,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from ..core.model_uri import model_scheme
-from ..core.records import dataclass_record
+from ..core.records import dataclass_record, field_setters
 
 if TYPE_CHECKING:
     from ..core.call import ModelAdapter, ProviderRequest
@@ -44,11 +44,11 @@ class Target:
         asked: str | None = None,
         named: bool = False,
     ) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "adapter", adapter)
-        object.__setattr__(self, "model", model)
-        object.__setattr__(self, "asked", asked)
-        object.__setattr__(self, "named", named)
+        _name(self, name)
+        _adapter(self, adapter)
+        _model(self, model)
+        _asked(self, asked)
+        _named(self, named)
 
     def request(
         self, rendered: RenderedPrompt, config: GenerateConfig, contract: OutputContract | None
@@ -66,6 +66,10 @@ class Target:
                 "the provider asked for",
             )
         return dataclasses.replace(request, notes=notes, provider=self.name)
+
+
+_name, _adapter, _model, _asked, _named = field_setters(Target)
+"""Each field's setter (:func:`~promptwire.core.records.field_setters`: every attempt makes a Target)."""
 
 
 class Router:

@@ -14,7 +14,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ProviderConnectionError
-from .records import FACTORY, dataclass_record
+from .records import FACTORY, dataclass_record, field_setters
 
 if TYPE_CHECKING:
     from .contract import OutputContract
@@ -51,9 +51,9 @@ class Usage:
         output: int | None = None,
         details: Mapping[str, Any] | None = None,
     ) -> None:
-        object.__setattr__(self, "input", input)
-        object.__setattr__(self, "output", output)
-        object.__setattr__(self, "details", details)
+        _usage_input(self, input)
+        _usage_output(self, output)
+        _usage_details(self, details)
 
     @classmethod
     def read(cls, usage: Mapping[str, Any] | Usage | None) -> Usage | None:
@@ -79,6 +79,9 @@ class Usage:
     def __bool__(self) -> bool:
         """Whether the provider counted anything (an empty ``usage`` object counts nothing)."""
         return bool(self.details) if self.details is not None else (self.input, self.output) != (None, None)
+
+
+_usage_input, _usage_output, _usage_details = field_setters(Usage)
 
 
 def _count(usage: Mapping[str, Any], *names: str) -> int | None:
@@ -335,18 +338,35 @@ class Call:
         model: str | None,
         record: ModelCall,
     ) -> None:
-        object.__setattr__(self, "request", request)
-        object.__setattr__(self, "sent", sent)
-        object.__setattr__(self, "adapter", adapter)
-        object.__setattr__(self, "provider", provider)
-        object.__setattr__(self, "attempt", attempt)
-        object.__setattr__(self, "site", site)
-        object.__setattr__(self, "stream", stream)
-        object.__setattr__(self, "timeout", timeout)
-        object.__setattr__(self, "rendered", rendered)
-        object.__setattr__(self, "prompt", prompt)
-        object.__setattr__(self, "model", model)
-        object.__setattr__(self, "record", record)
+        _call_request(self, request)
+        _call_sent(self, sent)
+        _call_adapter(self, adapter)
+        _call_provider(self, provider)
+        _call_attempt(self, attempt)
+        _call_site(self, site)
+        _call_stream(self, stream)
+        _call_timeout(self, timeout)
+        _call_rendered(self, rendered)
+        _call_prompt(self, prompt)
+        _call_model(self, model)
+        _call_record(self, record)
+
+
+(
+    _call_request,
+    _call_sent,
+    _call_adapter,
+    _call_provider,
+    _call_attempt,
+    _call_site,
+    _call_stream,
+    _call_timeout,
+    _call_rendered,
+    _call_prompt,
+    _call_model,
+    _call_record,
+) = field_setters(Call)
+"""Each field's setter (:func:`~promptwire.core.records.field_setters`: every attempt makes a Call)."""
 
 
 @dataclass_record(frozen=True, slots=True)
@@ -359,8 +379,11 @@ class Whole:
     reply: Reply | None = None
 
     def __init__(self, raw: Any, reply: Reply | None = None) -> None:
-        object.__setattr__(self, "raw", raw)
-        object.__setattr__(self, "reply", reply)
+        _whole_raw(self, raw)
+        _whole_reply(self, reply)
+
+
+_whole_raw, _whole_reply = field_setters(Whole)
 
 
 def cut_short() -> ProviderConnectionError:

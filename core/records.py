@@ -22,7 +22,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["FACTORY", "dataclass_record"]
+__all__ = ["FACTORY", "dataclass_record", "field_setters"]
 
 
 class _Factory:
@@ -48,6 +48,15 @@ else:
             return _make(cls, frozen=frozen, eq=eq, repr=repr, slots=slots)
 
         return make
+
+
+def field_setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
+    """The setters of a slots record's fields, in their order, for the hand-written ``__init__``
+    of a frozen one that every model call makes (:class:`~promptwire.core.call.Call`...): each sets
+    its field's slot as ``object.__setattr__(self, name, value)`` does, in about a third of the
+    instructions (``object.__setattr__`` first checks that the frozen class's own
+    ``__setattr__`` is not bypassed, walking its bases: about 1,100 instructions a field)."""
+    return tuple(cls.__dict__[field.name].__set__ for field in dataclasses.fields(cls))
 
 
 def _make(cls: type, *, frozen: bool, eq: bool, repr: bool, slots: bool) -> type:

@@ -516,6 +516,22 @@ def test_a_program_run_is_recorded_and_replayed_byte_for_byte(
     assert len(server.requests) == 1
 
 
+@pytest.mark.parametrize(
+    "model_id",
+    [
+        "anthropic.claude-3-5-sonnet-20240620-v1:0",
+        "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/" + "p" * 80,  # past the first read
+        "é" * 47 + "x",  # a two-byte character cut by the first read
+        "x" * 93 + '"\\',  # escapes across it
+        "m" * 2048,
+    ],
+)
+def test_the_model_id_is_cut_out_of_the_body_however_long_it_is(model_id: str) -> None:
+    rest = {"messages": [{"role": "user", "content": [{"text": "Hi"}]}]}
+    assert _split(to_bytes({"modelId": model_id, **rest})) == (model_id, to_bytes(rest))
+    assert _split(to_bytes({"modelId": model_id})) == (model_id, b"{}")
+
+
 @settings(max_examples=examples(2), deadline=None)
 @given(st.text(max_size=40), st.dictionaries(st.sampled_from(["messages", "system", "x"]), JSON, max_size=3))
 def test_the_body_sent_is_the_request_without_its_model_id(model_id: str, rest: dict[str, Any]) -> None:

@@ -7,16 +7,23 @@ Runtime with the real boto3 client, whole, streamed and async."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import promptwire
 from promptwire.adapters.bedrock import BedrockAdapter
+from promptwire.adapters.bedrock_turns import ConverseMessages
 from promptwire.core.call import ProviderRequest
 from promptwire.core.errors import BadRequestError
+from promptwire.core.prompt import ToolCall
+from promptwire.core.rendered import Message
 from promptwire.testing.bedrock_server import fake_bedrock
 from promptwire.testing.provider_servers import TOOLS_MODEL
+from tests.hypothesis_profile import examples
 
 WEATHER = {
     "name": "get_weather",
@@ -345,3 +352,56 @@ def test_an_image_in_s3_goes_as_its_location() -> None:
         "image": {"format": "jpeg", "source": {"s3Location": {"uri": "s3://bucket/photos/cat.JPG"}}}
     }
     assert request.notes == ("messages[0].content[1]: Bedrock has no image detail level; 'high' left out",)
+
+
+_TEXT = st.one_of(st.sampled_from(["Hi.", "", " \n", "Paris?"]), st.text(max_size=4))
+_CONTENT = st.one_of(
+    _TEXT,
+    _TEXT.map(lambda text: [{"type": "text", "text": text}]),
+    st.just([{"type": "tool_call", "id": "call_1", "name": "f", "arguments": {}}]),
+    st.just([{"type": "tool_result", "call_id": "call_1", "content": "ok"}]),
+)
+_MESSAGE_FIELDS = st.fixed_dictionaries(
+    {},
+    optional={
+        "name": st.sampled_from(["ann", None]),
+        "tool_call_id": st.sampled_from(["call_1", None]),
+        "tool_calls": st.sampled_from([(), (ToolCall(name="f", id="call_1"),)]),
+        "is_error": st.booleans(),
+        "cache": st.sampled_from([{}, None]),
+    },
+)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["system", "user", "assistant", "tool", "developer"]), _CONTENT, _MESSAGE_FIELDS),
+        max_size=6,
+    )
+)
+@settings(max_examples=examples(300))
+def test_a_plain_text_conversation_is_written_as_the_general_pass_writes_it(
+    messages: list[tuple[str, Any, dict[str, Any]]],
+) -> None:
+    # write() takes plain text conversations (the usual prompt) in a pass of their own: the same
+    # system blocks, messages and notes as the general pass, and any other conversation goes there.
+    rendered = tuple(Message(role, content, **fields) for role, content, fields in messages)
+    fast, general = ConverseMessages(), ConverseMessages()
+    try:
+        expected = general._written(rendered)
+    except BadRequestError as exc:
+        with pytest.raises(BadRequestError, match=re.escape(str(exc))):
+            fast.write(rendered)
+        return
+    assert fast.write(rendered) == expected
+    assert fast.notes == general.notes
+
+
+def test_the_usual_prompt_takes_the_plain_text_pass() -> None:
+    rendered = (Message("system", "You are terse."), Message("user", "Hi."), Message("assistant", "Hello."))
+    assert ConverseMessages()._plain(rendered) == (
+        [{"text": "You are terse."}],
+        [{"role": "user", "content": [{"text": "Hi."}]}, {"role": "assistant", "content": [{"text": "Hello."}]}],
+    )
+    for other in (Message("user", "Hi.", name="ann"), Message("user", " "), Message("developer", "Be terse.")):
+        assert ConverseMessages()._plain((other,)) is None

@@ -7,11 +7,13 @@ its setting, so no test sends more than a few hundred KiB."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given
@@ -195,3 +197,23 @@ def test_the_command_line_says_the_bound_without_a_traceback(server: FakeProvide
             "asrender: ReplyTooLargeError [openai]: LLM provider reply is larger than 64 KiB, the bound on a reply; "
             "refused (set PROMPTWIRE_MAX_REPLY_SIZE to raise it, such as PROMPTWIRE_MAX_REPLY_SIZE=256K)\n"
         ), done.stderr
+
+
+def test_the_setting_is_read_for_each_reply_however_the_environment_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read before sending and again when the reply comes, the unset case first asked of
+    # os.environ's own mapping: set, changed and removed between calls, it is honoured at once.
+    monkeypatch.delenv(SETTING, raising=False)
+    assert max_reply_bytes() == DEFAULT_MAX_REPLY_BYTES
+    os.environ[SETTING] = "2K"
+    try:
+        assert max_reply_bytes() == 2048
+        with mock.patch.dict(os.environ, {SETTING: "3K"}):
+            assert max_reply_bytes() == 3072
+        with mock.patch.dict(os.environ, clear=True):
+            assert max_reply_bytes() == DEFAULT_MAX_REPLY_BYTES
+        assert max_reply_bytes() == 2048
+    finally:
+        del os.environ[SETTING]
+    assert max_reply_bytes() == DEFAULT_MAX_REPLY_BYTES
+    monkeypatch.setattr(os, "environ", {SETTING: "5K"})  # a plain mapping in its place (a test harness's)
+    assert max_reply_bytes() == 5120

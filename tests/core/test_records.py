@@ -123,3 +123,36 @@ def test_a_record_must_write_its_init() -> None:
 
 def test_the_factory_default_shows_as_dataclass_shows_its_own() -> None:
     assert repr(FACTORY) == "<factory>"
+
+
+def test_the_records_every_call_makes_set_each_field_to_its_argument() -> None:
+    # Call, Target, Whole and Usage set their fields with field_setters, in their order: each field
+    # holds the argument given in its place, and they stay frozen.
+    from promptwire.calls.targets import Target
+    from promptwire.core.call import Call, Usage, Whole
+
+    for cls in (Call, Target, Whole, Usage):
+        values = [object() for _ in dataclasses.fields(cls)]
+        made = cls(*values)
+        assert [getattr(made, each.name) for each in dataclasses.fields(cls)] == values
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(made, dataclasses.fields(cls)[0].name, None)
+
+
+def test_field_setters_set_a_slot_as_object_setattr_does() -> None:
+    from promptwire.core.records import field_setters
+
+    @dataclass_record(frozen=True, slots=True)
+    class Pair:
+        left: int
+        right: int
+
+        def __init__(self, left: int, right: int) -> None:
+            object.__setattr__(self, "left", left)
+            object.__setattr__(self, "right", right)
+
+    pair = Pair(1, 2)
+    set_left, set_right = field_setters(Pair)
+    set_left(pair, 3)
+    set_right(pair, 4)
+    assert pair == Pair(3, 4) and hash(pair) == hash(Pair(3, 4))
