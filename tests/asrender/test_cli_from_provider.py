@@ -236,6 +236,20 @@ def _chat(model: str | None, text: str) -> dict[str, Any]:
     return {**({} if model is None else {"model": model}), "messages": [{"role": "user", "content": text}]}
 
 
+def _openai_batch(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, rows: Path, out: Path, *flags: str
+) -> tuple[int, str, list[Any]]:
+    """``asrender batch ROWS --from openai-chat --provider openai FLAGS`` against the fake provider:
+    the exit code, stderr, and the request bodies the provider received."""
+    with fake_provider() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        code, _, err = _run(
+            capsys, "batch", str(rows), "--out", str(out), "--from", "openai-chat", "--provider", "openai", *flags
+        )
+    return code, err, server.requests
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_batch_rows_are_sent_to_the_model_each_body_names(
     jobs: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
@@ -244,24 +258,9 @@ def test_batch_rows_are_sent_to_the_model_each_body_names(
     takes its own: no --model is needed, and the model taken is not reported left out."""
     rows = _rows(tmp_path, [_chat("ok", "a"), _chat("delay1", "b"), _chat("ok", "c")])
     out = tmp_path / "out.jsonl"
-    with fake_provider() as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        code, _, err = _run(
-            capsys,
-            "batch",
-            str(rows),
-            "--out",
-            str(out),
-            "--from",
-            "openai-chat",
-            "--provider",
-            "openai",
-            "--jobs",
-            jobs,
-        )
+    code, err, requests = _openai_batch(capsys, monkeypatch, rows, out, "--jobs", jobs)
     assert code == 0, err
-    assert sorted((body["model"], body["messages"][0]["content"]) for body in server.requests) == [
+    assert sorted((body["model"], body["messages"][0]["content"]) for body in requests) == [
         ("delay1", "b"),
         ("ok", "a"),
         ("ok", "c"),
@@ -277,15 +276,9 @@ def test_a_batchs_model_replaces_every_rows_own_as_it_replaces_a_single_bodys(
 ) -> None:
     rows = _rows(tmp_path, [_chat("e500", "a"), _chat(None, "b")])
     out = tmp_path / "out.jsonl"
-    with fake_provider() as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        code, _, err = _run(
-            capsys, "batch", str(rows), "--out", str(out), "--from", "openai-chat", "--provider", "openai",
-            "--model", "ok",
-        )  # fmt: skip
+    code, err, requests = _openai_batch(capsys, monkeypatch, rows, out, "--model", "ok")
     assert code == 0, err
-    assert [body["model"] for body in server.requests] == ["ok", "ok"]
+    assert [body["model"] for body in requests] == ["ok", "ok"]
     (call,) = _results(out)[1]["calls"]
     left_out = "format 'conversation' cannot express these prompt fields, which were left out: native.openai-chat"
     assert left_out in call["request"]["notes"]  # the row's own model, not sent: said, as for a single body
@@ -296,14 +289,9 @@ def test_a_batch_row_naming_no_model_fails_alone_with_what_to_give(
 ) -> None:
     rows = _rows(tmp_path, [_chat("ok", "a"), _chat(None, "b")])
     out = tmp_path / "out.jsonl"
-    with fake_provider() as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        code, _, err = _run(
-            capsys, "batch", str(rows), "--out", str(out), "--from", "openai-chat", "--provider", "openai"
-        )
+    code, err, requests = _openai_batch(capsys, monkeypatch, rows, out)
     assert code == 1
-    assert [body["model"] for body in server.requests] == ["ok"]
+    assert [body["model"] for body in requests] == ["ok"]
     results = _results(out)
     assert results[1]["status"] == "ok"
     message = "the row names no model (its 'model'): give --model, or name one in the row"
