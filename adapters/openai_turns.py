@@ -206,9 +206,9 @@ class ChatMessages:
 
     def _result(self, part: dict[str, Any], index: int, position: int) -> dict[str, Any]:
         call_id = part["call_id"]
-        if not self.ids.accepts(call_id):
-            call_id = self.ids(call_id)
-        if call_id not in self._made:
+        # Told by the calls just made first: each was sent with an id OpenAI takes, so an id found
+        # there needs no pattern match (one per result of a history).
+        if call_id not in self._made and (call_id := self.ids(call_id)) not in self._made:
             raise turn_error(
                 index,
                 f"content[{position}] answers tool call {part['call_id']!r}, which the assistant message just before "

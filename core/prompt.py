@@ -291,30 +291,27 @@ def _parts_of_chat_shape(data: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("'is_error' belongs to a tool turn, which names its call with 'tool_call_id'")
     if not isinstance(calls, list):
         raise ValueError(f"'tool_calls' must be a list of calls, not {type(calls).__name__}")
-    parts: list[Any] = []
     if isinstance(content, str):
-        if content:
-            parts.append({"type": "text", "text": content})
+        parts: list[Any] = [{"type": "text", "text": content}] if content else []
     elif isinstance(content, list):
-        parts.extend(content)
-    elif content is not None:
+        parts = [*content]
+    elif content is None:
+        parts = []
+    else:
         raise ValueError(f"'content' must be text or a list of parts, not {type(content).__name__}")
-    parts.extend(map(_call_part, calls))  # no generator of its own, for each call of a history
+    # Each call as a tool-call part, in this loop rather than a function per call (one per call of
+    # a history): arguments given as JSON text are kept as text and read into their object. A call
+    # that is no dict is left as it is, for the part's own validation to refuse at its path.
+    for call in calls:
+        if isinstance(call, dict):
+            call = {"type": "tool_call", **call}
+            arguments = call.get("arguments")
+            if isinstance(arguments, str):
+                call["arguments_text"] = arguments
+                call["arguments"] = json_object(arguments)
+        parts.append(call)
     turn["content"] = parts
     return turn
-
-
-def _call_part(call: Any) -> Any:
-    """One ``{"id", "name", "arguments"}`` call as a tool-call part (arguments given as JSON text
-    are kept as text and read into their object)."""
-    if not isinstance(call, dict):
-        return call  # refused by the part's own validation, at its path
-    part = {"type": "tool_call", **call}
-    arguments = part.get("arguments")
-    if isinstance(arguments, str):
-        part["arguments_text"] = arguments
-        part["arguments"] = json_object(arguments)
-    return part
 
 
 class Section(BaseModel):

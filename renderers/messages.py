@@ -161,23 +161,23 @@ def history_messages(prompt: Prompt, url_files: list[str] | None = None) -> list
         # A turn's fields taken from its __dict__ in one read: every attribute read of a pydantic
         # model goes through the class's __getattr__ hook (about 0.1 us each, four per turn).
         role, content, name, cache = _TURN_VALUES(turn.__dict__)
-        if content.__class__ is str and cache is None:  # the usual text turn: no part or mark to convert
-            # Message(role, content, name), its __init__ inline: calling a class runs its __init__
-            # through type.__call__ (about 0.7k instructions of each turn's 4k).
-            message = _new_message(Message)
-            message.role = role
+        # Message(role, content, name, cache=...), its __init__ inline: calling a class runs its
+        # __init__ through type.__call__ (about 0.7k instructions of each turn's 4k; a keyword
+        # argument more for a turn of parts).
+        message = _new_message(Message)
+        message.role = role
+        if content.__class__ is str:  # text, most of a history: nothing in its content to convert
             message.content = content
-            message.name = name
-            message.tool_calls = ()
-            message.tool_call_id = None
-            message.is_error = False
-            message.cache = None
-            messages.append(message)
         else:
-            mark = None if cache is None else cache_mark(cache)
-            messages.append(Message(role, openai_content(content), name, cache=mark))
+            message.content = openai_content(content)
             if url_files is not None and not isinstance(content, str) and holds_url_file(content):
                 url_files += turn_url_file_paths(index, content)
+        message.name = name
+        message.tool_calls = ()
+        message.tool_call_id = None
+        message.is_error = False
+        message.cache = None if cache is None else cache_mark(cache)
+        messages.append(message)
     return messages
 
 
