@@ -23,6 +23,7 @@ __all__ = [
     "MAX_REPEATED_CHARS",
     "MAX_REPEATED_VALUES",
     "REPEATED_VALUES_REFUSED",
+    "EmptyMappings",
     "check_nesting",
     "check_values",
     "nesting_room",
@@ -83,7 +84,22 @@ def check_values(values: Iterable[tuple[Sequence[str | int], Any]]) -> None:
     """
     walk = _Walk()
     for path, value in values:
-        walk.value(value, path)
+        if value.__class__ is EmptyMappings:
+            walk.empty_mappings(value, path)
+        else:
+            walk.value(value, path)
+
+
+class EmptyMappings(list[dict[Any, Any]]):
+    """Empty dicts, each a value of its own at its path plus its index in this list, given to
+    :func:`check_values` as one: the schemas of a prompt's tools that have only a name and a
+    description (50,000 of them in a big prompt). An empty mapping nests no deeper than one level
+    and holds nothing, so all it can do is repeat, and a check that none repeats is done in C,
+    not as a value each."""
+
+
+_EMPTY_CONTAINER = (1, 1, 0)
+"""What the walk remembers of an empty container: one level, one value, no characters."""
 
 
 class _Walk:
@@ -120,9 +136,21 @@ class _Walk:
             return
         self.kept.append(value)
         if not value and kind in _CONTAINERS:  # one value, nothing inside: no walk to set up
-            self.done[id(value)] = (1, 1, 0)
+            self.done[id(value)] = _EMPTY_CONTAINER
         elif kind is not dict or not self.flat(value):
             self.walk(value, path)
+
+    def empty_mappings(self, mappings: EmptyMappings, path: Sequence[str | int]) -> None:
+        """Record each of ``mappings`` as :meth:`value` records an empty dict; when one repeats
+        (twice among them, or seen in a value before), each is taken in turn as :meth:`value`
+        takes it, at its own path, so the repeat is counted there."""
+        entries = dict.fromkeys(map(id, mappings), _EMPTY_CONTAINER)
+        if len(entries) == len(mappings) and self.done.keys().isdisjoint(entries):
+            self.done.update(entries)
+            self.kept += mappings
+            return
+        for index, mapping in enumerate(mappings):
+            self.value(mapping, (*path, index))
 
     def flat(self, mapping: dict[Any, Any]) -> bool:
         """Record a dict of scalars and short texts (a tool call's arguments, one per turn of a

@@ -29,7 +29,7 @@ from .budget import Budget
 from .contract import OutputContract
 from .errors import FieldError
 from .json_text import check_json_values, json_object
-from .nesting import check_values
+from .nesting import EmptyMappings, check_values
 from .references import OUTPUT_PATH, Context, OutputPathError, resolve_arguments, write_output
 
 __all__ = [
@@ -603,13 +603,17 @@ def _free_values(prompt: Prompt, arguments: _Paths) -> _Paths:
             found.append((("sections", index, "value"), section.value))
     tools = fields["tools"]
     if tools:
-        for index, tool in enumerate(tools):
-            if tool.returns is None and tool.native is None and not tool.parameters:
-                # A tool of a name and a description: its empty schema alone is what the tuple holds
-                # that can repeat (the same tool given twice), and it is counted the same way.
-                found.append((("tools", index), tool.parameters))
-            else:
-                found.append((("tools", index), (tool.parameters, tool.returns, tool.native)))
+        schemas = _bare_tool_schemas(tools)
+        if schemas is not None:
+            found.append((("tools",), schemas))
+        else:
+            for index, tool in enumerate(tools):
+                if tool.returns is None and tool.native is None and not tool.parameters:
+                    # A tool of a name and a description: its empty schema alone is what the tuple
+                    # holds that can repeat (the same tool given twice), counted the same way.
+                    found.append((("tools", index), tool.parameters))
+                else:
+                    found.append((("tools", index), (tool.parameters, tool.returns, tool.native)))
     tool_calls = fields["tool_calls"]
     if tool_calls:
         for index, call in enumerate(tool_calls):
@@ -626,6 +630,20 @@ def _free_values(prompt: Prompt, arguments: _Paths) -> _Paths:
     if output is not None:
         found.append((("output",), (output.json_schema, output.native)))
     return found
+
+
+def _bare_tool_schemas(tools: list[ToolDefinition]) -> EmptyMappings | None:
+    """The empty schemas of ``tools`` when every tool has only a name and a description (the
+    usual big list of tools), for the check to take as one value (see :class:`EmptyMappings`);
+    ``None`` when any tool has more."""
+    schemas = EmptyMappings()
+    for tool in tools:
+        fields = tool.__dict__
+        schema = fields["parameters"]
+        if schema or schema.__class__ is not dict or fields["returns"] is not None or fields["native"] is not None:
+            return None
+        schemas.append(schema)
+    return schemas
 
 
 def _json_values(prompt: Prompt, arguments: _Paths) -> _Paths:

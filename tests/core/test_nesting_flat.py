@@ -85,3 +85,44 @@ def test_a_dict_of_scalars_and_flat_lists_needs_no_walk(monkeypatch: pytest.Monk
     fast.value(value, ("context", 0, "value"))
     assert fast.done == walked.done
     assert fast.done[id(value)] == (2, 13, 53)
+
+
+def _walked_one_by_one(values: list[tuple[tuple[str | int, ...], object]]) -> nesting._Walk:
+    walk = nesting._Walk()
+    for path, value in values:
+        walk.value(value, path)
+    return walk
+
+
+@given(st.lists(st.integers(min_value=0, max_value=5), max_size=12), st.booleans())
+def test_empty_mappings_are_recorded_as_each_would_be(picks: list[int], seen_before: bool) -> None:
+    """Empty dicts given as one EmptyMappings (the schemas of bare tools) leave the walk as the same
+    dicts given one by one at their own paths do: each recorded, and any repeat (among them, or of
+    a dict a value before held) counted."""
+    pool: list[dict[object, object]] = [{} for _ in range(6)]
+    schemas = nesting.EmptyMappings(pool[pick] for pick in picks)
+    before: list[tuple[tuple[str | int, ...], object]] = [(("instruction",), [pool[0]])] if seen_before else []
+    batched = _walked_one_by_one(before)
+    batched.empty_mappings(schemas, ("tools",))
+    one_by_one = _walked_one_by_one([*before, *((("tools", i), schema) for i, schema in enumerate(schemas))])
+    assert batched.done == one_by_one.done
+    assert (batched.repeated_values, batched.repeated_chars) == (one_by_one.repeated_values, 0)
+    assert {id(value) for value in batched.kept} == {id(value) for value in one_by_one.kept}
+
+
+def test_check_values_names_the_tool_whose_empty_schema_passes_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    schema: dict[object, object] = {}
+    monkeypatch.setattr(nesting, "MAX_REPEATED_VALUES", 2)
+    with pytest.raises(nesting.FieldError) as caught:
+        nesting.check_values([(("tools",), nesting.EmptyMappings([schema] * 5))])
+    assert caught.value.field == "tools[3]"  # the fourth is the third repeat: one value past the budget
+
+
+def test_a_prompt_of_bare_tools_given_twice_the_same_tool_counts_the_repeat(monkeypatch: pytest.MonkeyPatch) -> None:
+    from promptwire.core.prompt import Prompt, ToolDefinition
+
+    tool = ToolDefinition(name="lookup", description="Looks a record up.")
+    monkeypatch.setattr(nesting, "MAX_REPEATED_VALUES", 1)
+    Prompt(tools=[tool, tool])  # one repeat: within the budget
+    with pytest.raises(ValueError, match="parts used in several places"):
+        Prompt(tools=[tool, tool, tool])
