@@ -5,8 +5,6 @@ Pydantic validates it at the edge, where user data comes in; renderers then read
 Fields a format cannot express are reported by that format's renderer, not refused here.
 """
 
-from __future__ import annotations
-
 import functools
 import itertools
 import operator
@@ -148,7 +146,7 @@ class _Located(BaseModel):
     cache: CacheMark | None = _NO_MARK
 
     @model_validator(mode="after")
-    def _one_source(self) -> _Located:
+    def _one_source(self) -> "_Located":
         if (self.url is None) == (self.data is None):
             raise ValueError("give exactly one of 'url' or 'data' (base64)")
         return self
@@ -353,7 +351,7 @@ class ToolCall(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=_no_entries)
     native: Any = None
 
-    def resolved(self, context: Context) -> ToolCall:
+    def resolved(self, context: Context) -> "ToolCall":
         """This call with its ``†`` references replaced by the values they point at in ``context``
         (kind -> JSON value, e.g. ``{"input": ..., "state": ...}``): what the tool should receive.
 
@@ -485,7 +483,7 @@ class Prompt(BaseModel):
         return _without_unset(self, handler(self), ("instruction",))
 
     @model_validator(mode="after")
-    def _printable_nesting(self) -> Prompt:
+    def _printable_nesting(self) -> "Prompt":
         """Every free-form value nests at most ``MAX_DEPTH`` levels and never contains itself, and
         the parts used in several places print within a budget (see :func:`check_values`); the
         fields that are JSON by definition hold JSON data (every format prints them as JSON)."""
