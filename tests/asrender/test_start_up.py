@@ -96,7 +96,6 @@ README_EXAMPLE = LANGUAGE_ONLY | {
     "promptwire.core.prompt",
     "promptwire.core.references",
     "promptwire.core.stepping",
-    "promptwire.core.validation",
     "promptwire.frontend.agentscript.interpreter",
     "promptwire.frontend.agentscript.trace",
     "promptwire.frontend.agentscript.unparse",
@@ -198,6 +197,31 @@ def test_the_readme_example_as_messages_imports_what_it_uses_and_no_more() -> No
         "typing_inspection",
         "pluggy",
     }
+
+
+BUILT_MODELS = (
+    "import contextlib, io, json, sys\n"
+    "from promptwire.frontend.asrender.cli import main\n"
+    "from promptwire.core.prompt import Prompt\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    status = main(sys.argv[1:])\n"
+    "print(json.dumps([status, Prompt.__pydantic_complete__]))\n"
+)
+
+
+def test_the_readme_example_builds_no_validator_for_the_prompt() -> None:
+    """A program's prompt is assembled from models the interpreter validated itself
+    (``assembled_prompt``): the prompt's own validator, with the schemas of the turns, parts and
+    tools the example leaves empty, is built by no run (20M instructions of its start-up)."""
+    done = subprocess.run(
+        [sys.executable, "-c", BUILT_MODELS, *RUN, "--format", "messages"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=EXAMPLES,
+        check=True,
+    )
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, False], done.stderr
 
 
 @pytest.mark.parametrize("module", sorted(README_EXAMPLE))
