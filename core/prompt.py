@@ -536,7 +536,7 @@ def assembled_prompt(fields: dict[str, Any]) -> Prompt:
     builds that validator, nor the schemas of the turns, parts and tools it leaves empty: a tenth of
     the README example's start-up beyond pydantic's own (20M instructions)."""
     prompt = Prompt.model_construct(**fields)
-    prompt._printable_nesting()
+    prompt._printable_nesting()  # type: ignore[operator]  # pydantic types the validator as its decorator's proxy
     return prompt
 
 
