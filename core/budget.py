@@ -10,8 +10,6 @@ or one too large to count exactly. The AgentScript front end, which must read ev
 reference reads, applies the reference's looser rules before it builds a ``Budget``.
 """
 
-from __future__ import annotations
-
 import math
 import re
 from typing import Any
@@ -45,7 +43,7 @@ class Budget(BaseModel):
         return data
 
     @model_validator(mode="after")
-    def _countable(self) -> Budget:
+    def _countable(self) -> "Budget":
         if self.unit not in UNITS:
             raise ValueError(f"unknown budget unit {self.unit!r} (the only unit is 'k', for thousands)")
         count = self.amount * UNITS[self.unit]
@@ -56,7 +54,7 @@ class Budget(BaseModel):
         return self
 
     @classmethod
-    def parse(cls, raw: str) -> Budget:
+    def parse(cls, raw: str) -> "Budget":
         """Parse a budget literal such as ``2k``; raises ``ValueError`` naming the bad text."""
         return cls.model_validate(_parse_fields(raw))
 

@@ -6,8 +6,6 @@ its front end or renderer package converts them to JSON Schema once (AgentScript
 dialect's own renderer can still print it byte for byte.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Any
 

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from .printable import HALF_CHARACTERS, escape_unsafe
+from .printable import escape_unsafe, half_characters
 from .secrets import mask
 
 __all__ = [
@@ -80,8 +80,8 @@ class FieldError(PromptwireError, ValueError):
         # Half a character in a key or a quoted value is written as its escape: the message must be
         # text any encoder takes (pydantic-core, through which a validator's error passes, raised
         # UnicodeEncodeError on it instead of the error).
-        self.field = escape_unsafe(field if isinstance(field, str) else field_path(field), HALF_CHARACTERS)
-        self.reason = escape_unsafe(reason, HALF_CHARACTERS)
+        self.field = escape_unsafe(field if isinstance(field, str) else field_path(field), half_characters())
+        self.reason = escape_unsafe(reason, half_characters())
         super().__init__(f"{self.field}: {self.reason}")
 
 

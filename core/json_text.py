@@ -16,6 +16,7 @@ terminal display) is another matter: there half a character may show as U+FFFD.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -37,8 +38,13 @@ __all__ = [
     "too_many_digits",
 ]
 
-# A valid pair (one JS character) or a lone half (escaped as JSON.stringify escapes it).
-_SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
+
+@functools.cache
+def _surrogates() -> re.Pattern[str]:
+    """A valid pair (one JS character) or a lone half (escaped as JSON.stringify escapes it).
+    Compiled when first asked for (see :func:`~promptwire.core.printable.unsafe`): only text that
+    is not ASCII is searched."""
+    return re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
 
 
 def escape_surrogates(json_text: str) -> str:
@@ -48,9 +54,9 @@ def escape_surrogates(json_text: str) -> str:
     Outside strings JSON is ASCII, so every surrogate is inside a string, where the escape means
     the same code unit.
     """
-    if json_text.isascii() or _SURROGATES.search(json_text) is None:
+    if json_text.isascii() or _surrogates().search(json_text) is None:
         return json_text
-    return _SURROGATES.sub(_fixed, json_text)
+    return _surrogates().sub(_fixed, json_text)
 
 
 def _fixed(match: re.Match[str]) -> str:
@@ -61,14 +67,20 @@ def _fixed(match: re.Match[str]) -> str:
     return f"\\u{ord(found):04x}"
 
 
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+@functools.cache
+def _unsafe_in_json() -> re.Pattern[str]:
+    """What :func:`safe_json` escapes; compiled when first asked for (see
+    :func:`~promptwire.core.printable.unsafe`): of ASCII it is DEL alone."""
+    return re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def safe_json(text: str) -> str:
     """JSON text with what a terminal acts on written as ``\\uXXXX`` escapes (inside JSON strings,
     the only place such characters can be, that is the same data): what ``asrender`` prints and the
     results lines a batch writes."""
-    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _unsafe_in_json().sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 _ONLY_TEXT = frozenset({str})

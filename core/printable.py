@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Final
 
-__all__ = ["HALF_CHARACTERS", "escape_unsafe", "one_line", "unsafe", "unsafe_in_block"]
+__all__ = ["escape_unsafe", "half_characters", "one_line", "unsafe", "unsafe_in_block"]
 
 
 @functools.cache
@@ -34,9 +33,13 @@ def unsafe_in_block() -> re.Pattern[str]:
     )
 
 
-HALF_CHARACTERS: Final = re.compile("[\ud800-\udfff]")
-"""Lone surrogates alone: what no UTF-8 encoder takes (pydantic-core's among them), escaped in a
-message that must be text anywhere."""
+@functools.cache
+def half_characters() -> re.Pattern[str]:
+    """Lone surrogates alone: what no UTF-8 encoder takes (pydantic-core's among them), escaped in a
+    message that must be text anywhere, replaced in what ``asrender`` prints. Compiled when first
+    asked for, as :func:`unsafe` is: the compiler sets the 2,048 code points of the range one by one
+    (2.3M instructions), and text that is ASCII has none to look for."""
+    return re.compile("[\ud800-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:

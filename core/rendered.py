@@ -11,7 +11,6 @@ trips (``benchmarks/adapters.py``, issue 8). Adapters and tools read them and bu
 from __future__ import annotations
 
 import math
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import field
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import FieldError
 from .json_text import check_json_data, dumps, too_many_digits
 from .nesting import with_nesting_room
+from .printable import half_characters
 from .records import dataclass_record
 
 if TYPE_CHECKING:  # annotations only: a render's result does not need the prompt model loaded
@@ -29,8 +29,6 @@ if TYPE_CHECKING:  # annotations only: a render's result does not need the promp
 __all__ = ["UNEXPRESSED", "Message", "RenderWarning", "RenderedPrompt", "RenderedSection", "warning_lines"]
 
 MessageContent = str | list[dict[str, Any]]
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass_record(slots=True)
@@ -269,7 +267,7 @@ class RenderedPrompt:
             chunks.append("--- tools ---\n")
             chunks.extend(_json_line(tool.model_dump(exclude_none=True)) + "\n" for tool in self.tools)
         shown = "".join(chunks)
-        return shown if shown.isascii() else _LONE_SURROGATE.sub("\ufffd", shown)
+        return shown if shown.isascii() else half_characters().sub("\ufffd", shown)
 
 
 def _json_line(value: object) -> str:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import PromptwireError
 from ..core.nesting import MAX_DEPTH, nesting_room
+from ..core.printable import half_characters
 from ..core.text_files import DEFAULT_MAX_BYTES, read_text
 
 if TYPE_CHECKING:
@@ -125,7 +126,7 @@ def parse_data(text: str, label: str, *, json_by_name: bool = False, warnings: l
     ``warnings`` receives one line per surprise a reader should know of (a YAML number that loses
     digits of its text, such as a version ``1.10`` read as 1.1).
     """
-    half = _SURROGATE.search(text)
+    half = None if text.isascii() else half_characters().search(text)
     if half is not None:  # only bytes that are not UTF-8 (an argument, say) decode to one
         raise PromptFileError(f"{label}: not UTF-8 text at character {half.start()} (an undecodable byte)")
     if json_by_name:
@@ -136,9 +137,6 @@ def parse_data(text: str, label: str, *, json_by_name: bool = False, warnings: l
         except _NotJson:
             pass  # a YAML flow collection such as ``{a: 1}``: let YAML read it
     return _parse_yaml(text, label, [] if warnings is None else warnings)
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # --- JSON ----------------------------------------------------------------------------------------

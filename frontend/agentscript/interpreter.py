@@ -33,14 +33,13 @@ from ...core.coercion import ResultError, field_types, mismatch
 from ...core.errors import FieldError, ModelOutputError, ModelRouteError, PromptwireError, UnknownNameError
 from ...core.nesting import MAX_REPEATED_VALUES, REPEATED_VALUES_REFUSED, recursion_room
 from ...core.permissions import Permissions
-from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt
+from ...core.prompt import ContextItem, GenerateConfig, Identity, Prompt, assembled_prompt
 from ...core.records import FACTORY, dataclass_record
 from ...core.references import resolve, resolve_arguments
 from ...core.rendered import RenderedPrompt
 from ...core.stepping import blocking
 from ...core.text_files import decode_text
 from ...core.units import MAX_BUDGET
-from ...core.validation import validate_model
 from ...renderers.agentscript.clipping import Clip
 from ...renderers.agentscript.jsjson import js_number, js_numbers, stringify
 from ...renderers.agentscript.renderer import renderer
@@ -812,7 +811,7 @@ class Interpreter:
         """The core prompt of a generate; a value the prompt model refuses (nested deeper than
         it prints) is a runtime error at the ``use`` that gave it, or at the generate."""
         try:
-            return validate_model(Prompt, fields)
+            return assembled_prompt(fields)
         except FieldError as exc:
             where = span
             if exc.field.startswith("context["):

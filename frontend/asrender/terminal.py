@@ -13,6 +13,7 @@ carry it in, it shows as U+FFFD. A write that fails (closed stdout, full disk) i
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import re
@@ -22,7 +23,7 @@ from collections.abc import Iterator
 from typing import NoReturn, TextIO
 
 from ...core.json_text import safe_json
-from ...core.printable import escape_unsafe, one_line
+from ...core.printable import escape_unsafe, half_characters, one_line
 
 __all__ = [
     "CliError",
@@ -40,9 +41,13 @@ __all__ = [
     "write_output",
 ]
 
-# On a terminal, the prompt's own newlines and tabs stay; everything else unsafe is escaped.
-_UNSAFE_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+
+@functools.cache
+def _unsafe_in_text() -> re.Pattern[str]:
+    """On a terminal, the prompt's own newlines and tabs stay; everything else unsafe is escaped.
+    Compiled when first asked for (see :func:`~promptwire.core.printable.unsafe`): output that is
+    not a terminal never needs it."""
+    return re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 # JSON writers escape C0 controls (and half characters) in strings themselves; their own newlines
@@ -134,9 +139,10 @@ def write_output(text: str) -> None:
     stream = sys.stdout
     if stream is None:
         raise OutputError("standard output is closed")
-    text = _SURROGATE.sub("\ufffd", text)
+    if not text.isascii():
+        text = half_characters().sub("\ufffd", text)
     if is_terminal(stream):
-        text = escape_unsafe(text, _UNSAFE_IN_TEXT)
+        text = escape_unsafe(text, _unsafe_in_text())
     try:
         stream.write(text)
     except BrokenPipeError:  # the reader has gone (``| head``): not an error, and nothing to say

@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,7 +97,6 @@ README_EXAMPLE = LANGUAGE_ONLY | {
     "promptwire.core.prompt",
     "promptwire.core.references",
     "promptwire.core.stepping",
-    "promptwire.core.validation",
     "promptwire.frontend.agentscript.interpreter",
     "promptwire.frontend.agentscript.trace",
     "promptwire.frontend.agentscript.unparse",
@@ -198,6 +198,51 @@ def test_the_readme_example_as_messages_imports_what_it_uses_and_no_more() -> No
         "typing_inspection",
         "pluggy",
     }
+
+
+AFTER_THE_EXAMPLE = (
+    "import contextlib, io, json, sys\n"
+    "from promptwire.frontend.asrender.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    status = main(sys.argv[2:])\n"
+    "print(json.dumps([status, eval(sys.argv[1])]))\n"
+)
+
+
+def _after_the_example(expression: str) -> Any:
+    """The value of ``expression`` in a fresh interpreter that ran the README example as messages."""
+    done = subprocess.run(
+        [sys.executable, "-c", AFTER_THE_EXAMPLE, expression, *RUN, "--format", "messages"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=EXAMPLES,
+        check=True,
+    )
+    status, value = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0, done.stderr
+    return value
+
+
+def test_the_readme_example_builds_no_validator_for_the_prompt() -> None:
+    """A program's prompt is assembled from models the interpreter validated itself
+    (``assembled_prompt``): the prompt's own validator, with the schemas of the turns, parts and
+    tools the example leaves empty, is built by no run (20M instructions of its start-up)."""
+    assert _after_the_example("sys.modules['promptwire.core.prompt'].Prompt.__pydantic_complete__") is False
+
+
+def test_the_readme_example_compiles_no_pattern_for_text_it_does_not_have() -> None:
+    """The patterns of surrogates and unsafe characters are compiled when first asked for (2-4M
+    instructions each: the compiler sets each code point of their ranges): the example's text is
+    ASCII, printed to no terminal, so none is."""
+    patterns = [
+        "sys.modules['promptwire.core.printable'].half_characters",
+        "sys.modules['promptwire.core.json_text']._surrogates",
+        "sys.modules['promptwire.core.json_text']._unsafe_in_json",
+        "sys.modules['promptwire.frontend.asrender.terminal']._unsafe_in_text",
+    ]
+    compiled = "[" + ", ".join(f"{pattern}.cache_info().currsize" for pattern in patterns) + "]"
+    assert _after_the_example(compiled) == [0, 0, 0, 0]
 
 
 @pytest.mark.parametrize("module", sorted(README_EXAMPLE))

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from time_bounds import AT_ONCE  # tests/time_bounds.py (pytest's pythonpath)
 
 from promptwire import Budget, FieldError, Prompt, render
-from promptwire.core import GenerateConfig, OutputContract, Retry
+from promptwire.core import ContextItem, GenerateConfig, Identity, OutputContract, Retry
 from promptwire.core.errors import SourceError, field_path
 from promptwire.core.nesting import (
     FRAMES_PER_LEVEL,
@@ -22,6 +22,7 @@ from promptwire.core.nesting import (
     recursion_room,
     with_nesting_room,
 )
+from promptwire.core.prompt import assembled_prompt
 from promptwire.core.validation import validate_model
 from promptwire.renderers.agentscript.shape import shape_contract
 
@@ -118,6 +119,65 @@ class TestGenerateConfig:
         with pytest.raises(FieldError) as info:
             validate_model(GenerateConfig, data, root="config")
         assert info.value.field == f"config.{field}"
+
+
+def _typed_fields(instruction: object, schema: dict[str, object] | None = None) -> dict[str, object]:
+    """A prompt's fields as the interpreter gives them: models it validated, and JSON values."""
+    return {
+        "identity": Identity(role="Analyst", description="Careful"),
+        "context": [
+            ContextItem(value={"rows": [1, 2]}, label="data", source="input", budget=Budget(amount=2, unit="k"))
+        ],
+        "instruction": instruction,
+        "output": None if schema is None else OutputContract(json_schema=schema),
+        "config": GenerateConfig(attempts=2, temperature=0.5),
+    }
+
+
+def _circular() -> list[object]:
+    value: list[object] = []
+    value.append(value)
+    return value
+
+
+def _deep(levels: int) -> object:
+    value: object = {}
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+class TestAssembledPrompt:
+    """:func:`assembled_prompt` (a program's run) makes the prompt validation makes of typed fields,
+    without building the prompt's validator."""
+
+    @pytest.mark.parametrize("schema", [None, {"type": "object", "properties": {"n": {"type": "integer"}}}])
+    def test_the_prompt_is_the_one_validation_makes(self, schema: dict[str, object] | None) -> None:
+        fields = _typed_fields({"question": "why?", "n": [1.5, None, True]}, schema)
+        assembled, validated = assembled_prompt(dict(fields)), validate_model(Prompt, dict(fields))
+        assert assembled == validated
+        assert assembled.model_fields_set == validated.model_fields_set
+        assert assembled.model_dump() == validated.model_dump()
+        assert assembled.model_dump_json() == validated.model_dump_json()
+        assert assembled.populated_fields() == validated.populated_fields()
+
+    @pytest.mark.parametrize(
+        ("instruction", "schema"),
+        [
+            (_circular(), None),
+            (_deep(1500), None),
+            ("x", {"type": "object", "default": float("nan")}),
+        ],
+        ids=["circular", "too-deep", "schema-not-json"],
+    )
+    def test_a_value_is_refused_in_validation_s_words(
+        self, instruction: object, schema: dict[str, object] | None
+    ) -> None:
+        with pytest.raises(FieldError) as validated:
+            validate_model(Prompt, _typed_fields(instruction, schema))
+        with pytest.raises(FieldError) as assembled:
+            assembled_prompt(_typed_fields(instruction, schema))
+        assert (assembled.value.field, assembled.value.reason) == (validated.value.field, validated.value.reason)
 
 
 class TestPromptValidation:

@@ -6,13 +6,14 @@ from __future__ import annotations
 import enum
 import json
 import math
+import re
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptwire.core.json_text import all_text, json_writer
+from promptwire.core.json_text import all_text, escape_surrogates, json_writer, safe_json
 
 write = json_writer()
 
@@ -81,3 +82,25 @@ class _Text(str):
 )
 def test_all_text_is_every_value_exactly_a_str(values: object, expected: bool) -> None:
     assert all_text(values) is expected
+
+
+_TERMINAL_CONTROLS = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_TRICKY = st.text(
+    alphabet=st.sampled_from('a{}"\\\x7f\x80\x9f\u061c\u200f\u2028\u202e\u2066\u00e9\ud800\udc00\U0001f600')
+)
+
+
+@given(_TRICKY | st.text())
+def test_safe_json_escapes_what_a_terminal_acts_on_and_nothing_else(text: str) -> None:
+    # ASCII text is given back without the pattern (compiled only for the rest): DEL is its one
+    # character the pattern matches.
+    expected = _TERMINAL_CONTROLS.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    assert safe_json(text) == expected
+
+
+@given(_TRICKY | st.text())
+def test_escape_surrogates_leaves_text_without_halves_as_it_is(text: str) -> None:
+    if re.search("[\ud800-\udfff]", text) is None:
+        assert escape_surrogates(text) == text
+    else:
+        assert re.search("[\ud800-\udfff]", escape_surrogates(text)) is None
