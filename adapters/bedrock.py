@@ -328,12 +328,16 @@ class BedrockAdapter(StreamingAdapter):
         if stop in _REFUSED:
             raise refused(text)
         turn = reply_turn(message)
-        thinking = [
-            block["reasoningContent"]["reasoningText"]["text"]
-            for block in blocks
-            if "reasoningText" in block.get("reasoningContent", {})
-        ]
-        calls = tuple(ToolCall(name=part.name, id=part.id, arguments=part.arguments or {}) for part in _calls_of(turn))
+        thinking: list[str] = []
+        for block in blocks:  # a loop: a comprehension is a call of its own (Python 3.11)
+            if "reasoningText" in block.get("reasoningContent", {}):
+                thinking.append(block["reasoningContent"]["reasoningText"]["text"])
+        called = _calls_of(turn)
+        calls = (
+            tuple(ToolCall(name=part.name, id=part.id, arguments=part.arguments or {}) for part in called)
+            if called
+            else ()
+        )
         usage = raw.get("usage")
         return Reply(
             text=text,
@@ -349,7 +353,11 @@ class BedrockAdapter(StreamingAdapter):
 def _calls_of(turn: ChatTurn) -> list[ToolCallPart]:
     """The turn's tool calls, by their exact class (see :data:`~promptwire.core.prompt.PART_CLASSES`:
     ``isinstance`` of a part that is not one goes through pydantic's ABC check)."""
-    return [part for part in turn.content if type(part) is ToolCallPart]
+    called: list[ToolCallPart] = []
+    for part in turn.content:  # a loop: a comprehension is a call of its own (Python 3.11)
+        if type(part) is ToolCallPart:
+            called.append(part)
+    return called
 
 
 def _usage(usage: dict[str, Any]) -> Usage:

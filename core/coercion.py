@@ -22,6 +22,11 @@ __all__ = ["ResultError", "check_result", "field_types", "mismatch"]
 
 _NUMBER_TEXT = re.compile(r"^-?(?:0|[1-9]\d*)(?:\.\d+)?$")
 _TYPE_NAMES = {"string": "string", "number": "number", "integer": "number", "boolean": "boolean", "array": "list"}
+_NUMBERS = (int, float)
+_PLAIN: dict[Any, Any] = {"string": str, "number": _NUMBERS, "boolean": bool, "list": list, "json": object}
+"""The plain kinds (:func:`field_types`) -> the Python types a value of that kind has (a boolean is
+not a number, though ``bool`` is an ``int``): what :func:`check_result` checks inline, the rest
+(lists of a kind, nullable kinds) going through :func:`mismatch`."""
 
 
 class ResultError(ModelOutputError):
@@ -39,10 +44,17 @@ def field_types(schema: Mapping[str, Any]) -> dict[str, Any]:
     """``{field: type}`` of an object schema, where a type is ``"string"``, ``"number"``,
     ``"boolean"``, ``"json"``, ``"list"``, ``("list", item_type)`` or ``("nullable", type)``."""
     properties = schema.get("properties") or {}
-    return {name: _type_of(sub) for name, sub in properties.items()}
+    types: dict[str, Any] = {}
+    for name, sub in properties.items():  # a loop: a comprehension is a call of its own (Python 3.11)
+        types[name] = _type_of(sub)
+    return types
 
 
 def _type_of(schema: Any) -> Any:
+    if type(schema) is dict:  # the usual field, ``{"type": "boolean"}``, told without the ABC check of ``Mapping``
+        declared = schema.get("type")
+        if type(declared) is str and declared != "array":
+            return _TYPE_NAMES.get(declared, "json")
     if not isinstance(schema, Mapping) or "type" not in schema:
         return "json"
     declared = schema["type"]
@@ -102,13 +114,24 @@ def check_result(
             if key not in types:
                 raise _failure(f"LLM result contains unexpected field '{key}'", "", where)
     else:
-        value = {key: _coerce(item, types[key]) if key in types else item for key, item in value.items()}
+        coerced: dict[str, Any] = {}
+        for key, item in value.items():  # a loop: a comprehension is a call of its own (Python 3.11)
+            kind = types.get(key)
+            # text is all that a plain kind coerces: anything else is kept without a call
+            coerced[key] = (
+                item if kind is None or (kind in _PLAIN and not isinstance(item, str)) else _coerce(item, kind)
+            )
+        value = coerced
     for field, kind in types.items():
         if field not in value:
             if field in required:
                 raise _failure(f"LLM result is missing required field '{field}'", field, where)
             continue
-        failed = mismatch(value[field], kind)
+        item = value[field]
+        plain = _PLAIN.get(kind)
+        if plain is not None and isinstance(item, plain) and not (plain is _NUMBERS and isinstance(item, bool)):
+            continue  # the usual field, of its kind, told without a call
+        failed = mismatch(item, kind)
         if failed is not None:
             raise _failure(f"LLM result field must be a {failed}", field, where)
     for field in required:

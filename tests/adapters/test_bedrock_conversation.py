@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 import promptwire
 from promptwire.adapters.bedrock import BedrockAdapter
-from promptwire.adapters.bedrock_turns import ConverseMessages
+from promptwire.adapters.bedrock_turns import ConverseMessages, reply_turn
 from promptwire.core.call import ProviderRequest
 from promptwire.core.errors import BadRequestError
-from promptwire.core.prompt import ToolCall
+from promptwire.core.prompt import ChatTurn, ReasoningPart, TextPart, ToolCall, ToolCallPart
 from promptwire.core.rendered import Message
 from promptwire.testing.bedrock_server import fake_bedrock
 from promptwire.testing.provider_servers import TOOLS_MODEL
@@ -405,3 +406,33 @@ def test_the_usual_prompt_takes_the_plain_text_pass() -> None:
     )
     for other in (Message("user", "Hi.", name="ann"), Message("user", " "), Message("developer", "Be terse.")):
         assert ConverseMessages()._plain((other,)) is None
+
+
+def test_the_reply_turn_is_the_turn_its_parts_build_with_the_fields_given() -> None:
+    """``reply_turn`` validates each part with the model's own validator: the turn and every part
+    are what the models' constructors make of the same fields, with the same fields set (an
+    ``exclude_unset`` dump, as a saved conversation writes it, shows no ``type``)."""
+    message = {
+        "role": "assistant",
+        "content": [
+            {"reasoningContent": {"reasoningText": {"text": "Easy.", "signature": "sig"}}},
+            {"text": '{"ok": true}'},
+            {"toolUse": {"toolUseId": "t1", "name": "look", "input": {"q": 1}}},
+            {"reasoningContent": {"redactedContent": b"xx"}},
+        ],
+    }
+    built = ChatTurn(
+        role="assistant",
+        content=[
+            ReasoningPart(text="Easy.", signature="sig", provider="bedrock"),
+            TextPart(text='{"ok": true}'),
+            ToolCallPart(id="t1", name="look", arguments={"q": 1}),
+            ReasoningPart(encrypted="eHg=", redacted=True, provider="bedrock"),
+        ],
+    )
+    turn = reply_turn(message)
+    assert turn == built
+    assert turn.model_dump(exclude_unset=True) == built.model_dump(exclude_unset=True)
+    assert "type" not in turn.model_dump(exclude_unset=True)["content"][1]
+    with pytest.raises(ValidationError, match="text"):
+        reply_turn({"content": [{"text": 5}]})

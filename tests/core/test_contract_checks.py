@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import promptwire
 from promptwire.adapters.offline import mock_value
-from promptwire.core.coercion import ResultError, check_result
+from promptwire.core.coercion import ResultError, check_result, field_types, mismatch
 from promptwire.core.errors import FieldError
 
 NULLABLE = {
@@ -110,3 +112,42 @@ def test_a_boolean_schema_has_the_mock_value_of_a_schema_of_no_type() -> None:
     schema = {"type": "object", "properties": {"a": False, "b": True, "c": {}}}
     assert mock_value(schema) == {"a": {}, "b": {}, "c": {}}
     assert mock_value(True) == {}
+
+
+_FIELD_SCHEMAS = st.sampled_from(
+    [
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "integer"},
+        {"type": "boolean"},
+        {"type": "array"},
+        {"type": "array", "items": {"type": "number"}},
+        {"type": ["boolean", "null"]},
+        {},
+    ]
+)
+
+
+@given(
+    schema=_FIELD_SCHEMAS,
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.sampled_from(["1", "true", "x"]),
+        lambda inner: st.lists(inner, max_size=3),
+        max_leaves=5,
+    ),
+    strict=st.booleans(),
+)
+def test_a_field_is_accepted_exactly_when_its_kind_matches(schema: dict[str, Any], value: Any, strict: bool) -> None:
+    """The check's inline test of a plain kind (a boolean is not a number, though ``bool`` is an
+    ``int``) and :func:`mismatch` agree: a field passes exactly when its (coerced) value has no
+    mismatch with the kind :func:`field_types` reads from its schema."""
+    contract = {"type": "object", "properties": {"f": schema}, "required": ["f"]}
+    kind = field_types(contract)["f"]
+    try:
+        result = check_result({"f": value}, contract, strict=strict)
+    except ResultError:
+        assert mismatch(value, kind) is not None  # coercion only mends a value of the wrong kind
+    else:
+        assert mismatch(result["f"], kind) is None
+        if strict or mismatch(value, kind) is None:
+            assert result["f"] == value
