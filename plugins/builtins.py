@@ -1,5 +1,10 @@
 """The built-in formats, readers, adapters and tool schemes, registered through the same hooks a third party uses.
 
+The ``register_*`` functions below are this plugin's hook implementations. They carry no
+``@hookimpl`` here: the host marks them when it makes pluggy's manager (``manager._plugin_manager``),
+and a host of the built-ins alone, the usual ``asrender`` run, calls them itself without importing
+pluggy at all (see :mod:`.manager`).
+
 The tables below are the only place that says where a built-in lives. Each maps the name it is
 registered under to its ``"module:attribute"``, relative to the promptwire package; the registered
 object is a lazy proxy (see :mod:`.lazy`), so loading the host imports none of these modules, and
@@ -8,11 +13,13 @@ their descriptions are read from the real objects when someone asks.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ..core.errors import UnknownNameError
-from .hookspecs import RegisterCallback, hookimpl
 from .lazy import LazyAdapter, LazyReader, LazyRenderer, LazyToolScheme
+
+if TYPE_CHECKING:
+    from .hookspecs import RegisterCallback
 
 __all__ = [
     "ADAPTERS",
@@ -77,28 +84,24 @@ def builtin_renderer(name: str) -> LazyRenderer:
     return LazyRenderer(name, RENDERERS[name])
 
 
-@hookimpl
 def register_renderers(register: RegisterCallback) -> None:
     """Register every format of :data:`RENDERERS`, in table order."""
     for name, target in RENDERERS.items():
         register(LazyRenderer(name, target))
 
 
-@hookimpl
 def register_readers(register: RegisterCallback) -> None:
     """Register every reader of :data:`READERS`, in table order."""
     for name, target in READERS.items():
         register(LazyReader(name, target))
 
 
-@hookimpl
 def register_adapters(register: RegisterCallback) -> None:
     """Register every provider adapter of :data:`ADAPTERS`, in table order."""
     for name, target in ADAPTERS.items():
         register(LazyAdapter(name, target))
 
 
-@hookimpl
 def register_tool_schemes(register: RegisterCallback) -> None:
     """Register every tool and memory scheme of :data:`TOOL_SCHEMES`, in table order."""
     for name, target in TOOL_SCHEMES.items():

@@ -16,13 +16,22 @@ from __future__ import annotations
 import os
 from collections.abc import Collection
 from importlib import metadata
-
-import pluggy
+from typing import TYPE_CHECKING
 
 from ..core.errors import RegistrationError
 from ..core.records import dataclass_record
 
-__all__ = ["ALLOW_ENV", "ENTRY_POINT_GROUP", "BrokenPlugin", "allow_list_from_env", "load_entry_points"]
+if TYPE_CHECKING:
+    import pluggy
+
+__all__ = [
+    "ALLOW_ENV",
+    "ENTRY_POINT_GROUP",
+    "BrokenPlugin",
+    "allow_list_from_env",
+    "installed_plugin_names",
+    "load_entry_points",
+]
 
 ENTRY_POINT_GROUP = "promptwire"
 ALLOW_ENV = "PROMPTWIRE_PLUGINS"
@@ -61,22 +70,22 @@ class BrokenPlugin:
         )
 
 
-def load_entry_points(
-    pm: pluggy.PluginManager, allow: Collection[str] | None, unknown: list[str] | None = None
-) -> list[BrokenPlugin]:
+def installed_plugin_names() -> list[str]:
+    """The entry-point names of the installed plugins, in the order the distributions are found:
+    one scan of every installed distribution, which tells the host whether it needs pluggy at all."""
+    return [entry_point.name for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP)]
+
+
+def load_entry_points(pm: pluggy.PluginManager, allow: Collection[str] | None) -> list[BrokenPlugin]:
     """Register on ``pm`` every installed plugin whose entry-point name ``allow`` lists (``None``: all).
 
     A plugin that fails to import or to register is left out (its name blocked for this load) and
-    returned; the others load. ``unknown`` receives each name ``allow`` lists that no installed
-    plugin has.
+    returned; the others load.
     """
     if allow is not None and not allow:
         return []  # loads none, and spares the scan of every installed distribution
     registered_before = {name for name, plugin in pm.list_name_plugin() if plugin is not None}
     blocked = [] if allow is None else _block_all_but(pm, allow)
-    if allow is not None and unknown is not None:
-        installed = {entry_point.name for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP)}
-        unknown.extend(name for name in allow if name not in installed and not pm.has_plugin(name))
     broken: list[BrokenPlugin] = []
     try:
         while True:

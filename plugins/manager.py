@@ -1,4 +1,4 @@
-"""The plugin host: one pluggy manager, the plugins it loaded, and one registry of each kind their hooks filled.
+"""The plugin host: the plugins it loaded, one registry of each kind their hooks filled, and pluggy's manager of them.
 
 It loads the built-ins, then installed entry points, then plugins passed in (tests, embedders). Then
 it calls each ``register_*`` hook on each plugin in turn, in that load order, with a ``register``
@@ -7,6 +7,13 @@ out), so every registration is known to be that plugin's: a clash names both plu
 plugins`` says who provides what, with which version. A plugin's wrapper implementation
 (``wrapper=True``, ``hookwrapper=True``) runs as pluggy runs wrappers, around nothing but its own
 turn: what it registers before and after its ``yield`` is its plugin's.
+
+A host of the built-ins alone (no plugin installed, or none the allow-list lets load, and none passed
+in: the README's install) calls the built-ins' hooks itself, each kind's in the same order with the
+same ``register``, and makes pluggy's manager only when something asks for it
+(:attr:`PluginHost.pm`, ``asrender plugins``): importing pluggy and making its manager was 12M
+instructions of every ``asrender`` run that looks a format up, 2% of the pydantic floor its start-up
+is measured against (issue 41).
 
 An installed plugin that fails to load is left out and kept in :attr:`PluginHost.broken`: the
 others work, ``asrender plugins`` lists it marked, each problem is a :class:`PluginWarning`, and a
@@ -18,20 +25,20 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from types import ModuleType
-from typing import Any
-
-import pluggy
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import PluginWarning, RegistrationError, UnknownNameError
 from ..core.records import dataclass_record
 from . import builtins as builtin_plugin
-from . import hookspecs
-from .entry_points import ALLOW_ENV, BrokenPlugin, allow_list_from_env, load_entry_points
+from .entry_points import ALLOW_ENV, BrokenPlugin, allow_list_from_env, installed_plugin_names, load_entry_points
 from .lazy import Lazy
 from .registry import Registry
+
+if TYPE_CHECKING:
+    import pluggy
 
 __all__ = ["BUILTIN_PLUGIN", "KINDS", "PluginHost", "PluginInfo", "default_host", "own_version"]
 
@@ -96,35 +103,58 @@ class PluginHost:
         plugins: Sequence[object] = (),
         allow: Sequence[str] | None = None,
     ) -> None:
-        self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
-        self.pm.add_hookspecs(hookspecs)
         self.registries: dict[str, Registry[Any]] = {
             kind: Registry(label, methods) for kind, (label, methods) in KINDS.items()
         }
-        if builtins:
-            self._register(builtin_plugin, BUILTIN_PLUGIN)
         self.broken: tuple[BrokenPlugin, ...] = ()
         """The installed plugins that failed to load, left out."""
-        if entry_points:
-            unknown: list[str] = []
-            self.broken = tuple(load_entry_points(self.pm, allow_list_from_env() if allow is None else allow, unknown))
-            listed_in = ALLOW_ENV if allow is None else "the allow-list"
-            for name in unknown:
-                warnings.warn(f"{listed_in} names {name!r}, which no installed plugin is", PluginWarning, stacklevel=2)
-            for broken in self.broken:
-                warnings.warn(broken.message(), PluginWarning, stacklevel=2)
+        self._builtins = builtins
+        self._pm: pluggy.PluginManager | None = None
+        allowed = allow_list_from_env() if allow is None else allow
+        to_load: list[str] = []
+        unknown: list[str] = []
+        if entry_points and (allowed is None or allowed):  # an empty allow-list spares the scan
+            installed = installed_plugin_names()
+            to_load = [name for name in installed if allowed is None or name in allowed]
+            if allowed is not None:
+                known = {*installed, *([BUILTIN_PLUGIN] if builtins else [])}
+                unknown = [name for name in allowed if name not in known]
+        if to_load:
+            self.broken = tuple(load_entry_points(self.pm, allowed))
+        listed_in = ALLOW_ENV if allow is None else "the allow-list"
+        for name in unknown:
+            warnings.warn(f"{listed_in} names {name!r}, which no installed plugin is", PluginWarning, stacklevel=2)
+        for broken in self.broken:
+            warnings.warn(broken.message(), PluginWarning, stacklevel=2)
         for plugin in plugins:
             self._register(plugin, _plugin_name(plugin))
+        if self._pm is None:  # the built-ins alone, or nothing at all
+            if builtins:
+                for kind, registry in self.registries.items():
+                    hook_name = f"register_{kind}"
+                    _registering(hook_name, BUILTIN_PLUGIN, registry, getattr(builtin_plugin, hook_name))
+            return
         self._check_plugins()
         for kind, registry in self.registries.items():
             for name in self._plugin_names():
                 self._call_hook(f"register_{kind}", name, registry)
+
+    @property
+    def pm(self) -> pluggy.PluginManager:
+        """pluggy's manager of the loaded plugins, the built-ins first. A host of the built-ins
+        alone makes it when first asked (their hooks have run already: it lists them, it does not
+        call them again)."""
+        if self._pm is None:
+            self._pm = _plugin_manager(self._builtins)
+        return self._pm
 
     def _register(self, plugin: object, name: str) -> None:
         if self.pm.has_plugin(name):
             raise RegistrationError(f"two plugins are named {name!r}")
         if self.pm.is_registered(plugin):
             raise RegistrationError(f"plugin {name!r} is already loaded as {self.pm.get_name(plugin)!r}")
+        import pluggy
+
         try:
             self.pm.register(plugin, name=name)
         except pluggy.PluginValidationError as exc:
@@ -133,12 +163,16 @@ class PluginHost:
     def _check_plugins(self) -> None:
         """A misspelt hook (``register_renderer``) would otherwise register nothing, silently; and
         pluggy can leave plugins out of a hook call only if it can hash them."""
+        import pluggy
+
+        from .hookspecs import HOOK_NAMES
+
         try:
             self.pm.check_pending()
         except pluggy.PluginValidationError as exc:
             name = self.pm.get_name(exc.plugin)
             raise RegistrationError(
-                f"plugin {name!r}: {exc} (the promptwire hooks are: {', '.join(hookspecs.HOOK_NAMES)})"
+                f"plugin {name!r}: {exc} (the promptwire hooks are: {', '.join(HOOK_NAMES)})"
             ) from None
         for name, plugin in self.pm.list_name_plugin():
             try:
@@ -151,26 +185,13 @@ class PluginHost:
                 ) from None
 
     def _call_hook(self, hook_name: str, plugin_name: str, registry: Registry[Any]) -> None:
-        """Call ``plugin_name``'s implementation of ``hook_name`` alone, with a ``register`` that
-        files what it is given under that plugin, and refuses to once the hook has returned."""
+        """Call ``plugin_name``'s implementation of ``hook_name`` alone (:func:`_registering`)."""
         plugin = self.pm.get_plugin(plugin_name)
         impls = getattr(self.pm.hook, hook_name).get_hookimpls()
         if not any(impl.plugin is plugin for impl in impls):
             return
         others = [impl.plugin for impl in impls if impl.plugin is not plugin]
-        returned = False
-
-        def register(obj: Any, aliases: object = ()) -> None:
-            if returned:
-                raise RegistrationError(
-                    f"{hook_name}: register() was called after the hook returned; call it from the hook function"
-                )
-            registry.add(obj, plugin_name, aliases)
-
-        try:
-            self.pm.subset_hook_caller(hook_name, remove_plugins=others)(register=register)
-        finally:
-            returned = True
+        _registering(hook_name, plugin_name, registry, self.pm.subset_hook_caller(hook_name, remove_plugins=others))
 
     def _plugin_names(self) -> list[str]:
         return [name for name, plugin in self.pm.list_name_plugin() if plugin is not None]
@@ -235,6 +256,40 @@ class PluginHost:
         nothing: dict[str, list[str]] = {kind: [] for kind in self.registries}
         infos.extend(PluginInfo(b.name, b.version, (), nothing, error=b.error) for b in self.broken)
         return infos
+
+
+def _registering(hook_name: str, plugin_name: str, registry: Registry[Any], hook: Callable[..., object]) -> None:
+    """Call ``hook`` (one plugin's implementation of ``hook_name``) with a ``register`` that files
+    what it is given under ``plugin_name``, and refuses to once the hook has returned."""
+    returned = False
+
+    def register(obj: Any, aliases: object = ()) -> None:
+        if returned:
+            raise RegistrationError(
+                f"{hook_name}: register() was called after the hook returned; call it from the hook function"
+            )
+        registry.add(obj, plugin_name, aliases)
+
+    try:
+        hook(register=register)
+    finally:
+        returned = True
+
+
+def _plugin_manager(builtins: bool) -> pluggy.PluginManager:
+    """pluggy's manager of promptwire's hooks, with the built-ins registered when ``builtins``:
+    their functions are marked as hook implementations here, where pluggy is imported anyway."""
+    import pluggy
+
+    from . import hookspecs
+
+    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    if builtins:
+        for name in hookspecs.HOOK_NAMES:
+            hookspecs.hookimpl(getattr(builtin_plugin, name))
+        pm.register(builtin_plugin, name=BUILTIN_PLUGIN)
+    return pm
 
 
 def _plugin_name(plugin: object) -> str:

@@ -107,7 +107,6 @@ README_EXAMPLE = LANGUAGE_ONLY | {
     "promptwire.plugins",
     "promptwire.plugins.builtins",
     "promptwire.plugins.entry_points",
-    "promptwire.plugins.hookspecs",
     "promptwire.plugins.lazy",
     "promptwire.plugins.manager",
     "promptwire.plugins.registry",
@@ -186,6 +185,8 @@ def test_a_run_imports_no_sdk_http_client_validator_templates_or_yaml(flags: lis
 
 
 def test_the_readme_example_as_messages_imports_what_it_uses_and_no_more() -> None:
+    """No plugin loads (the README's install has none), so the host fills its registries from the
+    built-ins without pluggy: pluggy's import and manager were 12M of the example's instructions."""
     modules = _imported(*RUN, "--format", "messages", env={"PROMPTWIRE_PLUGINS": ""})
     ours = {name for name in modules if name.split(".")[0] == "promptwire"}
     assert ours <= README_EXAMPLE, sorted(ours - README_EXAMPLE)
@@ -196,8 +197,13 @@ def test_the_readme_example_as_messages_imports_what_it_uses_and_no_more() -> No
         "annotated_types",
         "typing_extensions",
         "typing_inspection",
-        "pluggy",
     }
+
+
+def test_an_installed_plugin_brings_pluggy_in() -> None:
+    """The development install has the example plugin: a run loads it, through pluggy."""
+    modules = _imported(*RUN, "--format", "messages", env={"PROMPTWIRE_PLUGINS": "echo"})
+    assert {"pluggy", "promptwire.plugins.hookspecs", "promptwire_echo"} <= modules
 
 
 AFTER_THE_EXAMPLE = (

@@ -97,3 +97,57 @@ def test_loading_the_host_and_listing_plugins_imports_no_builtin_module() -> Non
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert json.loads(result.stdout.splitlines()[-1]) == []
+
+
+def _registered(host: PluginHost) -> dict[str, list[tuple[str, str, str, str]]]:
+    """Each registry's entries (aliases included), in order: name, owning plugin, the class and the
+    import target of what is there."""
+    return {
+        kind: [
+            (name, registry._owners[name], type(found).__name__, found.target)
+            for name, found in registry._items.items()
+        ]
+        for kind, registry in host.registries.items()
+    }
+
+
+class _Quiet:
+    """A plugin that registers nothing: its presence alone puts the host on pluggy's manager."""
+
+    def __hash__(self) -> int:
+        return 0
+
+
+def test_the_builtins_alone_fill_the_registries_as_pluggy_does() -> None:
+    """A host of the built-ins alone calls their hooks itself; with any other plugin, pluggy calls
+    them. The registries, and what ``asrender plugins`` says of the built-ins, are the same."""
+    alone = PluginHost(entry_points=False)
+    assert alone._pm is None  # no manager made
+    through_pluggy = PluginHost(entry_points=False, plugins=[_Quiet()])
+    assert through_pluggy._pm is not None
+    assert _registered(alone) == _registered(through_pluggy)
+    assert alone.plugins()[0] == through_pluggy.plugins()[0]  # the manager, made when asked, lists them
+    assert [info.name for info in alone.plugins()] == ["promptwire"]
+
+
+def test_a_host_of_the_builtins_alone_imports_no_pluggy() -> None:
+    code = (
+        "import json, sys\n"
+        "from promptwire.plugins import PluginHost\n"
+        "host = PluginHost(entry_points=False)\n"
+        "host.renderer('messages'); host.adapter('offline')\n"
+        "before = 'pluggy' in sys.modules\n"
+        "host.plugins()\n"
+        "print(json.dumps([before, 'pluggy' in sys.modules]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert json.loads(result.stdout.splitlines()[-1]) == [False, True]
+
+
+def test_a_register_kept_by_a_builtin_hook_is_refused_after_it_returned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The built-ins' own path gives ``register`` the same rule as pluggy's: only while the hook runs."""
+    kept: list[Any] = []
+    monkeypatch.setattr(builtins, "register_tool_schemes", lambda register: kept.append(register))
+    PluginHost(entry_points=False)
+    with pytest.raises(RegistrationError, match="after the hook returned"):
+        kept[0](LazyReader("late", ".renderers.prompt_data:reader"))
