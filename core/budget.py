@@ -10,6 +10,7 @@ or one too large to count exactly. The AgentScript front end, which must read ev
 reference reads, applies the reference's looser rules before it builds a ``Budget``.
 """
 
+import functools
 import math
 import re
 from typing import Any
@@ -20,7 +21,12 @@ from .units import MAX_BUDGET, UNITS
 
 __all__ = ["MAX_BUDGET", "UNITS", "Budget"]
 
-_BUDGET_RE = re.compile(r"^(\d+(?:\.\d+)?)([A-Za-z]+)?$")
+
+@functools.cache
+def _budget_text() -> re.Pattern[str]:
+    """A budget written as text (``"2kb"``, ``"500"``); compiled when first asked for: a program's
+    budgets are read by its parser, and a run given none as text never asks."""
+    return re.compile(r"^(\d+(?:\.\d+)?)([A-Za-z]+)?$")
 
 
 class Budget(BaseModel):
@@ -78,7 +84,7 @@ class Budget(BaseModel):
 
 
 def _parse_fields(raw: str) -> dict[str, Any]:
-    match = _BUDGET_RE.match(raw.strip())
+    match = _budget_text().match(raw.strip())
     if match is None:
         raise ValueError(f"invalid budget {raw!r} (expected a number with an optional unit, like 2k or 500)")
     return {"amount": float(match.group(1)), "unit": match.group(2)}

@@ -7,6 +7,7 @@ User-facing errors say *where* (a field path, or file:line:col with the source l
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from collections.abc import Sequence
@@ -216,7 +217,13 @@ class ModelRouteError(PromptwireError):
     retryable: ClassVar[bool] = False
 
 
-_SPACES = re.compile(r"\s+")
+@functools.cache
+def _spaces() -> re.Pattern[str]:
+    """Runs of white space, each shown as one in an excerpt of a body; compiled when first asked for
+    (only a failed call quotes a body)."""
+    return re.compile(r"\s+")
+
+
 BODY_EXCERPT_CHARS = 300
 
 
@@ -226,7 +233,7 @@ def body_excerpt(text: str, secret: str | None = None, limit: int = BODY_EXCERPT
     characters: an error message quotes what the provider said without flooding a terminal with a
     proxy's HTML page or echoing a key back to whoever reads the log. Masked before it is cut, so
     no key is left half shown at the cut."""
-    text = mask(_SPACES.sub(" ", text).strip(), secret)
+    text = mask(_spaces().sub(" ", text).strip(), secret)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

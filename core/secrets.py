@@ -65,9 +65,13 @@ _key_variables: dict[str, None] = {}  # an ordered set: names whose values are s
 _url_variables: dict[str, None] = {}  # names whose values are URLs that may carry a password
 _extra: ContextVar[tuple[str, ...]] = ContextVar("promptwire_extra_secrets", default=())
 
-_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:)?//([^/?#]*)@")
-"""A URL's user and password: everything of its authority up to the last ``@``, as ``urlsplit``
-reads it (a password written with a raw ``@`` still counts as one)."""
+
+@functools.cache
+def _userinfo() -> re.Pattern[str]:
+    """A URL's user and password: everything of its authority up to the last ``@``, as ``urlsplit``
+    reads it (a password written with a raw ``@`` still counts as one). Compiled when first asked
+    for: a run that shows no URL never needs it."""
+    return re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:)?//([^/?#]*)@")
 
 
 def declare_secret_variables(*names: str) -> None:
@@ -120,7 +124,9 @@ def url_secrets(url: str | None) -> tuple[str, ...]:
     ``Authorization`` credential an HTTP client makes of it (base64 of ``user:password``). Kept per
     URL: every call asks it of its endpoint's URL, twice (about 4,000 instructions of matching each
     time, for the few URLs a run sends to)."""
-    match = _USERINFO.match(url or "")
+    if not url or "@" not in url:  # no user information (the pattern ends in one): nothing to match
+        return ()
+    match = _userinfo().match(url)
     if match is None:
         return ()
     user, colon, password = match.group(2).partition(":")
@@ -168,7 +174,7 @@ def mask(text: str, *more: str | None) -> str:
 def shown_url(url: str, *more: str | None) -> str:
     """``url`` as a message may show it: its user and password written ``***``
     (``https://***@host/v1``), and any secret elsewhere in it (a key in the query) masked."""
-    return mask(_USERINFO.sub(lambda match: f"{match.group(1) or ''}//{MASK}@", url, count=1), *more)
+    return mask(_userinfo().sub(lambda match: f"{match.group(1) or ''}//{MASK}@", url, count=1), *more)
 
 
 def _spellings(secret: str) -> set[str]:

@@ -14,6 +14,7 @@ numbers as the reference's ``JSON.parse`` gives them (:func:`program_input`, :fu
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import TYPE_CHECKING, Any
@@ -114,10 +115,14 @@ def starts_a_program(text: str) -> bool:
     word (after blank lines and ``//`` comments, which no JSON or YAML starts with) is ``import``,
     ``main`` or ``agent`` and is not a YAML key (``import:``). Every program starts so; prompt data,
     a JSON value or a YAML mapping of the prompt's keys, never does."""
-    return _PROGRAM_START.match(text) is not None
+    return _program_start().match(text) is not None
 
 
-_PROGRAM_START = re.compile(r"\ufeff?(?:\s|//[^\n]*)*(?:import|main|agent)(?=[ \t\r\n{])")
+@functools.cache
+def _program_start() -> re.Pattern[str]:
+    """How every program starts (see :func:`starts_a_program`); compiled when first asked for: only
+    text on standard input is asked."""
+    return re.compile(r"\ufeff?(?:\s|//[^\n]*)*(?:import|main|agent)(?=[ \t\r\n{])")
 
 
 def parse_data(text: str, label: str, *, json_by_name: bool = False, warnings: list[str] | None = None) -> Any:
@@ -184,7 +189,11 @@ def _second_key_line(text: str, key: str) -> str:
     return "" if second is None else f":{text.count(chr(10), 0, second.start()) + 1}"
 
 
-_JSON_OPENERS = re.compile(r'[\[{]|"(?:[^"\\]|\\.)*"|[\]}]')
+@functools.cache
+def _json_openers() -> re.Pattern[str]:
+    """What opens and closes a JSON container, strings skipped whole; compiled when first asked for
+    (only data read from text is measured)."""
+    return re.compile(r'[\[{]|"(?:[^"\\]|\\.)*"|[\]}]')
 
 
 def _check_json_depth(text: str, label: str) -> None:
@@ -192,7 +201,7 @@ def _check_json_depth(text: str, label: str) -> None:
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return
     depth = 0
-    for match in _JSON_OPENERS.finditer(text):
+    for match in _json_openers().finditer(text):
         token = match.group()
         if token in "[{":
             depth += 1

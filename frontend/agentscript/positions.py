@@ -10,6 +10,7 @@ show the reference's ``LINE:COL`` verbatim, so every position here keeps that co
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left, bisect_right
 from typing import NamedTuple
@@ -18,7 +19,15 @@ from ...core.records import dataclass_record
 
 __all__ = ["SHOWN_WIDTH", "LineMap", "Position", "SourceFile", "Span", "caret_padding", "line_text", "shown_line"]
 
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+@functools.cache
+def _astral() -> re.Pattern[str]:
+    """A character outside the Basic Multilingual Plane (two UTF-16 units). Compiled when first
+    asked for: only a source that is not ASCII is searched, and a run of an ASCII program never
+    pays its compilation (as :func:`~promptwire.core.printable.half_characters`)."""
+    return re.compile("[\U00010000-\U0010ffff]")
+
+
 _NEWLINE = re.compile("\n")
 
 SHOWN_WIDTH = 160
@@ -114,8 +123,8 @@ class LineMap:
         index holds one past the end, so every line has a next start to compare an offset with."""
         self._astral: list[int] | None = None
         self._last_line = 1
-        if not source.isascii() and _ASTRAL.search(source):  # isascii() reads a flag: no scan
-            self._astral = [match.start() for match in _ASTRAL.finditer(source)]
+        if not source.isascii() and _astral().search(source):  # isascii() reads a flag: no scan
+            self._astral = [match.start() for match in _astral().finditer(source)]
 
     def column(self, offset: int, line_start: int) -> int:
         """The UTF-16 column of ``offset`` on the line that starts at ``line_start``."""
@@ -167,7 +176,7 @@ def shown_line(line: str, column: int) -> tuple[str, str]:
 def _code_point_index(line: str, column: int) -> int:
     """The index into ``line`` of UTF-16 ``column`` (the end of the line when it lies past it)."""
     units = max(column - 1, 0)
-    if _ASTRAL.search(line) is not None:  # each astral character takes two units and one index
+    if _astral().search(line) is not None:  # each astral character takes two units and one index
         units = len(line.encode("utf-16-le", "surrogatepass")[: 2 * units].decode("utf-16-le", "surrogatepass"))
     return min(units, len(line))
 
